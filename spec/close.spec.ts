@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest'
+import { TableClosedError, createTable, manualClock } from '../src/index.js'
+import { latchedLoader, outcome, settle } from './support/latch.js'
+
+describe('close', () => {
+  it('refuses new fetches with TableClosedError (counted as neither hit nor miss), lets flights in progress answer', async () => {
+    const table = createTable<string>({ name: 'cat', clock: manualClock() })
+    const origin = latchedLoader<string>()
+    const inFlight = table.fetch('k', origin.loader)
+    await settle()
+    const closed = outcome(table.close())
+    await settle()
+    expect(closed.state).toBe('pending') // a flight is still answering
+    const refused = outcome(table.fetch('k', origin.loader))
+    await settle()
+    expect(refused.state).toBe('rejected')
+    expect(refused.error).toBeInstanceOf(TableClosedError)
+    expect(refused.error).toMatchObject({ code: 'ECHOSTORE_TABLE_CLOSED', table: 'cat', id: 'k' })
+    origin.only().resolve('v')
+    expect(await inFlight).toBe('v')
+    await settle()
+    expect(closed.state).toBe('fulfilled')
+    expect(table.stats()).toMatchObject({ misses: 1, hits: 0, inflight: 0 })
+  })
+
+  it('is idempotent and stops every timer; put and invalidate are refused after it', async () => {
+    const clock = manualClock()
+    const table = createTable<string>({ clock })
+    const first = table.close()
+    expect(table.close()).toBe(first)
+    await first
+    expect(clock.pending()).toBe(0)
+    await expect(table.put('k', 'v')).rejects.toBeInstanceOf(TableClosedError)
+    await expect(table.invalidate('k')).rejects.toBeInstanceOf(TableClosedError)
+  })
+
+  it('a flight that never settles is bounded by loadTimeout, then close resolves', async () => {
+    const clock = manualClock()
+    const table = createTable<string>({ clock, loadTimeout: 1_000 })
+    const stuck = outcome(table.fetch('k', () => new Promise<string>(() => {})))
+    const closed = outcome(table.close())
+    clock.advance(1_000)
+    await settle()
+    expect(stuck.state).toBe('rejected')
+    expect(closed.state).toBe('fulfilled')
+  })
+})

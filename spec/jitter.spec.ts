@@ -1,0 +1,104 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { createTable, manualClock } from '../src/index.js'
+import { jitterSpread, jitteredExpiry } from '../src/rows.js'
+import { seededRandom } from './support/random.js'
+
+/** Fills `n` rows at one instant, then reports when each one stops answering hits. */
+async function cohortExpiries(n: number, jitter: number): Promise<number[]> {
+  const clock = manualClock(0)
+  const table = createTable<number>({ ttl: 1_000, jitter, clock, random: seededRandom(42), sweepInterval: 1e9 })
+  await Promise.all(Array.from({ length: n }, (_, i) => table.fetch(i, () => i)))
+  const expiry = new Array<number>(n)
+  const live = new Set(Array.from({ length: n }, (_, i) => i))
+  for (let t = 0; live.size > 0 && t <= 2_000; t++) {
+    clock.set(t)
+    for (const i of live) {
+      let loaded = false
+      await table.fetch(i, () => ((loaded = true), i))
+      if (loaded) {
+        expiry[i] = t
+        live.delete(i)
+      }
+    }
+  }
+  await table.close()
+  return expiry
+}
+
+describe('jittered expiry: rows filled together do not expire together', () => {
+  it('400 rows filled at one instant with ttl 1000, jitter 0.2 expire across 800–1200, spread ≥ 200 ms, no 10 ms window over 10 %', async () => {
+    const expiries = await cohortExpiries(400, 0.2)
+    for (const at of expiries) {
+      expect(at).toBeGreaterThanOrEqual(800)
+      expect(at).toBeLessThanOrEqual(1_200)
+    }
+    expect(Math.max(...expiries) - Math.min(...expiries)).toBeGreaterThanOrEqual(200)
+    const windows = new Map<number, number>()
+    for (const at of expiries) windows.set(Math.floor(at / 10), (windows.get(Math.floor(at / 10)) ?? 0) + 1)
+    expect(Math.max(...windows.values())).toBeLessThanOrEqual(40)
+  })
+
+  it('with jitter 0 the whole cohort expires at one instant (the re-herd the jitter prevents)', async () => {
+    const expiries = await cohortExpiries(400, 0)
+    expect(new Set(expiries)).toEqual(new Set([1_000]))
+  })
+
+  it('property: every expiry is now + ttl + an integer offset within ±trunc(ttl·jitter), for any valid ttl and jitter', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        fc.integer({ min: 1, max: 1e9 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (now, ttl, jitter, draw) => {
+          const spread = jitterSpread(ttl, jitter)
+          const offset = jitteredExpiry(now, ttl, spread, () => draw) - now - ttl
+          expect(Number.isInteger(offset)).toBe(true)
+          expect(Math.abs(offset)).toBeLessThanOrEqual(spread)
+        },
+      ),
+    )
+  })
+
+  it('property: with a fractional ttl the expiry still lies in the band', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 1e-3, max: 1e9, noNaN: true }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (ttl, jitter, draw) => {
+          const spread = jitterSpread(ttl, jitter)
+          const at = jitteredExpiry(0, ttl, spread, () => draw)
+          expect(at).toBeGreaterThanOrEqual(ttl - spread)
+          expect(at).toBeLessThanOrEqual(ttl + spread)
+        },
+      ),
+    )
+  })
+
+  it('every offset in [-spread, +spread] is reachable, uniformly', () => {
+    const counts = new Map<number, number>()
+    const random = seededRandom(7)
+    for (let i = 0; i < 11_000; i++) {
+      const offset = jitteredExpiry(0, 100, 5, random) - 100
+      counts.set(offset, (counts.get(offset) ?? 0) + 1)
+    }
+    expect([...counts.keys()].sort((a, b) => a - b)).toEqual([-5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5])
+    for (const count of counts.values()) expect(count).toBeGreaterThan(800) // 1000 expected each
+  })
+
+  it('negative rows use negativeTtl with the same jitter rule', async () => {
+    const clock = manualClock(0)
+    const table = createTable<string>({ ttl: 10_000, negativeTtl: 1_000, jitter: 0.2, clock, random: () => 0, sweepInterval: 1e9 })
+    expect(await table.fetch('gone', () => undefined)).toBeUndefined()
+    clock.set(799)
+    let loads = 0
+    await table.fetch('gone', () => (loads++, undefined))
+    expect(loads).toBe(0)
+    clock.set(800) // random() = 0 draws the earliest expiry: 1000 − 200
+    await table.fetch('gone', () => (loads++, undefined))
+    expect(loads).toBe(1)
+    await table.close()
+  })
+})

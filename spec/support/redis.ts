@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { describe } from 'vitest'
+
+/** The Redis the tests use: `REDIS_URL`, or the machine's server on 127.0.0.1:6379. */
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+const HOW_TO_START =
+  'start one with: redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no ' +
+  '(or set REDIS_URL)'
+
+async function ping(): Promise<boolean> {
+  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    return (await client.ping()) === 'PONG'
+  } catch {
+    return false
+  } finally {
+    client.disconnect()
+  }
+}
+
+/** Whether Redis answers; decided once, at import, by top-level await. */
+export const redisUp = await ping()
+
+/**
+ * `describe` for suites that need a real Redis. Under `CI=true` they always run (and fail loudly
+ * when Redis is down); elsewhere, without Redis, they skip with a message saying how to start one.
+ */
+export const describeRedis: typeof describe = ((name: string, fn: () => void) => {
+  if (redisUp || process.env.CI === 'true') return describe(name, fn)
+  console.warn(`[skip] "${name}" needs Redis at ${REDIS_URL}: ${HOW_TO_START}`)
+  return describe.skip(name, fn)
+}) as typeof describe
+
+/** A fresh key prefix per run, so parallel runs never share keys. */
+export function testPrefix(label: string): string {
+  return `echostore-test:${label}:${randomBytes(6).toString('hex')}:`
+}
+
+/** Deletes every key under `prefix` (SCAN, never KEYS). */
+export async function cleanPrefix(client: Redis, prefix: string): Promise<void> {
+  let cursor = '0'
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
+    cursor = next
+    if (keys.length > 0) await client.del(...keys)
+  } while (cursor !== '0')
+}

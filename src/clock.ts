@@ -1,0 +1,93 @@
+/** A timer handle as returned by a {@link Clock}'s `setTimeout`. */
+export type TimerHandle = unknown
+
+/**
+ * Time as a table sees it. Every timer a table uses (sweeper, waiter deadlines, `loadTimeout`,
+ * L2 timeouts) goes through its clock, so tests drive all of it with {@link manualClock}.
+ */
+export interface Clock {
+  /** Milliseconds on this clock's time line. */
+  now(): number
+  /** Runs `fn` once, `ms` from now. A system timer never keeps the process alive. */
+  setTimeout(fn: () => void, ms: number): TimerHandle
+  /** Cancels a timer; unknown or already-run handles are ignored. */
+  clearTimeout(handle: TimerHandle): void
+}
+
+/** The real clock: `Date.now()` and Node timers that are `unref()`'d. */
+export const systemClock: Clock = {
+  now: Date.now,
+  setTimeout(fn, ms) {
+    const handle = setTimeout(fn, ms)
+    handle.unref()
+    return handle
+  },
+  clearTimeout(handle) {
+    clearTimeout(handle as ReturnType<typeof setTimeout>)
+  },
+}
+
+/** A clock that only moves when told to: for tests, examples and simulations. */
+export interface ManualClock extends Clock {
+  /** Moves time forward by `ms` and runs every timer that falls due, in due order. */
+  advance(ms: number): void
+  /** Moves time to `t` (never backwards) and runs every timer that falls due, in due order. */
+  set(t: number): void
+  /** Timers scheduled and not yet run or cleared. */
+  pending(): number
+}
+
+interface ManualTimer {
+  at: number
+  seq: number
+  fn: () => void
+}
+
+/**
+ * A manual clock starting at `start`. Timers due at the same instant run in the order they were
+ * scheduled; a timer scheduled while `advance` runs, and due within the advanced span, runs too.
+ */
+export function manualClock(start = 0): ManualClock {
+  let now = start
+  let seq = 0
+  const timers = new Set<ManualTimer>()
+
+  function nextDue(until: number): ManualTimer | undefined {
+    let best: ManualTimer | undefined
+    for (const timer of timers) {
+      if (timer.at > until) continue
+      if (best === undefined || timer.at < best.at || (timer.at === best.at && timer.seq < best.seq)) best = timer
+    }
+    return best
+  }
+
+  function runUntil(target: number): void {
+    if (!Number.isFinite(target)) throw new RangeError(`manualClock: cannot move to ${target}`)
+    for (let timer = nextDue(target); timer !== undefined; timer = nextDue(target)) {
+      timers.delete(timer)
+      now = Math.max(now, timer.at)
+      timer.fn()
+    }
+    now = Math.max(now, target)
+  }
+
+  return {
+    now: () => now,
+    setTimeout(fn, ms) {
+      const timer: ManualTimer = { at: now + Math.max(0, ms), seq: seq++, fn }
+      timers.add(timer)
+      return timer
+    },
+    clearTimeout(handle) {
+      timers.delete(handle as ManualTimer)
+    },
+    advance(ms) {
+      if (!(ms >= 0)) throw new RangeError(`manualClock.advance: ms must be ≥ 0, got ${ms}`)
+      runUntil(now + ms)
+    },
+    set(t) {
+      runUntil(t)
+    },
+    pending: () => timers.size,
+  }
+}

@@ -1,0 +1,56 @@
+import type { Id } from '../id.js'
+
+/**
+ * What an L2 entry holds:
+ * - `value`: a loaded value (any value the codec can carry, `null` included);
+ * - `absent`: the loader answered `undefined` (a negative row);
+ * - `tombstone`: an invalidation marker; read as a miss, but its version still fences older writes.
+ */
+export type L2Kind = 'value' | 'absent' | 'tombstone'
+
+/** One L2 entry as written by a table. */
+export interface L2Write {
+  kind: L2Kind
+  /** The value; only meaningful when `kind` is `'value'`. */
+  value?: unknown
+  /** The version of what the entry holds (0 when unknown). Versions only grow per id. */
+  version: number
+  /** Lifetime in ms from now; the store expires the entry after it (Redis `PX`). Integer ≥ 1. */
+  ttl: number
+}
+
+/** One L2 entry as read back: like {@link L2Write}, with `ttl` being the lifetime that remains. */
+export type L2Entry = L2Write
+
+/**
+ * The L2 contract: a dumb, table-scoped key-value store with per-entry expiry and a version guard.
+ * Adapters do I/O only: no timeouts, retries, counting or fallback (the table's L2 facade owns
+ * that policy). Any method may reject; the facade turns every failure into a miss.
+ */
+export interface L2Store {
+  /** The live entry for (table, id), or `undefined` when there is none or it has expired. */
+  get(table: string, id: Id): Promise<L2Entry | undefined>
+  /**
+   * Writes the entry unless the store holds a strictly higher version for (table, id).
+   * Resolves `true` when written, `false` when refused by the version guard.
+   */
+  set(table: string, id: Id, entry: L2Write): Promise<boolean>
+  /** Removes the entry for (table, id), whatever its version. */
+  delete(table: string, id: Id): Promise<void>
+  /** Returns the next version for (table, id): one more than the last one this store issued or saw. */
+  nextVersion(table: string, id: Id): Promise<number>
+  /** Releases connections the store opened itself. Idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * Thrown (or rejected) by an adapter's `get` when the stored payload cannot be decoded, or would
+ * pollute prototypes. The facade counts it (`l2_corrupt`) and treats the read as a miss.
+ */
+export class L2CorruptEntryError extends Error {
+  readonly code = 'ECHOSTORE_L2_CORRUPT'
+  constructor(readonly key: string, reason: string) {
+    super(`echostore: L2 entry ${key} could not be decoded (${reason}); it is treated as a miss`)
+    this.name = 'L2CorruptEntryError'
+  }
+}

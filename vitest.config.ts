@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['spec/**/*.spec.ts'],
+    typecheck: { enabled: true, include: ['spec/**/*.test-d.ts'] },
+    setupFiles: ['spec/support/no-unhandled.ts'],
+    // vitest itself fails the run on an unhandled rejection; the setup file also fails the test that caused it.
+    dangerouslyIgnoreUnhandledErrors: false,
+    testTimeout: 20_000,
+  },
+})
