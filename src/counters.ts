@@ -17,8 +17,19 @@ export const COUNTER_NAMES = [
   'full_skips',
   'swept',
   'sweeps',
+  'fenced',
   'timeouts',
   'cancelled',
+  'l2_errors',
+  'l2_timeouts',
+  'l2_skipped',
+  'l2_corrupt',
+  'coh_applied',
+  'coh_stale',
+  'coh_invalid',
+  'coh_gaps',
+  'coh_dropped',
+  'bus_errors',
 ] as const
 
 /** A counter's name. */

@@ -11,3 +11,18 @@ export type { TableEvents } from './table-events.js'
 export type { Id } from './id.js'
 export { manualClock, systemClock, type Clock, type ManualClock, type TimerHandle } from './clock.js'
 export { EchoStoreError, TableClosedError, FetchTimeoutError, LoadTimeoutError } from './errors.js'
+export type { ChangeOptions, ChangeResult } from './table.js'
+
+// L2: the contract, the adapters, and the fault injector for tests.
+export { type L2Store, type L2Entry, type L2Write, type L2Kind, L2CorruptEntryError, DEFAULT_L2_TIMEOUT } from './l2/store.js'
+export { BREAKER_FAILURES, BREAKER_COOLDOWN } from './l2/facade.js'
+export { memoryL2, type MemoryL2, type MemoryL2Options } from './l2/memory.js'
+export { redisL2, type RedisL2Options, type RedisL2Client } from './l2/redis.js'
+export { jsonCodec, v8Codec, type Codec } from './l2/codec.js'
+export { chaosL2, type ChaosL2, type ChaosFault, type ChaosOp } from './l2/chaos.js'
+
+// Coherence: the bus contract, the message format, and the two transports.
+export type { Bus, BusDelivery, CoherenceMessage } from './bus/bus.js'
+export { parseCoherenceMessage, encodeWire, decodeWire, MAX_WIRE_BYTES } from './bus/message.js'
+export { localBus, type LocalBusOptions } from './bus/local.js'
+export { redisBus, DEFAULT_CHANNEL, type RedisBus, type RedisBusOptions } from './bus/redis.js'

@@ -1,5 +1,7 @@
+import type { Bus } from './bus/bus.js'
 import { type Clock, systemClock } from './clock.js'
 import { describe } from './id.js'
+import type { L2Store } from './l2/store.js'
 
 /** Options of {@link createTable}. Every one is optional; defaults are given beside each. */
 export interface TableOptions {
@@ -23,12 +25,20 @@ export interface TableOptions {
   clock?: Clock
   /** Source of jitter, `Math.random`-like. Default `Math.random`. */
   random?: () => number
+  /** A shared second layer (`memoryL2()`, `redisL2(...)`, or your own `L2Store`). Default: none. */
+  l2?: L2Store
+  /** A coherence bus (`localBus()`, `redisBus(...)`, or your own `Bus`). Default: none. */
+  bus?: Bus
 }
 
 /** Options after defaults and validation. */
-export type ResolvedOptions = Required<TableOptions>
+export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus'>> & Pick<TableOptions, 'l2' | 'bus'>
 
-const KNOWN = new Set<string>(['name', 'ttl', 'jitter', 'capacity', 'sweepInterval', 'negativeTtl', 'loadTimeout', 'coalesce', 'clock', 'random'])
+const KNOWN = new Set<string>(['name', 'ttl', 'jitter', 'capacity', 'sweepInterval', 'negativeTtl', 'loadTimeout', 'coalesce', 'clock', 'random', 'l2', 'bus'])
+
+function hasMethods(value: unknown, methods: string[]): boolean {
+  return value !== null && typeof value === 'object' && methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
+}
 
 function fail(Kind: typeof TypeError | typeof RangeError, option: string, rule: string, got: unknown): never {
   throw new Kind(`echostore: option "${option}" ${rule}, got ${describe(got)}`)
@@ -71,5 +81,15 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   }
   const random = o.random ?? Math.random
   if (typeof random !== 'function') fail(TypeError, 'random', 'must be a function returning a number in [0, 1)', random)
-  return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, clock, random }
+  const { l2, bus } = o
+  if (l2 !== undefined) {
+    if (!hasMethods(l2, ['get', 'set', 'delete', 'nextVersion', 'close'])) {
+      fail(TypeError, 'l2', 'must be an L2Store (get, set, delete, nextVersion, close), such as memoryL2() or redisL2({ url })', l2)
+    }
+    if (l2.timeout !== undefined) number('l2.timeout', l2.timeout, (n) => Number.isFinite(n) && n > 0, 'must be a finite number > 0 (ms)')
+  }
+  if (bus !== undefined && !hasMethods(bus, ['publish', 'subscribe', 'close'])) {
+    fail(TypeError, 'bus', 'must be a Bus (publish, subscribe, close), such as localBus() or redisBus({ url })', bus)
+  }
+  return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, clock, random, l2, bus }
 }

@@ -3,7 +3,10 @@
  * the hit path only reads them.
  */
 
-/** One cached row. `value === undefined` marks a negative row ("the loader found nothing"). */
+/**
+ * One cached row. `value === undefined` marks a negative row ("the loader found nothing").
+ * A tombstone (see {@link tombstone}) is a row that never answers a hit but remembers a version.
+ */
 export class Row<V> {
   constructor(
     /** The value, or `undefined` for a negative row. */
@@ -28,4 +31,30 @@ export function jitteredExpiry(now: number, ttl: number, spread: number, random:
   if (spread === 0) return now + ttl
   const offset = Math.min(2 * spread, Math.floor(random() * (2 * spread + 1))) - spread
   return now + ttl + offset
+}
+
+/** A tombstone's `expiresAt`: always in the past, so the hit path treats it as a miss with no extra check. */
+export const TOMBSTONE = Number.NEGATIVE_INFINITY
+
+/** A row that answers no hit but remembers the version of an invalidation, to fence older writes. */
+export function tombstone<V>(version: number): Row<V> {
+  return new Row<V>(undefined, TOMBSTONE, version)
+}
+
+/** Draws expiries for a table: values live `ttl`, negative rows `negativeTtl`, both jittered. */
+export interface Expiry {
+  /** When a row for `value` written at `now` expires, or `undefined` when it must not be cached (negativeTtl 0). */
+  draw(value: unknown, now: number): number | undefined
+}
+
+/** The expiry policy of a table's options. */
+export function expiryPolicy(ttl: number, negativeTtl: number, jitter: number, random: () => number): Expiry {
+  const spread = jitterSpread(ttl, jitter)
+  const negativeSpread = jitterSpread(negativeTtl, jitter)
+  return {
+    draw(value, now) {
+      if (value !== undefined) return jitteredExpiry(now, ttl, spread, random)
+      return negativeTtl === 0 ? undefined : jitteredExpiry(now, negativeTtl, negativeSpread, random)
+    },
+  }
 }

@@ -8,9 +8,15 @@ export type TableEvents = {
   /** The loader was called for `id` (origin work). */
   load: { table: string; id: Id }
   /** A flight completed with an answer for `id` (stored, or skipped when the table was full). */
-  fill: { table: string; id: Id; source: 'loader' | 'l2' }
+  fill: { table: string; id: Id; source: 'loader' | 'l2'; stored: boolean }
   /** A flight ended in an error (the loader failed, or `loadTimeout` passed), or the owner caught an internal fault (`id` undefined). */
   error: { table: string; id: Id | undefined; error: unknown }
   /** The sweeper reclaimed `swept` expired rows. */
   sweep: { table: string; swept: number }
+  /** An L2 call failed or timed out (the fetch went on without L2). */
+  l2_error: { table: string; op: string; id: Id; error: unknown }
+  /** A coherence message was applied (`applied`) or dropped as not newer than what was held. */
+  coherence: { table: string; id: Id; version: number; kind: 'put' | 'invalidate'; applied: boolean }
+  /** The bus reported a gap (messages may have been lost): every L1 row was dropped. */
+  gap: { table: string; dropped: number }
 }

@@ -1,14 +1,17 @@
+import { randomUUID } from 'node:crypto'
 import mitt, { type Emitter } from 'mitt'
+import type { Bus, BusDelivery, CoherenceMessage } from './bus/bus.js'
 import type { Clock, TimerHandle } from './clock.js'
 import { C, type Stats, newCounters, snapshot } from './counters.js'
 import { FetchTimeoutError, TableClosedError } from './errors.js'
 import { type Id, describe, isId } from './id.js'
+import { L2Facade } from './l2/facade.js'
 import { type TableOptions, resolveOptions } from './options.js'
-import { ev } from './owner/events.js'
+import { type ChangeReply, type OwnerEvent, ev } from './owner/events.js'
 import type { Loader } from './owner/flight.js'
 import { type Owner, startOwner } from './owner/owner.js'
 import { Waiter } from './owner/waiter.js'
-import type { Row } from './rows.js'
+import { type Expiry, type Row, expiryPolicy } from './rows.js'
 import { Sweeper } from './sweeper.js'
 import type { TableEvents } from './table-events.js'
 
@@ -18,6 +21,24 @@ export interface FetchOptions {
   signal?: AbortSignal
   /** This caller's own deadline in ms (finite, > 0): it rejects with `FetchTimeoutError`; the flight goes on. */
   timeout?: number
+}
+
+/** Options of {@link Table.put} and {@link Table.invalidate}. */
+export interface ChangeOptions {
+  /**
+   * The version of this change: a number that grows with each change of the id (a row version, an
+   * `updated_at` in ms). Default: the next version (L2's per-id counter when an L2 is set, else
+   * the highest version this table knows + 1).
+   */
+  version?: number
+}
+
+/** What a put or invalidate did. */
+export interface ChangeResult {
+  /** The version the change carried (given, or assigned). */
+  version: number
+  /** False when something newer was already known (L1 or L2): the change was refused locally, but still broadcast. */
+  applied: boolean
 }
 
 /**
@@ -42,6 +63,13 @@ export class Table<V> {
   readonly #owner: Owner<V>
   readonly #sweeper: Sweeper
   readonly #clearTimer: (handle: TimerHandle) => void
+  readonly #expiry: Expiry
+  readonly #l2: L2Facade | undefined
+  readonly #bus: Bus | undefined
+  readonly #unsubscribe: (() => void) | undefined
+  readonly #tombstoneLife: number
+  /** Identifies this table instance on the bus; it ignores its own messages. */
+  readonly origin: string
   #closing: Promise<void> | undefined = undefined
 
   /** Use {@link createTable}. */
@@ -50,7 +78,11 @@ export class Table<V> {
     const clock = resolved.clock
     this.name = resolved.name
     this.#clock = clock
+    this.origin = `${resolved.name}:${randomUUID()}`
     this.#clearTimer = (handle) => clock.clearTimeout(handle)
+    this.#expiry = expiryPolicy(resolved.ttl, resolved.negativeTtl, resolved.jitter, resolved.random)
+    this.#tombstoneLife = Math.max(resolved.ttl, resolved.loadTimeout)
+    this.#l2 = resolved.l2 && new L2Facade(resolved.l2, resolved.name, clock, this.#counters, this.events)
     this.#sweeper = new Sweeper(clock, resolved.sweepInterval, (now, first) => this.#owner.send(ev.sweep(now, first)))
     this.#owner = startOwner<V>({
       options: resolved,
@@ -58,8 +90,12 @@ export class Table<V> {
       counters: this.#counters,
       sweeper: this.#sweeper,
       events: this.events,
+      expiry: this.#expiry,
+      l2: this.#l2,
     })
     this.#sweeper.start()
+    this.#bus = resolved.bus
+    this.#unsubscribe = this.#bus?.subscribe((delivery) => this.#receive(delivery))
   }
 
   /**
@@ -82,20 +118,44 @@ export class Table<V> {
     return this.#miss(id, loader, undefined, undefined)
   }
 
-  /** Writes `value` as the row for `id` (through the owner), as a fill would. `undefined` writes a negative row. */
-  put(id: Id, value: V | undefined): Promise<void> {
-    const refused = this.#refuse(id, 'put')
-    if (refused !== undefined) return refused
-    this.#owner.send(ev.put(id, value))
-    return Promise.resolve()
+  /**
+   * Writes `value` as the row for `id` in both layers (L2 first, version-guarded), then broadcasts
+   * the change on the bus. `undefined` writes a negative row. A change older than what is already
+   * known does not change L1, is refused by L2, still resolves (`applied: false`) and is still broadcast.
+   */
+  async put(id: Id, value: V | undefined, options?: ChangeOptions): Promise<ChangeResult> {
+    this.#checkChange(id, options, 'put')
+    const given = await this.#versionFor(id, options)
+    const now = this.#clock.now()
+    const expiresAt = this.#expiry.draw(value, now)
+    let refused = false
+    if (this.#l2 !== undefined && given !== undefined) {
+      const write =
+        expiresAt === undefined
+          ? { kind: 'tombstone' as const, version: given, ttl: Math.ceil(this.#tombstoneLife) }
+          : { kind: value === undefined ? ('absent' as const) : ('value' as const), value, version: given, ttl: Math.max(1, Math.ceil(expiresAt - now)) }
+      refused = (await this.#l2.set(id, write)) === false
+    }
+    const result = await this.#change((reply) => ev.put(id, value, expiresAt, given, refused, reply), given)
+    await this.#broadcast(id, result.version, 'put')
+    return result
   }
 
-  /** Drops the row for `id` (through the owner); the next fetch loads again. */
-  invalidate(id: Id): Promise<void> {
-    const refused = this.#refuse(id, 'invalidate')
-    if (refused !== undefined) return refused
-    this.#owner.send(ev.invalidate(id))
-    return Promise.resolve()
+  /**
+   * Drops the row for `id` in both layers and leaves a tombstone carrying the version (in L2 it lives
+   * `max(ttl, loadTimeout)` and reads as a miss), fences a flight in progress for the id (its waiters
+   * still get its answer; it is not stored), then broadcasts. Once it resolves, no fetch that starts
+   * afterwards returns a value loaded before it.
+   */
+  async invalidate(id: Id, options?: ChangeOptions): Promise<ChangeResult> {
+    this.#checkChange(id, options, 'invalidate')
+    const given = await this.#versionFor(id, options)
+    const result = await this.#change((reply) => ev.invalidate(id, given, reply), given)
+    if (this.#l2 !== undefined) {
+      await this.#l2.set(id, { kind: 'tombstone', version: result.version, ttl: Math.ceil(this.#tombstoneLife) })
+    }
+    await this.#broadcast(id, result.version, 'invalidate')
+    return result
   }
 
   /**
@@ -115,6 +175,7 @@ export class Table<V> {
   close(): Promise<void> {
     if (this.#closing === undefined) {
       this.#closing = this.#owner.stopped
+      this.#unsubscribe?.()
       this.#owner.send(ev.close())
     }
     return this.#closing
@@ -173,10 +234,50 @@ export class Table<V> {
     return answer
   }
 
-  #refuse(id: Id, op: string): Promise<void> | undefined {
-    if (!isId(id)) return Promise.reject(new TypeError(`echostore: ${op} id must be a string or a finite number, got ${describe(id)}`))
-    if (this.#closing !== undefined) return Promise.reject(new TableClosedError(this.name, id))
-    return undefined
+  #checkChange(id: Id, options: ChangeOptions | undefined, op: string): void {
+    if (!isId(id)) throw new TypeError(`echostore: ${op} id must be a string or a finite number, got ${describe(id)}`)
+    if (this.#closing !== undefined) throw new TableClosedError(this.name, id)
+    const version = options?.version
+    if (version !== undefined && !(typeof version === 'number' && Number.isFinite(version) && version >= 0)) {
+      const Kind = typeof version === 'number' ? RangeError : TypeError
+      throw new Kind(`echostore: ${op}(${JSON.stringify(id)}) option "version" must be a finite number ≥ 0, got ${describe(version)}`)
+    }
+  }
+
+  /** The version a change carries: the caller's, else L2's next one; `undefined` lets the owner assign highest + 1. */
+  async #versionFor(id: Id, options: ChangeOptions | undefined): Promise<number | undefined> {
+    if (options?.version !== undefined) return options.version
+    return this.#l2?.nextVersion(id)
+  }
+
+  /** Sends a change to the owner and waits for its reply; a closed owner answers "not applied". */
+  #change(make: (reply: ChangeReply) => OwnerEvent<V>, given: number | undefined): Promise<ChangeResult> {
+    return new Promise((resolve) => {
+      const sent = this.#owner.send(make((applied, version) => resolve({ applied, version })))
+      if (!sent) resolve({ applied: false, version: given ?? 0 })
+    })
+  }
+
+  async #broadcast(id: Id, version: number, kind: 'put' | 'invalidate'): Promise<void> {
+    if (this.#bus === undefined) return
+    try {
+      await this.#bus.publish({ table: this.name, id, version, kind, origin: this.origin })
+    } catch (error) {
+      this.#counters[C.bus_errors]++
+      if (this.events.all.size > 0) this.events.emit('error', { table: this.name, id, error })
+    }
+  }
+
+  #receive(delivery: BusDelivery): void {
+    if (delivery.type === 'gap') {
+      this.#owner.send(ev.gap())
+    } else if (delivery.type === 'invalid') {
+      this.#counters[C.coh_invalid]++
+    } else {
+      const message: CoherenceMessage = delivery.message
+      if (message.table !== this.name || message.origin === this.origin) return
+      this.#owner.send(ev.coherence(message))
+    }
   }
 }
 

@@ -28,6 +28,11 @@ export type L2Entry = L2Write
  * that policy). Any method may reject; the facade turns every failure into a miss.
  */
 export interface L2Store {
+  /**
+   * Bound in ms on each call, applied by the table on its own clock (the adapter sets no timers).
+   * Optional; the table uses {@link DEFAULT_L2_TIMEOUT} when absent.
+   */
+  readonly timeout?: number
   /** The live entry for (table, id), or `undefined` when there is none or it has expired. */
   get(table: string, id: Id): Promise<L2Entry | undefined>
   /**
@@ -42,6 +47,9 @@ export interface L2Store {
   /** Releases connections the store opened itself. Idempotent. */
   close(): Promise<void>
 }
+
+/** The default bound on one L2 call: 50 ms. A slow or dead L2 costs a miss at most this much. */
+export const DEFAULT_L2_TIMEOUT = 50
 
 /**
  * Thrown (or rejected) by an adapter's `get` when the stored payload cannot be decoded, or would

@@ -1,3 +1,4 @@
+import type { CoherenceMessage } from '../bus/bus.js'
 import type { Id } from '../id.js'
 import type { Flight, FlightResult, Loader } from './flight.js'
 import type { Waiter } from './waiter.js'
@@ -10,10 +11,25 @@ export interface FlightDoneEvent<V> { type: 'flight.done'; flight: Flight<V>; re
 export interface FlightTimeoutEvent<V> { type: 'flight.timeout'; flight: Flight<V> }
 /** A waiter left before its flight answered: its deadline passed, or its signal aborted. */
 export interface WaiterLeftEvent<V> { type: 'waiter.left'; waiter: Waiter<V>; reason: 'timeout' | 'cancel'; error: unknown }
-/** Write a row (`table.put`). */
-export interface PutEvent<V> { type: 'put'; id: Id; value: V | undefined }
-/** Drop a row (`table.invalidate`). */
-export interface InvalidateEvent { type: 'invalidate'; id: Id }
+/** How the owner answers a local put or invalidate: whether L1 changed, and the version it used. */
+export type ChangeReply = (applied: boolean, version: number) => void
+/** Write a row (`table.put`); `version` undefined: the next version after the highest known. */
+export interface PutEvent<V> {
+  type: 'put'
+  id: Id
+  value: V | undefined
+  expiresAt: number | undefined
+  version: number | undefined
+  /** L2's version guard refused the write: L2 holds something newer. */
+  refused: boolean
+  reply: ChangeReply
+}
+/** Drop a row and leave a tombstone (`table.invalidate`); `version` undefined: the next version. */
+export interface InvalidateEvent { type: 'invalidate'; id: Id; version: number | undefined; reply: ChangeReply }
+/** A coherence message from another table instance. */
+export interface CoherenceEvent { type: 'coherence'; message: CoherenceMessage }
+/** The bus may have lost messages: drop every L1 row. */
+export interface GapEvent { type: 'gap' }
 /** Sweeper tick (or the continuation of one): reclaim rows whose expiry has passed. */
 export interface SweepEvent { type: 'sweep'; now: number; first: boolean }
 /** Turn the coalescing gate on or off. */
@@ -29,6 +45,8 @@ export type OwnerEvent<V> =
   | WaiterLeftEvent<V>
   | PutEvent<V>
   | InvalidateEvent
+  | CoherenceEvent
+  | GapEvent
   | SweepEvent
   | GateEvent
   | CloseEvent
@@ -38,9 +56,24 @@ export const ev = {
   miss: <V>(id: Id, loader: Loader<V>, waiter: Waiter<V>): MissEvent<V> => ({ type: 'miss', id, loader, waiter }),
   flightDone: <V>(flight: Flight<V>, result: FlightResult<V>): FlightDoneEvent<V> => ({ type: 'flight.done', flight, result }),
   flightTimeout: <V>(flight: Flight<V>): FlightTimeoutEvent<V> => ({ type: 'flight.timeout', flight }),
-  waiterLeft: <V>(waiter: Waiter<V>, reason: 'timeout' | 'cancel', error: unknown): WaiterLeftEvent<V> => ({ type: 'waiter.left', waiter, reason, error }),
-  put: <V>(id: Id, value: V | undefined): PutEvent<V> => ({ type: 'put', id, value }),
-  invalidate: (id: Id): InvalidateEvent => ({ type: 'invalidate', id }),
+  waiterLeft: <V>(waiter: Waiter<V>, reason: 'timeout' | 'cancel', error: unknown): WaiterLeftEvent<V> => ({
+    type: 'waiter.left',
+    waiter,
+    reason,
+    error,
+  }),
+  put: <V>(id: Id, value: V | undefined, expiresAt: number | undefined, version: number | undefined, refused: boolean, reply: ChangeReply): PutEvent<V> => ({
+    type: 'put',
+    id,
+    value,
+    expiresAt,
+    version,
+    refused,
+    reply,
+  }),
+  invalidate: (id: Id, version: number | undefined, reply: ChangeReply): InvalidateEvent => ({ type: 'invalidate', id, version, reply }),
+  coherence: (message: CoherenceMessage): CoherenceEvent => ({ type: 'coherence', message }),
+  gap: (): GapEvent => ({ type: 'gap' }),
   sweep: (now: number, first: boolean): SweepEvent => ({ type: 'sweep', now, first }),
   gate: (on: boolean): GateEvent => ({ type: 'gate', on }),
   close: (): CloseEvent => ({ type: 'close' }),

@@ -1,11 +1,18 @@
-import type { TimerHandle } from '../clock.js'
+import type { Clock, TimerHandle } from '../clock.js'
 import type { Id } from '../id.js'
+import type { L2Facade } from '../l2/facade.js'
+import type { Expiry } from '../rows.js'
 import type { Waiter } from './waiter.js'
 
 /** What a loader receives beside the id. */
 export interface LoaderContext {
   /** Aborts when the flight is released: `loadTimeout` passed, or every waiter left by cancellation. */
   readonly signal: AbortSignal
+  /**
+   * Reports the version of what the loader read (a row version, an `updated_at` in ms...). The row
+   * is stored with it; without it the row takes the highest version known when the load started.
+   */
+  setVersion(version: number): void
 }
 
 /** Loads one id from the origin. `undefined` means "absent" (cached as a negative row); `null` is a value. */
@@ -13,22 +20,36 @@ export type Loader<V> = (id: Id, context: LoaderContext) => V | undefined | Prom
 
 /** How a flight ended, as data: a flight never rejects into the owner. */
 export type FlightResult<V> =
-  | { ok: true; value: V | undefined; source: 'loader' }
+  | {
+      ok: true
+      value: V | undefined
+      source: 'loader' | 'l2'
+      /** When the row expires (the same instant in L1 and L2); `undefined`: not to be cached. */
+      expiresAt: number | undefined
+      /** The version the answer carries. */
+      version: number
+      /** L2's version guard refused the write: L2 holds something newer, so L1 must not store it. */
+      refused: boolean
+    }
   | { ok: false; error: unknown }
 
 /**
- * One in-flight load of one id. Created, joined, settled and released only by the owner; the
- * running load writes nothing here but the `loads` count, and reports its result as a message.
+ * One in-flight load of one id. Created, joined, fenced, settled and released only by the owner;
+ * the running load writes only `reported` (through its context) and reports its result as a message.
  */
 export class Flight<V> {
   /** Callers waiting on this flight, in arrival order; answered ones stay, marked settled. */
   readonly waiters: Waiter<V>[] = []
   /** How many of `waiters` are still unanswered. */
   waiting = 0
-  /** `running` until the owner settles it (done, timed out or abandoned); later results are discarded. */
+  /** `true` until the owner settles it (done, timed out or abandoned); later results are discarded. */
   running = true
+  /** Set when a newer change of the id arrived mid-flight: its answer still goes to its waiters, but is not stored. */
+  fenced = false
   /** The `loadTimeout` timer. */
   timer: TimerHandle | undefined = undefined
+  /** The version the loader reported, if it did. */
+  reported: number | undefined = undefined
   private controller: AbortController | undefined = undefined
 
   constructor(
@@ -36,6 +57,8 @@ export class Flight<V> {
     readonly id: Id,
     /** True when the flight is joinable through the flights map (the coalescing gate was on). */
     readonly registered: boolean,
+    /** The highest version known for the id when the flight started. */
+    readonly version: number,
   ) {}
 
   /** The loader's signal, created on first use so loaders that ignore it cost no AbortController. */
@@ -55,25 +78,68 @@ export class Flight<V> {
     this.waiters.push(waiter)
     this.waiting++
   }
+
+  /** True while the answer may still be written to L2 (not released, not fenced). */
+  writable(): boolean {
+    return this.running && !this.fenced
+  }
 }
 
-/** The loader's view of a flight: only its signal. */
+/** The loader's view of a flight: its signal and the version report. */
 class FlightContext implements LoaderContext {
   constructor(private readonly flight: Flight<unknown>) {}
   get signal(): AbortSignal {
     return this.flight.signal
   }
+  setVersion(version: number): void {
+    if (!(typeof version === 'number' && Number.isFinite(version) && version >= 0)) {
+      throw new TypeError(`echostore: setVersion takes a finite number ≥ 0, got ${String(version)}`)
+    }
+    this.flight.reported = version
+  }
+}
+
+/** What a flight needs from its table. */
+export interface FlightDeps {
+  clock: Clock
+  expiry: Expiry
+  l2: L2Facade | undefined
+  /** Called just before the loader runs (counts `loads`). */
+  onLoad(id: Id): void
 }
 
 /**
- * Runs one load to its result. Never rejects: a loader that throws synchronously, rejects, or
- * returns a non-promise all become a {@link FlightResult}. `onLoad` is called just before the loader.
+ * Runs one load to its result: L2 first (an entry no older than the flight's version answers, with
+ * its remaining lifetime), else the loader, whose answer is written to L2 (version-guarded) with the
+ * same jittered expiry the row will get. Never rejects: a loader that throws synchronously, rejects
+ * or returns a non-promise all become a {@link FlightResult}; every L2 failure is a miss.
  */
-export async function runLoad<V>(flight: Flight<V>, loader: Loader<V>, onLoad: () => void): Promise<FlightResult<V>> {
+export async function runFlight<V>(flight: Flight<V>, loader: Loader<V>, deps: FlightDeps): Promise<FlightResult<V>> {
+  const { clock, expiry, l2 } = deps
   try {
-    onLoad()
+    let version = flight.version
+    if (l2 !== undefined) {
+      const entry = await l2.get(flight.id)
+      if (entry !== undefined && entry.version >= version) {
+        if (entry.kind !== 'tombstone') {
+          const value = entry.kind === 'value' ? (entry.value as V) : undefined
+          return { ok: true, value, source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false }
+        }
+        version = entry.version
+      }
+    }
+    deps.onLoad(flight.id)
     const value = await loader(flight.id, new FlightContext(flight as Flight<unknown>))
-    return { ok: true, value, source: 'loader' }
+    version = flight.reported ?? version
+    const now = clock.now()
+    const expiresAt = expiry.draw(value, now)
+    let refused = false
+    if (l2 !== undefined && expiresAt !== undefined && flight.writable()) {
+      const kind = value === undefined ? 'absent' : 'value'
+      const ttl = Math.max(1, Math.ceil(expiresAt - now))
+      refused = (await l2.set(flight.id, { kind, value, version, ttl })) === false
+    }
+    return { ok: true, value, source: 'loader', expiresAt, version, refused }
   } catch (error) {
     return { ok: false, error }
   }

@@ -7,18 +7,25 @@
  * serialised without locks. Effects (starting a load, emitting events, stopping the actor) run in
  * `defer`, after the state change commits. The transition never throws: a throw would kill the
  * actor and silently drop every later message, leaving waiters pending forever.
+ *
+ * Versions: every row remembers the version of what it holds, and an invalidation leaves a
+ * tombstone row that remembers its version. A change (put, invalidate, coherence message) newer
+ * than a flight's starting version fences that flight: its waiters still get its answer, but it is
+ * no longer joinable and its answer is not stored.
  */
-import { createActor, fromTransition } from 'xstate'
 import type { Emitter } from 'mitt'
+import { createActor, fromTransition } from 'xstate'
+import type { CoherenceMessage } from '../bus/bus.js'
 import { C } from '../counters.js'
 import { LoadTimeoutError } from '../errors.js'
 import type { Id } from '../id.js'
+import type { L2Facade } from '../l2/facade.js'
 import type { ResolvedOptions } from '../options.js'
-import { Row, jitterSpread, jitteredExpiry } from '../rows.js'
+import { type Expiry, Row, tombstone } from '../rows.js'
 import type { Sweeper } from '../sweeper.js'
 import type { TableEvents } from '../table-events.js'
-import { type OwnerEvent, ev } from './events.js'
-import { Flight, type FlightResult, type Loader, runLoad } from './flight.js'
+import { type ChangeReply, type OwnerEvent, ev } from './events.js'
+import { Flight, type FlightResult, type Loader, runFlight } from './flight.js'
 import type { Waiter } from './waiter.js'
 
 /** What the owner is given at construction; it keeps references, it copies nothing. */
@@ -30,38 +37,51 @@ export interface OwnerDeps<V> {
   counters: Float64Array
   sweeper: Sweeper
   events: Emitter<TableEvents>
+  expiry: Expiry
+  l2: L2Facade | undefined
 }
 
 /** The owner's own state. Every field is written only inside the owner's transition. */
 interface OwnerState<V> {
-  /** Joinable flights by id: only flights started while the coalescing gate was on. */
+  /** Joinable flights by id: flights started while the coalescing gate was on, and not fenced. */
   readonly flights: Map<Id, Flight<V>>
-  /** Flights running now, joinable or not. */
-  inflight: number
+  /** Every flight running now, joinable or not. */
+  readonly running: Set<Flight<V>>
   /** The coalescing gate. */
   coalesce: boolean
-  /** Set by `close`: stop once `inflight` reaches 0. */
+  /** Set by `close`: stop once no flight runs. */
   closing: boolean
 }
 
 /** A running owner: its mailbox, and what the table facade may read. */
 export interface Owner<V> {
-  /** Enqueues a message; processed synchronously when the mailbox is idle. Dropped after stop. */
-  send(event: OwnerEvent<V>): void
+  /** Enqueues a message; processed synchronously when the mailbox is idle. Returns false (dropped) after stop. */
+  send(event: OwnerEvent<V>): boolean
   /** Flights running now. */
   inflight(): number
   /** Resolves once the owner has stopped (after `close` and the last flight). */
   readonly stopped: Promise<void>
 }
 
+type Defer = (effect: () => void) => void
+
 /** Starts the owner actor for one table. */
 export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
-  const { options, rows, counters, sweeper, events } = deps
-  const { name, ttl, negativeTtl, capacity, loadTimeout, clock, random } = options
-  const spread = jitterSpread(ttl, options.jitter)
-  const negativeSpread = jitterSpread(negativeTtl, options.jitter)
-  const state: OwnerState<V> = { flights: new Map(), inflight: 0, coalesce: options.coalesce, closing: false }
+  const { options, rows, counters, sweeper, events, expiry, l2 } = deps
+  const { name, capacity, loadTimeout, clock } = options
+  /** How long a tombstone is remembered: long enough to outlive any flight or row it fences. */
+  const tombstoneLife = Math.max(options.ttl, loadTimeout)
+  const state: OwnerState<V> = { flights: new Map(), running: new Set(), coalesce: options.coalesce, closing: false }
   const listening = () => events.all.size > 0
+  const flightDeps = {
+    clock,
+    expiry,
+    l2,
+    onLoad(id: Id) {
+      counters[C.loads]++
+      if (listening()) events.emit('load', { table: name, id })
+    },
+  }
 
   let isStopped = false
   let markStopped!: () => void
@@ -69,22 +89,41 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
 
   // ---- state changes (called only from the transition) ----
 
-  /** Writes a row for `id`; returns false when it was not stored (full table, or negative caching off). */
-  function store(id: Id, value: V | undefined, now: number): boolean {
-    const negative = value === undefined
-    const life = negative ? negativeTtl : ttl
-    if (life === 0) {
-      rows.delete(id)
+  /** The highest version known for `id`: its row's (or tombstone's) and its joinable flight's; -1 when none. */
+  function held(id: Id): number {
+    const row = rows.get(id)
+    const flight = state.flights.get(id)
+    return Math.max(row === undefined ? -1 : row.version, flight === undefined ? -1 : flight.version)
+  }
+
+  /** Writes a row for `id`; returns false when it was not stored because the table is full. */
+  function store(id: Id, value: V | undefined, expiresAt: number | undefined, version: number): boolean {
+    if (expiresAt === undefined) {
+      rows.delete(id) // not cacheable (negativeTtl 0): drop the old row
       return false
     }
     if (rows.size >= capacity && !rows.has(id)) {
       counters[C.full_skips]++
       return false
     }
-    const expiresAt = jitteredExpiry(now, life, negative ? negativeSpread : spread, random)
-    rows.set(id, new Row(value, expiresAt, 0))
+    rows.set(id, new Row(value, expiresAt, version))
     sweeper.track(id, expiresAt)
     return true
+  }
+
+  /** Replaces the row with a tombstone remembering `version`. */
+  function bury(id: Id, version: number): void {
+    if (rows.size >= capacity && !rows.has(id)) return
+    rows.set(id, tombstone(version))
+    sweeper.track(id, clock.now() + tombstoneLife)
+  }
+
+  /** Fences the joinable flight of `id` if `version` is at least what it started from. */
+  function fence(id: Id, version: number): void {
+    const flight = state.flights.get(id)
+    if (flight === undefined || flight.version > version) return
+    flight.fenced = true
+    state.flights.delete(id)
   }
 
   /** Ends a flight: it no longer runs, its timer is cleared, its map entry (if still its own) goes. */
@@ -93,7 +132,7 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     if (flight.timer !== undefined) clock.clearTimeout(flight.timer)
     flight.timer = undefined
     if (state.flights.get(flight.id) === flight) state.flights.delete(flight.id)
-    state.inflight--
+    state.running.delete(flight)
   }
 
   function answer(flight: Flight<V>, result: FlightResult<V>): void {
@@ -103,22 +142,20 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     flight.waiting = 0
   }
 
-  function startFlight(id: Id, loader: Loader<V>, waiter: Waiter<V>, defer: (fn: () => void) => void): void {
-    const flight = new Flight<V>(id, state.coalesce)
+  function startFlight(id: Id, loader: Loader<V>, waiter: Waiter<V>, defer: Defer): void {
+    const row = rows.get(id)
+    const flight = new Flight<V>(id, state.coalesce, row === undefined ? 0 : row.version)
     if (flight.registered) state.flights.set(id, flight)
-    state.inflight++
+    state.running.add(flight)
     counters[C.flights]++
     flight.join(waiter)
     flight.timer = clock.setTimeout(() => owner.send(ev.flightTimeout(flight)), loadTimeout)
     defer(() => {
-      void runLoad(flight, loader, () => {
-        counters[C.loads]++
-        if (listening()) events.emit('load', { table: name, id })
-      }).then((result) => owner.send(ev.flightDone(flight, result)))
+      void runFlight(flight, loader, flightDeps).then((result) => owner.send(ev.flightDone(flight, result)))
     })
   }
 
-  function onMiss(id: Id, loader: Loader<V>, waiter: Waiter<V>, defer: (fn: () => void) => void): void {
+  function onMiss(id: Id, loader: Loader<V>, waiter: Waiter<V>, defer: Defer): void {
     const flight = state.coalesce ? state.flights.get(id) : undefined
     if (flight !== undefined) {
       flight.join(waiter)
@@ -128,12 +165,18 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     }
   }
 
-  function onFlightDone(flight: Flight<V>, result: FlightResult<V>, defer: (fn: () => void) => void): void {
+  function onFlightDone(flight: Flight<V>, result: FlightResult<V>, defer: Defer): void {
     if (!flight.running) return // timed out or abandoned: this result belongs to nobody
     release(flight)
     if (result.ok) {
-      if (store(flight.id, result.value, clock.now())) counters[C.fills]++
-      if (listening()) defer(() => events.emit('fill', { table: name, id: flight.id, source: result.source }))
+      if (result.source === 'l2') counters[C.l2_hits]++
+      const row = rows.get(flight.id)
+      const stale = flight.fenced || result.refused || (row !== undefined && row.version > result.version)
+      let stored = false
+      if (stale) counters[C.fenced]++
+      else if (store(flight.id, result.value, result.expiresAt, result.version)) stored = true
+      if (stored) counters[C.fills]++
+      if (listening()) defer(() => events.emit('fill', { table: name, id: flight.id, source: result.source, stored }))
     } else {
       counters[C.load_errors]++
       if (listening()) defer(() => events.emit('error', { table: name, id: flight.id, error: result.error }))
@@ -164,14 +207,55 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     }
   }
 
-  function onSweep(now: number, first: boolean, defer: (fn: () => void) => void): void {
+  function onPut(id: Id, value: V | undefined, expiresAt: number | undefined, given: number | undefined, refused: boolean, reply: ChangeReply): void {
+    const known = held(id)
+    const version = given ?? Math.max(0, known + 1)
+    if (refused || version < known) return reply(false, version)
+    fence(id, version)
+    store(id, value, expiresAt, version)
+    reply(true, version)
+  }
+
+  function onInvalidate(id: Id, given: number | undefined, reply: ChangeReply): void {
+    const known = held(id)
+    const version = given ?? Math.max(0, known + 1)
+    if (version < known) return reply(false, version)
+    fence(id, version)
+    bury(id, version)
+    reply(true, version)
+  }
+
+  function onCoherence(message: CoherenceMessage, defer: Defer): void {
+    const { id, version, kind } = message
+    const applied = version > held(id)
+    if (applied) {
+      fence(id, version)
+      bury(id, version)
+      counters[C.coh_applied]++
+    } else {
+      counters[C.coh_stale]++
+    }
+    if (listening()) defer(() => events.emit('coherence', { table: name, id, version, kind, applied }))
+  }
+
+  function onGap(defer: Defer): void {
+    const dropped = rows.size
+    rows.clear()
+    for (const flight of state.running) flight.fenced = true
+    state.flights.clear()
+    counters[C.coh_gaps]++
+    counters[C.coh_dropped] += dropped
+    if (listening()) defer(() => events.emit('gap', { table: name, dropped }))
+  }
+
+  function onSweep(now: number, first: boolean, defer: Defer): void {
     if (first) counters[C.sweeps]++
     const swept = sweeper.reclaim(rows, now)
     counters[C.swept] += swept
     if (swept > 0 && listening()) defer(() => events.emit('sweep', { table: name, swept }))
   }
 
-  function transition(event: OwnerEvent<V>, defer: (fn: () => void) => void): void {
+  function transition(event: OwnerEvent<V>, defer: Defer): void {
     switch (event.type) {
       case 'miss':
         return onMiss(event.id, event.loader, event.waiter, defer)
@@ -182,11 +266,13 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
       case 'waiter.left':
         return onWaiterLeft(event.waiter, event.reason, event.error)
       case 'put':
-        store(event.id, event.value, clock.now())
-        return
+        return onPut(event.id, event.value, event.expiresAt, event.version, event.refused, event.reply)
       case 'invalidate':
-        rows.delete(event.id)
-        return
+        return onInvalidate(event.id, event.version, event.reply)
+      case 'coherence':
+        return onCoherence(event.message, defer)
+      case 'gap':
+        return onGap(defer)
       case 'sweep':
         return onSweep(event.now, event.first, defer)
       case 'gate':
@@ -206,7 +292,7 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
       // Never let a throw escape into xstate: report it and keep the actor alive.
       scope.defer(() => events.emit('error', { table: name, id: undefined, error }))
     }
-    if (s.closing && s.inflight === 0 && !isStopped) {
+    if (s.closing && s.running.size === 0 && !isStopped) {
       isStopped = true
       scope.defer(() => {
         actor.stop()
@@ -221,11 +307,12 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
 
   const owner: Owner<V> = {
     send(event) {
-      if (!isStopped) actor.send(event)
+      if (isStopped) return false
+      actor.send(event)
+      return true
     },
-    inflight: () => state.inflight,
+    inflight: () => state.running.size,
     stopped,
   }
   return owner
 }
-

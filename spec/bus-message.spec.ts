@@ -1,0 +1,199 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { CoherenceMessage } from '../src/bus/bus.js'
+import {
+  MAX_ID_LENGTH,
+  MAX_ORIGIN_LENGTH,
+  MAX_TABLE_LENGTH,
+  MAX_WIRE_BYTES,
+  decodeWire,
+  encodeWire,
+  parseCoherenceMessage,
+} from '../src/bus/message.js'
+import { MALFORMED_PAYLOADS, message } from './bus-contract.js'
+
+// Any UTF-16 code unit, lone surrogates included.
+const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c))
+const text = (minLength: number, maxLength: number) => fc.string({ unit: codeUnit, minLength, maxLength })
+const finite = fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => n + 0) // -0 travels as 0
+
+const validMessage: fc.Arbitrary<CoherenceMessage> = fc.record({
+  table: text(1, 40),
+  id: fc.oneof(text(0, 40), fc.integer(), finite),
+  version: fc.oneof(fc.nat(), fc.double({ min: 0, noNaN: true, noDefaultInfinity: true }).map((n) => n + 0)),
+  kind: fc.constantFrom('put' as const, 'invalidate' as const),
+  origin: text(1, 40),
+})
+
+const notA = (...types: string[]) => fc.anything().filter((v) => !types.includes(typeof v))
+const tooLong = (limit: number) => fc.constant('x'.repeat(limit + 1))
+
+/** For each field, values that make a message invalid (`undefined` is a missing field). */
+const invalidValues: Record<keyof CoherenceMessage, fc.Arbitrary<unknown>> = {
+  table: fc.oneof(fc.constant(''), tooLong(MAX_TABLE_LENGTH), notA('string')),
+  id: fc.oneof(
+    fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY),
+    tooLong(MAX_ID_LENGTH),
+    notA('string', 'number'),
+  ),
+  version: fc.oneof(
+    fc.double({ max: -Number.MIN_VALUE, noNaN: true }),
+    fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY),
+    notA('number'),
+  ),
+  kind: fc.anything().filter((v) => v !== 'put' && v !== 'invalidate'),
+  origin: fc.oneof(fc.constant(''), tooLong(MAX_ORIGIN_LENGTH), notA('string')),
+}
+const fields = Object.keys(invalidValues) as (keyof CoherenceMessage)[]
+const invalidField = fc.constantFrom(...fields).chain((field) => fc.tuple(fc.constant(field), invalidValues[field]))
+
+describe('the wire format', () => {
+  it('round-trips every valid message: parse and decode(encode(m)) give back m', () => {
+    fc.assert(
+      fc.property(validMessage, (m) => {
+        expect(parseCoherenceMessage(m)).toEqual({ ok: true, message: m })
+        expect(decodeWire(encodeWire(m))).toEqual({ ok: true, message: m })
+        expect(decodeWire(Buffer.from(encodeWire(m)))).toEqual({ ok: true, message: m })
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it('rejects any message with one field made invalid or removed', () => {
+    fc.assert(
+      fc.property(validMessage, invalidField, fc.boolean(), (m, [field, bad], remove) => {
+        const mutated: Record<string, unknown> = { ...m, [field]: bad }
+        if (bad === undefined && remove) delete mutated[field]
+        const parsed = parseCoherenceMessage(mutated)
+        expect(parsed.ok).toBe(false)
+        // Through the wire too, whenever the mutation survives JSON.
+        const wire = JSON.stringify(mutated)
+        if (wire !== undefined) expect(decodeWire(wire).ok).toBe(false)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it('writes the five fields as JSON in a fixed order, and nothing else', () => {
+    const m = { ...message(3), extra: 1 } as CoherenceMessage
+    expect(encodeWire(m)).toBe('{"table":"emoji_sets","id":"id-3","version":3,"kind":"invalidate","origin":"spec"}')
+  })
+
+  it('keeps 1 and "1" apart', () => {
+    expect(decodeWire(encodeWire(message(1, { id: 1 })))).toEqual({ ok: true, message: message(1, { id: 1 }) })
+    expect(decodeWire(encodeWire(message(1, { id: '1' })))).toEqual({ ok: true, message: message(1, { id: '1' }) })
+  })
+
+  it('reads -0 as 0', () => {
+    expect(parseCoherenceMessage(message(1, { id: -0, version: -0 }))).toEqual({
+      ok: true,
+      message: message(1, { id: 0, version: 0 }),
+    })
+  })
+})
+
+describe('parseCoherenceMessage', () => {
+  it('returns a fresh object with only the known fields, ignoring unknown keys', () => {
+    const raw = { ...message(1), note: 'from a newer publisher' }
+    const parsed = parseCoherenceMessage(raw)
+    expect(parsed).toEqual({ ok: true, message: message(1) })
+    expect(parsed.ok && parsed.message).not.toBe(raw)
+  })
+
+  it('accepts a null-prototype object', () => {
+    expect(parseCoherenceMessage(Object.assign(Object.create(null), message(1))).ok).toBe(true)
+  })
+
+  it.each(['__proto__', 'constructor', 'prototype'])('rejects an own %s key', (key) => {
+    const raw: Record<string, unknown> = { ...message(1) }
+    Object.defineProperty(raw, key, { value: { polluted: true }, enumerable: true })
+    expect(parseCoherenceMessage(raw)).toEqual({ ok: false, reason: `message has a forbidden key "${key}"` })
+  })
+
+  it('rejects what is not a plain object', () => {
+    class Message {
+      table = 't'
+      id = 'x'
+      version = 1
+      kind = 'put'
+      origin = 'o'
+    }
+    for (const raw of [null, undefined, 'x', 1, [message(1)], new Message(), Object.create(message(1)), new Map()]) {
+      expect(parseCoherenceMessage(raw).ok).toBe(false)
+    }
+  })
+
+  it('never reads a field from a polluted Object.prototype', () => {
+    const { kind: _, ...withoutKind } = message(1)
+    Object.defineProperty(Object.prototype, 'kind', { value: 'put', configurable: true, writable: true })
+    try {
+      expect(parseCoherenceMessage(withoutKind).ok).toBe(false)
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).kind
+    }
+  })
+
+  it('never throws, even on throwing getters and proxies', () => {
+    const getter = { ...message(1) }
+    Object.defineProperty(getter, 'version', {
+      get() {
+        throw new Error('boom')
+      },
+      enumerable: true,
+    })
+    const proxy = new Proxy(
+      {},
+      {
+        getPrototypeOf() {
+          throw new Error('boom')
+        },
+      },
+    )
+    expect(parseCoherenceMessage(getter)).toEqual({ ok: false, reason: 'message could not be read' })
+    expect(parseCoherenceMessage(proxy)).toEqual({ ok: false, reason: 'message could not be read' })
+  })
+
+  it('accepts fields at their limits and rejects the encoded message when it would not fit the wire', () => {
+    const atLimits = message(1, {
+      table: 't'.repeat(MAX_TABLE_LENGTH),
+      id: 'i'.repeat(MAX_ID_LENGTH),
+      origin: 'o'.repeat(MAX_ORIGIN_LENGTH),
+    })
+    expect(parseCoherenceMessage(atLimits)).toEqual({ ok: true, message: atLimits })
+    expect(decodeWire(encodeWire(atLimits))).toEqual({ ok: true, message: atLimits })
+    // Each control character takes 6 bytes in JSON: within the id limit, over the wire limit.
+    const parsed = parseCoherenceMessage(message(1, { id: '\u0001'.repeat(MAX_ID_LENGTH) }))
+    expect(parsed).toEqual({ ok: false, reason: `encoded message is larger than ${MAX_WIRE_BYTES} bytes` })
+  })
+})
+
+describe('decodeWire', () => {
+  it.each(MALFORMED_PAYLOADS)('refuses %s', (_, payload) => {
+    const decoded = decodeWire(payload)
+    expect(decoded.ok).toBe(false)
+    expect(!decoded.ok && decoded.reason).toMatch(/\w/)
+  })
+
+  it('reads a payload of exactly MAX_WIRE_BYTES and refuses one byte more, as string or Buffer', () => {
+    const base = JSON.stringify({ ...message(1), pad: '' })
+    const exact = JSON.stringify({ ...message(1), pad: 'p'.repeat(MAX_WIRE_BYTES - base.length) })
+    const over = JSON.stringify({ ...message(1), pad: 'p'.repeat(MAX_WIRE_BYTES - base.length + 1) })
+    expect(Buffer.byteLength(exact)).toBe(MAX_WIRE_BYTES)
+    for (const payload of [exact, Buffer.from(exact)]) expect(decodeWire(payload)).toEqual({ ok: true, message: message(1) })
+    for (const payload of [over, Buffer.from(over)]) {
+      expect(decodeWire(payload)).toEqual({ ok: false, reason: `payload is larger than ${MAX_WIRE_BYTES} bytes` })
+    }
+  })
+
+  it('measures a string payload in UTF-8 bytes', () => {
+    const over = JSON.stringify({ ...message(1), pad: 'é'.repeat(MAX_WIRE_BYTES / 2) })
+    expect(over.length).toBeLessThan(MAX_WIRE_BYTES)
+    expect(decodeWire(over).ok).toBe(false)
+  })
+
+  it('leaves Object.prototype untouched by poisoned payloads', () => {
+    for (const [, payload] of MALFORMED_PAYLOADS) decodeWire(payload)
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('polluted')
+  })
+})

@@ -1,0 +1,193 @@
+import { afterEach, beforeEach, expect, it } from 'vitest'
+import type { Id } from '../src/id.js'
+import type { L2Entry, L2Store, L2Write } from '../src/l2/store.js'
+
+/** A store under test, plus a way to make one of its entries expire without waiting. */
+export interface L2Harness {
+  store: L2Store
+  /** Makes the entry for (table, id), written with `ttl` ms, expire now (or ensures it has). */
+  expire(table: string, id: Id, ttl: number): Promise<void>
+}
+
+let tables = 0
+/** A table name no other test of this run uses, so tests sharing a Redis prefix never meet. */
+const freshTable = (label = 't'): string => `${label}${++tables}`
+
+const value = (v: unknown, version = 1, ttl = 60_000): L2Write => ({ kind: 'value', value: v, version, ttl })
+
+/** The parts of an entry that do not depend on time. */
+function timeless(entry: L2Entry | undefined): Omit<L2Entry, 'ttl'> | undefined {
+  if (entry === undefined) return undefined
+  const { ttl: _ttl, ...rest } = entry
+  return rest
+}
+
+/**
+ * The `L2Store` contract, for every adapter. Call it inside a `describe`; `make` runs before each test
+ * and the store is closed after it.
+ */
+export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): void {
+  let h: L2Harness
+  beforeEach(async () => {
+    h = await make()
+  })
+  afterEach(async () => {
+    await h.store.close()
+  })
+
+  it('round-trips a value: set resolves true, get answers kind, value, version and a ttl in (0, written]', async () => {
+    const t = freshTable()
+    expect(await h.store.set(t, 'a', value({ name: 'party', n: 1 }, 3, 5_000))).toBe(true)
+    const entry = await h.store.get(t, 'a')
+    expect(timeless(entry)).toEqual({ kind: 'value', value: { name: 'party', n: 1 }, version: 3 })
+    expect(entry!.ttl).toBeGreaterThan(0)
+    expect(entry!.ttl).toBeLessThanOrEqual(5_000)
+    expect(Number.isInteger(entry!.ttl)).toBe(true)
+  })
+
+  it('answers undefined for an id never written', async () => {
+    expect(await h.store.get(freshTable(), 'nobody')).toBeUndefined()
+  })
+
+  it.each<[string, unknown]>([
+    ['null', null],
+    ['undefined', undefined],
+    ['zero', 0],
+    ['a negative float', -12.5],
+    ['false', false],
+    ['the empty string', ''],
+    ['a unicode string', 'ünïcødé 🎉 "quoted" \\ back'],
+    ['an array', [1, 'two', null, [3]]],
+    ['a nested object', { a: { b: { c: [1, { d: 'deep' }] } }, e: null, 'key:with:colons': true }],
+  ])('carries %s as a value', async (_label, v) => {
+    const t = freshTable()
+    await h.store.set(t, 1, value(v))
+    const entry = await h.store.get(t, 1)
+    expect(entry?.kind).toBe('value')
+    expect('value' in entry!).toBe(true)
+    expect(entry!.value).toEqual(v)
+  })
+
+  it('carries the absent kind (a negative row) without a value', async () => {
+    const t = freshTable()
+    expect(await h.store.set(t, 'gone', { kind: 'absent', version: 2, ttl: 5_000 })).toBe(true)
+    const entry = await h.store.get(t, 'gone')
+    expect(timeless(entry)).toEqual({ kind: 'absent', version: 2 })
+    expect('value' in entry!).toBe(false)
+  })
+
+  it('carries the tombstone kind, and a tombstone fences older versions', async () => {
+    const t = freshTable()
+    await h.store.set(t, 'x', value('old', 4))
+    expect(await h.store.set(t, 'x', { kind: 'tombstone', version: 5, ttl: 5_000 })).toBe(true)
+    expect(timeless(await h.store.get(t, 'x'))).toEqual({ kind: 'tombstone', version: 5 })
+    expect(await h.store.set(t, 'x', value('stale', 4))).toBe(false)
+    expect(await h.store.set(t, 'x', value('new', 6))).toBe(true)
+    expect(timeless(await h.store.get(t, 'x'))).toEqual({ kind: 'value', value: 'new', version: 6 })
+  })
+
+  it('deletes an entry whatever its version; deleting a missing entry is fine', async () => {
+    const t = freshTable()
+    await h.store.set(t, 'x', value('v', 9))
+    await h.store.delete(t, 'x')
+    expect(await h.store.get(t, 'x')).toBeUndefined()
+    await h.store.delete(t, 'x')
+    expect(await h.store.set(t, 'x', value('lower', 1))).toBe(true)
+    expect((await h.store.get(t, 'x'))?.value).toBe('lower')
+  })
+
+  it('expires an entry after its ttl; an expired entry no longer fences versions', async () => {
+    const t = freshTable()
+    await h.store.set(t, 'e', value('soon gone', 7, 1_000))
+    await h.expire(t, 'e', 1_000)
+    expect(await h.store.get(t, 'e')).toBeUndefined()
+    expect(await h.store.set(t, 'e', value('after', 1))).toBe(true)
+    expect(timeless(await h.store.get(t, 'e'))).toEqual({ kind: 'value', value: 'after', version: 1 })
+  })
+
+  it('guards versions: a lower one is refused, an equal or higher one is written', async () => {
+    const t = freshTable()
+    expect(await h.store.set(t, 'v', value('five', 5))).toBe(true)
+    expect(await h.store.set(t, 'v', value('three', 3))).toBe(false)
+    expect(timeless(await h.store.get(t, 'v'))).toEqual({ kind: 'value', value: 'five', version: 5 })
+    expect(await h.store.set(t, 'v', value('five again', 5))).toBe(true)
+    expect((await h.store.get(t, 'v'))?.value).toBe('five again')
+    expect(await h.store.set(t, 'v', value('seven', 7))).toBe(true)
+    expect(timeless(await h.store.get(t, 'v'))).toEqual({ kind: 'value', value: 'seven', version: 7 })
+    expect(await h.store.set(t, 'v', { kind: 'absent', version: 0, ttl: 1_000 })).toBe(false)
+  })
+
+  it('a refused write leaves the held ttl alone; an accepted one renews it', async () => {
+    const t = freshTable()
+    await h.store.set(t, 'ttl', value('long', 2, 60_000))
+    await h.store.set(t, 'ttl', value('short', 1, 10))
+    expect((await h.store.get(t, 'ttl'))!.ttl).toBeGreaterThan(10)
+    await h.store.set(t, 'ttl', value('renewed', 2, 5_000))
+    expect((await h.store.get(t, 'ttl'))!.ttl).toBeLessThanOrEqual(5_000)
+  })
+
+  it('issues versions per (table, id) that only grow, and exceed any version stored', async () => {
+    const t = freshTable()
+    const first = await h.store.nextVersion(t, 'n')
+    expect(first).toBeGreaterThanOrEqual(1)
+    const second = await h.store.nextVersion(t, 'n')
+    expect(second).toBe(first + 1)
+    await h.store.set(t, 'n', value('written elsewhere', 100))
+    expect(await h.store.nextVersion(t, 'n')).toBe(101)
+    expect(await h.store.nextVersion(t, 'n')).toBe(102)
+    await h.store.delete(t, 'n')
+    expect(await h.store.nextVersion(t, 'n')).toBe(103)
+    expect(await h.store.nextVersion(t, 'other')).toBe(1)
+    expect(await h.store.nextVersion(freshTable(), 'n')).toBe(1)
+  })
+
+  it('issues distinct versions to concurrent callers', async () => {
+    const t = freshTable()
+    const versions = await Promise.all(Array.from({ length: 25 }, () => h.store.nextVersion(t, 'c')))
+    expect(new Set(versions).size).toBe(25)
+    expect(Math.max(...versions)).toBe(25)
+  })
+
+  it('keeps the number 1 and the string "1" apart', async () => {
+    const t = freshTable()
+    await h.store.set(t, 1, value('number', 1))
+    await h.store.set(t, '1', value('string', 9))
+    expect(timeless(await h.store.get(t, 1))).toEqual({ kind: 'value', value: 'number', version: 1 })
+    expect(timeless(await h.store.get(t, '1'))).toEqual({ kind: 'value', value: 'string', version: 9 })
+    await h.store.delete(t, '1')
+    expect((await h.store.get(t, 1))?.value).toBe('number')
+    expect(await h.store.nextVersion(t, 1)).toBe(2)
+  })
+
+  it('keeps tables apart: same id in two tables, and `a:b`/`c` vs `a`/`b:c`', async () => {
+    const t = freshTable()
+    await h.store.set(`${t}-one`, 'id', value('one'))
+    await h.store.set(`${t}-two`, 'id', value('two'))
+    expect((await h.store.get(`${t}-one`, 'id'))?.value).toBe('one')
+    expect((await h.store.get(`${t}-two`, 'id'))?.value).toBe('two')
+    await h.store.set(`${t}:a:b`, 'c', value('a:b / c'))
+    expect(await h.store.get(`${t}:a`, 'b:c')).toBeUndefined()
+    await h.store.set(`${t}:a`, 'b:c', value('a / b:c'))
+    expect((await h.store.get(`${t}:a:b`, 'c'))?.value).toBe('a:b / c')
+    expect((await h.store.get(`${t}:a`, 'b:c'))?.value).toBe('a / b:c')
+  })
+
+  it('rejects malformed writes and ids without storing anything', async () => {
+    const t = freshTable()
+    await expect(h.store.set(t, 'bad', { kind: 'value', value: 1, version: 1, ttl: 0 })).rejects.toThrow(RangeError)
+    await expect(h.store.set(t, 'bad', { kind: 'value', value: 1, version: 1, ttl: 1.5 })).rejects.toThrow(RangeError)
+    await expect(h.store.set(t, 'bad', { kind: 'value', value: 1, version: -1, ttl: 10 })).rejects.toThrow(RangeError)
+    await expect(h.store.set(t, 'bad', { kind: 'value', value: 1, version: 0.5, ttl: 10 })).rejects.toThrow(RangeError)
+    await expect(h.store.set(t, 'bad', { kind: 'nope' as never, version: 1, ttl: 10 })).rejects.toThrow(TypeError)
+    await expect(h.store.get(t, Number.NaN)).rejects.toThrow(TypeError)
+    await expect(h.store.set(t, {} as never, value(1))).rejects.toThrow(TypeError)
+    expect(await h.store.get(t, 'bad')).toBeUndefined()
+  })
+
+  it('closes idempotently; calls after close reject', async () => {
+    await h.store.close()
+    await h.store.close()
+    await expect(h.store.get(freshTable(), 'x')).rejects.toThrow(/close/)
+    await expect(h.store.set(freshTable(), 'x', value(1))).rejects.toThrow(/close/)
+  })
+}

@@ -1,0 +1,210 @@
+import { Cluster, Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { v8Codec } from '../src/l2/codec.js'
+import { l2Key, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
+import { redisL2 } from '../src/l2/redis.js'
+import { L2CorruptEntryError } from '../src/l2/store.js'
+import { l2ContractSuite } from './l2-contract.js'
+import { cleanPrefix, describeRedis, REDIS_URL, testPrefix } from './support/redis.js'
+
+const prefix = testPrefix('l2-redis')
+let raw: Redis
+
+/** Every key under `p`, by SCAN. */
+async function keysUnder(p: string): Promise<string[]> {
+  const keys: string[] = []
+  let cursor = '0'
+  do {
+    const [next, batch] = await raw.scan(cursor, 'MATCH', `${p}*`, 'COUNT', 500)
+    cursor = next
+    keys.push(...batch)
+  } while (cursor !== '0')
+  return keys.sort()
+}
+
+describeRedis('redisL2 on Redis', () => {
+  beforeAll(() => {
+    raw = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 })
+    raw.on('error', () => {})
+  })
+
+  afterAll(async () => {
+    await cleanPrefix(raw, prefix)
+    await raw.quit()
+  })
+
+  describe('the L2Store contract', () => {
+    l2ContractSuite(() => ({
+      store: redisL2({ url: REDIS_URL, prefix }),
+      // PEXPIREAT in the past deletes the key at once, exactly as its expiry would: no waiting.
+      expire: async (table, id) => {
+        await raw.pexpireat(l2Key(prefix, table, id), 1)
+      },
+    }))
+  })
+
+  it('writes every key under the prefix: one data key per entry, one version key per counter', async () => {
+    const own = `${prefix}scan:`
+    const store = redisL2({ url: REDIS_URL, prefix: own })
+    await store.set('emoji_sets', 'party', { kind: 'value', value: ['🎉'], version: 1, ttl: 60_000 })
+    await store.set('a:b', 1, { kind: 'absent', version: 1, ttl: 60_000 })
+    await store.nextVersion('emoji_sets', 'party')
+    await store.close()
+    expect(await keysUnder(own)).toEqual(
+      [l2Key(own, 'emoji_sets', 'party'), l2Key(own, 'a:b', 1), versionKey(own, 'emoji_sets', 'party')].sort(),
+    )
+    expect(l2Key(own, 'emoji_sets', 'party')).toBe(`${own}{["emoji_sets","party"]}`)
+  })
+
+  it('stores a small header then the payload, with PX ttl', async () => {
+    const store = redisL2({ url: REDIS_URL, prefix })
+    await store.set('hdr', 'a', { kind: 'value', value: { x: 1 }, version: 42, ttl: 5_000 })
+    await store.set('hdr', 'b', { kind: 'tombstone', version: 7, ttl: 5_000 })
+    expect((await raw.getBuffer(l2Key(prefix, 'hdr', 'a')))?.toString()).toBe('v42:{"x":1}')
+    expect((await raw.getBuffer(l2Key(prefix, 'hdr', 'b')))?.toString()).toBe('t7:')
+    const pttl = await raw.pttl(l2Key(prefix, 'hdr', 'a'))
+    expect(pttl).toBeGreaterThan(0)
+    expect(pttl).toBeLessThanOrEqual(5_000)
+    await store.close()
+  })
+
+  it('gives the version key a long expiry, renewed by each nextVersion, and keeps it on delete', async () => {
+    const store = redisL2({ url: REDIS_URL, prefix })
+    await store.nextVersion('ver', 'a')
+    await store.set('ver', 'a', { kind: 'value', value: 1, version: 1, ttl: 5_000 })
+    await store.delete('ver', 'a')
+    const pttl = await raw.pttl(versionKey(prefix, 'ver', 'a'))
+    expect(pttl).toBeGreaterThan(VERSION_TTL_MS - 60_000)
+    expect(pttl).toBeLessThanOrEqual(VERSION_TTL_MS)
+    expect(await store.nextVersion('ver', 'a')).toBe(2)
+    await store.close()
+  })
+
+  it('keeps versions ordered under racing writers: the highest version wins', async () => {
+    const store = redisL2({ url: REDIS_URL, prefix })
+    const versions = [5, 1, 9, 3, 20, 7, 2, 11, 19, 4]
+    const written = await Promise.all(versions.map((version) => store.set('race', 'r', { kind: 'value', value: version, version, ttl: 5_000 })))
+    expect(written).toContain(true)
+    expect((await store.get('race', 'r'))?.version).toBe(20)
+    await store.close()
+  })
+
+  it('round-trips Map, Set, Date, BigInt and undefined through Redis with v8Codec', async () => {
+    const store = redisL2({ url: REDIS_URL, prefix: `${prefix}v8:`, codec: v8Codec })
+    const value = { map: new Map<unknown, unknown>([['a', 1], [2, new Date(0)]]), set: new Set([1n, 2n]), when: new Date(1_700_000_000_000), big: 2n ** 70n, nothing: undefined }
+    await store.set('v8', 'x', { kind: 'value', value, version: 1, ttl: 5_000 })
+    const entry = await store.get('v8', 'x')
+    expect(entry?.value).toEqual(value)
+    expect((entry?.value as typeof value).map).toBeInstanceOf(Map)
+    expect((entry?.value as typeof value).big).toBe(2n ** 70n)
+    await store.set('v8', 'u', { kind: 'value', value: undefined, version: 1, ttl: 5_000 })
+    expect(await store.get('v8', 'u')).toMatchObject({ kind: 'value', value: undefined })
+    await store.close()
+  })
+
+  it('rejects a value the codec cannot carry and writes nothing', async () => {
+    const store = redisL2({ url: REDIS_URL, prefix })
+    await expect(store.set('enc', 'big', { kind: 'value', value: 1n, version: 1, ttl: 5_000 })).rejects.toThrow(TypeError)
+    expect(await raw.exists(l2Key(prefix, 'enc', 'big'))).toBe(0)
+    await store.close()
+  })
+
+  describe('a corrupt entry makes get reject with L2CorruptEntryError', () => {
+    const cases: [string, string | Buffer][] = [
+      ['no header', 'garbage'],
+      ['an unknown kind', 'x1:{}'],
+      ['malformed JSON', 'v1:{"a":'],
+      ['JSON holding __proto__', 'v1:{"__proto__":{"polluted":1}}'],
+      ['JSON holding constructor.prototype', 'v1:{"a":[{"constructor":{"prototype":{"polluted":1}}}]}'],
+      ['an escaped __proto__ key', 'v1:{"\\u005f_proto__":{"polluted":1}}'],
+    ]
+    it.each(cases)('%s', async (_label, payload) => {
+      const store = redisL2({ url: REDIS_URL, prefix })
+      const key = l2Key(prefix, 'corrupt', _label)
+      await raw.set(key, payload, 'PX', 5_000)
+      const error = await store.get('corrupt', _label).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(L2CorruptEntryError)
+      expect((error as L2CorruptEntryError).key).toBe(key)
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+      expect(Object.prototype).not.toHaveProperty('polluted')
+      // A write replaces the unreadable entry (its header, when readable, still fences lower versions).
+      expect(await store.set('corrupt', _label, { kind: 'value', value: 'fixed', version: 1, ttl: 5_000 })).toBe(true)
+      expect((await store.get('corrupt', _label))?.value).toBe('fixed')
+      await store.close()
+    })
+
+    it('a v8 payload that does not deserialise', async () => {
+      const store = redisL2({ url: REDIS_URL, prefix, codec: v8Codec })
+      await raw.set(l2Key(prefix, 'corrupt', 'v8'), Buffer.from([0x76, 0x31, 0x3a, 0xff, 0x0f, 0x6f, 0x22]), 'PX', 5_000)
+      await expect(store.get('corrupt', 'v8')).rejects.toBeInstanceOf(L2CorruptEntryError)
+      await store.close()
+    })
+
+    it('a key without expiry (not written by a store)', async () => {
+      const store = redisL2({ url: REDIS_URL, prefix })
+      await raw.set(l2Key(prefix, 'corrupt', 'persist'), 'v1:1')
+      await expect(store.get('corrupt', 'persist')).rejects.toBeInstanceOf(L2CorruptEntryError)
+      await store.close()
+    })
+  })
+
+  it('with a given client: uses it, and close() leaves it open', async () => {
+    const client = new Redis(REDIS_URL)
+    const store = redisL2({ client, prefix })
+    await store.set('given', 'a', { kind: 'value', value: 'shared', version: 1, ttl: 5_000 })
+    expect((await store.get('given', 'a'))?.value).toBe('shared')
+    await store.close()
+    await store.close()
+    expect(await client.ping()).toBe('PONG')
+    await client.quit()
+  })
+
+  it('with a url: close() ends the connection it opened', async () => {
+    const store = redisL2({ url: REDIS_URL, prefix })
+    expect(await store.get('own', 'a')).toBeUndefined()
+    await store.close()
+    await expect(store.get('own', 'a')).rejects.toThrow(/close/)
+  })
+
+  it('accepts a Cluster client without connecting it', async () => {
+    const cluster = new Cluster([{ host: '127.0.0.1', port: 6379 }], { lazyConnect: true })
+    const store = redisL2({ client: cluster, prefix })
+    await store.close()
+    expect(cluster.status).toBe('wait')
+    cluster.disconnect()
+  })
+
+  it('fails fast, without crashing, when nothing listens at the url', async () => {
+    const store = redisL2({ url: 'redis://127.0.0.1:1', prefix })
+    await expect(store.get('down', 'a')).rejects.toThrow()
+    await expect(store.set('down', 'a', { kind: 'value', value: 1, version: 1, ttl: 5_000 })).rejects.toThrow()
+    await store.close()
+  })
+})
+
+describe('redisL2 options', () => {
+  it('needs exactly one of client and url, naming them', () => {
+    expect(() => redisL2({})).toThrow(TypeError)
+    expect(() => redisL2({})).toThrow(/`client` and `url`, got neither/)
+    const client = new Redis({ lazyConnect: true })
+    expect(() => redisL2({ client, url: REDIS_URL })).toThrow(/`client` and `url`, got both/)
+    client.disconnect()
+  })
+
+  it('names a bad client, url, prefix or codec', () => {
+    expect(() => redisL2({ client: {} as never })).toThrow(/`client`/)
+    expect(() => redisL2({ url: '' })).toThrow(/`url`/)
+    expect(() => redisL2({ url: REDIS_URL, prefix: 7 as never })).toThrow(/`prefix`/)
+    expect(() => redisL2({ url: REDIS_URL, prefix: 'bad\ud800' })).toThrow(/`prefix`/)
+    expect(() => redisL2({ url: REDIS_URL, codec: { encode: JSON.stringify } as never })).toThrow(/`codec`/)
+  })
+
+  it('carries the timeout option as the store\'s timeout, and names a bad one', async () => {
+    const client = new Redis({ lazyConnect: true })
+    expect(redisL2({ client, timeout: 25 }).timeout).toBe(25)
+    expect(redisL2({ client }).timeout).toBeUndefined()
+    expect(() => redisL2({ client, timeout: 0 })).toThrow(/`timeout`/)
+    expect(() => redisL2({ client, timeout: Number.NaN })).toThrow(RangeError)
+    client.disconnect()
+  })
+})

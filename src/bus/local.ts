@@ -1,0 +1,89 @@
+/**
+ * The in-process coherence bus: tables in one process that share this object hear each other.
+ *
+ * Delivery is synchronous: `publish` validates the message, then hands one frozen copy of it to
+ * every subscriber, in subscription order, before `publish` returns its (already resolved)
+ * promise. A handler that publishes while it runs delivers that nested message at once, to every
+ * subscriber, before the outer delivery goes on. A handler that throws does not stop delivery to
+ * the others and does not reject `publish`; its error goes to `onHandlerError`, or is dropped.
+ */
+import mitt from 'mitt'
+import type { Bus, BusDelivery, CoherenceMessage } from './bus.js'
+import { parseCoherenceMessage } from './message.js'
+
+/** Options of `localBus`. */
+export interface LocalBusOptions {
+  /** Receives what a subscriber threw, with the delivery it was handling. Default: dropped. */
+  onHandlerError?: (error: unknown, delivery: BusDelivery) => void
+}
+
+type Events = { delivery: BusDelivery }
+
+/**
+ * Creates an in-process bus on mitt. `publish` rejects with a `TypeError` for a malformed message
+ * (nothing is delivered) and, after `close()`, with an error whose `code` is `'BUS_CLOSED'`.
+ * After `close()`, `subscribe` returns an unsubscribe that does nothing.
+ */
+export function localBus(options: LocalBusOptions = {}): Bus {
+  const onHandlerError = options.onHandlerError
+  if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
+    throw new TypeError(`localBus: onHandlerError must be a function, got ${typeof onHandlerError}`)
+  }
+  // Written by subscribe, unsubscribe and close; mitt iterates a copy of the list on emit.
+  const emitter = mitt<Events>()
+  let closed = false
+
+  return {
+    async publish(message: CoherenceMessage): Promise<void> {
+      if (closed) throw busClosed()
+      const parsed = parseCoherenceMessage(message)
+      if (!parsed.ok) throw new TypeError(`localBus.publish: invalid coherence message: ${parsed.reason}`)
+      const delivery: BusDelivery = Object.freeze({ type: 'message', message: Object.freeze(parsed.message) })
+      emitter.emit('delivery', delivery)
+    },
+
+    subscribe(handler: (delivery: BusDelivery) => void): () => void {
+      if (typeof handler !== 'function') throw new TypeError(`localBus.subscribe: handler must be a function, got ${typeof handler}`)
+      if (closed) return () => {}
+      // One wrapper per subscription, so subscribing one function twice means two subscriptions.
+      let active = true
+      const wrapper = (delivery: BusDelivery): void => {
+        // An unsubscribe or close made by an earlier handler of this delivery takes effect at once.
+        if (!active || closed) return
+        try {
+          handler(delivery)
+        } catch (error) {
+          reportHandlerError(onHandlerError, error, delivery)
+        }
+      }
+      emitter.on('delivery', wrapper)
+      return () => {
+        if (!active) return
+        active = false
+        emitter.off('delivery', wrapper)
+      }
+    },
+
+    async close(): Promise<void> {
+      closed = true
+      emitter.all.clear()
+    },
+  }
+}
+
+function reportHandlerError(
+  onHandlerError: LocalBusOptions['onHandlerError'],
+  error: unknown,
+  delivery: BusDelivery,
+): void {
+  if (onHandlerError === undefined) return
+  try {
+    onHandlerError(error, delivery)
+  } catch {
+    // The error reporter itself failed; delivery to the other subscribers goes on regardless.
+  }
+}
+
+function busClosed(): Error {
+  return Object.assign(new Error('localBus is closed: publish refused'), { code: 'BUS_CLOSED' as const })
+}

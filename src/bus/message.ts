@@ -1,0 +1,136 @@
+/**
+ * The coherence message on the wire, and the one gate every incoming message passes.
+ *
+ * Wire format: one UTF-8 JSON object per message, at most `MAX_WIRE_BYTES` bytes,
+ *
+ *   {"table":"emoji_sets","id":"party","version":17,"kind":"invalidate","origin":"b3f…"}
+ *
+ * - `table`: non-empty string, at most `MAX_TABLE_LENGTH` UTF-16 code units;
+ * - `id`: a string (at most `MAX_ID_LENGTH` code units) or a finite number; the JSON type is the
+ *   id's type, so `1` and `"1"` stay different ids;
+ * - `version`: a finite number ≥ 0 (`-0` reads as `0`);
+ * - `kind`: `"put"` or `"invalidate"`;
+ * - `origin`: non-empty string, at most `MAX_ORIGIN_LENGTH` code units.
+ *
+ * Unknown extra keys are ignored (a newer publisher may add fields during a rolling upgrade),
+ * except `__proto__`, `constructor` and `prototype`, which reject the message. A valid message is
+ * always re-read into a fresh object holding only the five known fields, so nothing a sender adds
+ * is ever merged into anything. The whole encoded message must fit in `MAX_WIRE_BYTES`.
+ */
+import type { CoherenceMessage } from './bus.js'
+
+/** Largest payload `decodeWire` reads, in bytes; larger payloads are refused before parsing. */
+export const MAX_WIRE_BYTES = 128 * 1024
+/** Longest `table` name, in UTF-16 code units. */
+export const MAX_TABLE_LENGTH = 1024
+/** Longest string `id`, in UTF-16 code units. */
+export const MAX_ID_LENGTH = 64 * 1024
+/** Longest `origin`, in UTF-16 code units. */
+export const MAX_ORIGIN_LENGTH = 256
+
+/** The outcome of reading a message: the fresh, validated message, or why it was refused. */
+export type ParseResult = { ok: true; message: CoherenceMessage } | { ok: false; reason: string }
+
+const POISONED_KEYS = ['__proto__', 'constructor', 'prototype'] as const
+// JSON writes at most 6 bytes per UTF-16 code unit (`\u0000`); below this many code units in the
+// three strings the encoding cannot exceed MAX_WIRE_BYTES, so the exact size is only measured above.
+const SAFE_CODE_UNITS = Math.floor((MAX_WIRE_BYTES - 256) / 6)
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+const refuse = (reason: string): ParseResult => ({ ok: false, reason })
+
+/**
+ * Validates an untrusted value as a coherence message. Never throws: getters and proxies that
+ * throw are refused too. Returns a fresh object with only the known fields.
+ */
+export function parseCoherenceMessage(raw: unknown): ParseResult {
+  try {
+    return parseObject(raw)
+  } catch {
+    return refuse('message could not be read')
+  }
+}
+
+function parseObject(raw: unknown): ParseResult {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return refuse('message is not an object')
+  const proto: unknown = Object.getPrototypeOf(raw)
+  if (proto !== Object.prototype && proto !== null) return refuse('message is not a plain object')
+  for (const key of POISONED_KEYS) {
+    if (Object.hasOwn(raw, key)) return refuse(`message has a forbidden key "${key}"`)
+  }
+  // Own properties only: a polluted Object.prototype must not supply a missing field.
+  const own = (key: string): unknown => (Object.hasOwn(raw, key) ? (raw as Record<string, unknown>)[key] : undefined)
+  const table = own('table')
+  const id = own('id')
+  const version = own('version')
+  const kind = own('kind')
+  const origin = own('origin')
+
+  if (typeof table !== 'string' || table.length === 0) return refuse('table must be a non-empty string')
+  if (table.length > MAX_TABLE_LENGTH) return refuse(`table is longer than ${MAX_TABLE_LENGTH}`)
+  if (typeof id === 'string') {
+    if (id.length > MAX_ID_LENGTH) return refuse(`id is longer than ${MAX_ID_LENGTH}`)
+  } else if (typeof id !== 'number' || !Number.isFinite(id)) {
+    return refuse('id must be a string or a finite number')
+  }
+  if (typeof version !== 'number' || !Number.isFinite(version) || version < 0) {
+    return refuse('version must be a finite number >= 0')
+  }
+  if (kind !== 'put' && kind !== 'invalidate') return refuse('kind must be "put" or "invalidate"')
+  if (typeof origin !== 'string' || origin.length === 0) return refuse('origin must be a non-empty string')
+  if (origin.length > MAX_ORIGIN_LENGTH) return refuse(`origin is longer than ${MAX_ORIGIN_LENGTH}`)
+
+  // `+ 0` turns -0 into 0, which is what JSON carries.
+  const message: CoherenceMessage = {
+    table,
+    id: typeof id === 'number' ? id + 0 : id,
+    version: version + 0,
+    kind,
+    origin,
+  }
+  const codeUnits = table.length + origin.length + (typeof id === 'string' ? id.length : 0)
+  if (codeUnits > SAFE_CODE_UNITS && Buffer.byteLength(encodeWire(message)) > MAX_WIRE_BYTES) {
+    return refuse(`encoded message is larger than ${MAX_WIRE_BYTES} bytes`)
+  }
+  return { ok: true, message }
+}
+
+/**
+ * Encodes a message in the wire format: JSON of the five known fields, in a fixed order.
+ * Encode only messages `parseCoherenceMessage` accepted; those always fit in `MAX_WIRE_BYTES`.
+ */
+export function encodeWire(message: CoherenceMessage): string {
+  const { table, id, version, kind, origin } = message
+  return JSON.stringify({ table, id, version, kind, origin })
+}
+
+/**
+ * Reads one payload off the wire. Refuses payloads over `MAX_WIRE_BYTES` before decoding them,
+ * invalid UTF-8 and non-JSON, then validates with `parseCoherenceMessage`. Never throws.
+ * `JSON.parse` defines `__proto__` as an ordinary own key (it never sets a prototype), and such
+ * keys are refused by the validation, so a payload cannot pollute any prototype.
+ */
+export function decodeWire(payload: string | Buffer): ParseResult {
+  let text: string
+  if (typeof payload === 'string') {
+    // A string takes at least one UTF-8 byte per code unit: the cheap test first.
+    if (payload.length > MAX_WIRE_BYTES || Buffer.byteLength(payload) > MAX_WIRE_BYTES) {
+      return refuse(`payload is larger than ${MAX_WIRE_BYTES} bytes`)
+    }
+    text = payload
+  } else {
+    if (payload.byteLength > MAX_WIRE_BYTES) return refuse(`payload is larger than ${MAX_WIRE_BYTES} bytes`)
+    try {
+      text = utf8.decode(payload)
+    } catch {
+      return refuse('payload is not valid UTF-8')
+    }
+  }
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch {
+    return refuse('payload is not JSON')
+  }
+  return parseCoherenceMessage(raw)
+}

@@ -1,0 +1,57 @@
+import { deserialize, serialize } from 'node:v8'
+import { describe } from '../id.js'
+
+/**
+ * Turns an L2 value into bytes and back. Only values travel through a codec: the negative marker
+ * (`kind: 'absent'`), tombstones and versions live in the entry header, so a codec never has to
+ * reserve a value for them. `decode` throws on a payload it does not accept; the adapter reports
+ * that as an `L2CorruptEntryError` (a miss for the table).
+ */
+export interface Codec {
+  /** The payload for `value`; a string is written as UTF-8. Throws for a value it cannot carry. */
+  encode(value: unknown): Buffer | string
+  /** The value a payload holds. Throws for a payload that is malformed or unsafe. */
+  decode(payload: Buffer): unknown
+}
+
+/** Keys a decoded object may not hold: a later merge of such an object could pollute prototypes. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+/** Text that might spell a forbidden key, directly or through `\u` escapes; anything else parses fast. */
+const SUSPECT = /proto|constructor|\\u/
+
+function refuseForbidden(key: string, value: unknown): unknown {
+  if (FORBIDDEN_KEYS.has(key)) throw new SyntaxError(`jsonCodec: refused a payload holding the key ${JSON.stringify(key)}`)
+  return value
+}
+
+/**
+ * The default codec: JSON as UTF-8. `undefined` is the empty payload (so it round trips); `null`,
+ * numbers, strings, booleans, arrays and plain objects round trip as JSON does (`Date` becomes a
+ * string, `undefined` inside objects is dropped). A top-level value JSON cannot carry (a function, a
+ * symbol) or a `BigInt` throws on encode. `decode` rejects any payload whose JSON holds a
+ * `__proto__`, `constructor` or `prototype` key, at any depth and however it is escaped.
+ */
+export const jsonCodec: Codec = {
+  encode(value) {
+    if (value === undefined) return ''
+    const text = JSON.stringify(value) as string | undefined
+    if (text === undefined) throw new TypeError(`jsonCodec: cannot encode ${describe(value)}`)
+    return text
+  },
+  decode(payload) {
+    if (payload.length === 0) return undefined
+    const text = payload.toString('utf8')
+    return SUSPECT.test(text) ? JSON.parse(text, refuseForbidden) : JSON.parse(text)
+  },
+}
+
+/**
+ * Node's structured serialisation (`node:v8`): carries `Map`, `Set`, `Date`, `BigInt`, typed arrays,
+ * `undefined` and cycles. Both ends must run a compatible Node; functions and class prototypes do
+ * not survive (class instances come back as plain objects).
+ */
+export const v8Codec: Codec = {
+  encode: (value) => serialize(value),
+  decode: (payload) => deserialize(payload),
+}

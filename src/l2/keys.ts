@@ -1,0 +1,34 @@
+import { describe, isId, type Id } from '../id.js'
+
+/**
+ * The Redis key layout. A data key is `prefix` verbatim, then `{` + `JSON.stringify([table, id])` + `}`;
+ * the version key of the same (table, id) is that data key followed by `:v`. For example
+ * `echostore:{["emoji_sets","party"]}` and `echostore:{["emoji_sets","party"]}:v`.
+ *
+ * - Unambiguous: JSON quotes and escapes the table and the id, so table `a:b` with id `c` never meets
+ *   table `a` with id `b:c`, and the number `1` (`[..,1]`) never meets the string `'1'` (`[..,"1"]`).
+ *   No encoding of a pair is a proper suffix of another, so even distinct prefixes never collide.
+ * - Data keys end in `}`, version keys in `:v`: the two families never share a key.
+ * - The braces make the pair a Redis Cluster hash tag, so a data key and its version key live in one
+ *   slot (the version script touches both). A prefix that itself holds `{...}` takes over the hash tag
+ *   (every key of that prefix in one slot); a prefix holding a lone `{` or an empty `{}` breaks the
+ *   co-location under Cluster, so keep braces out of prefixes unless you mean a whole-prefix tag.
+ * - `0` and `-0` are one id (as in a `Map`).
+ */
+export function l2Key(prefix: string, table: string, id: Id): string {
+  if (typeof table !== 'string') throw new TypeError(`echostore: an L2 table name must be a string, got ${describe(table)}`)
+  if (!isId(id)) throw new TypeError(`echostore: an id must be a string or a finite number, got ${describe(id)}`)
+  return `${prefix}{${JSON.stringify([table, id])}}`
+}
+
+/** The key of the version counter for (table, id): its data key followed by `:v` (see {@link l2Key}). */
+export function versionKey(prefix: string, table: string, id: Id): string {
+  return `${l2Key(prefix, table, id)}:v`
+}
+
+/**
+ * How long a version counter outlives the last version it issued: 7 days, renewed by every
+ * `nextVersion`. A counter that lapses restarts above the live entry's version, so a lapse can only
+ * matter to a writer that holds a version issued more than 7 days earlier and never used.
+ */
+export const VERSION_TTL_MS = 7 * 24 * 60 * 60 * 1000

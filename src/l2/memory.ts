@@ -1,0 +1,139 @@
+import { systemClock, type Clock } from '../clock.js'
+import { describe, type Id } from '../id.js'
+import { l2Key, VERSION_TTL_MS } from './keys.js'
+import type { L2Entry, L2Kind, L2Store, L2Write } from './store.js'
+
+/** Options of {@link memoryL2}. */
+export interface MemoryL2Options {
+  /** Time for expiry; tests pass a `manualClock`. Default: the system clock. */
+  clock?: Clock
+}
+
+/** A {@link memoryL2} store: an `L2Store` that also tells how many entries it holds. */
+export interface MemoryL2 extends L2Store {
+  /** Entries held now, expired ones not yet dropped included. */
+  readonly size: number
+}
+
+interface Stored {
+  kind: L2Kind
+  value: unknown
+  version: number
+  /** Clock time at which the entry dies: live while `now < expiresAt`. */
+  expiresAt: number
+}
+
+interface Counter {
+  version: number
+  expiresAt: number
+}
+
+const KINDS: ReadonlySet<unknown> = new Set<L2Kind>(['value', 'absent', 'tombstone'])
+
+/** Sweeps run at most once per this many writes, and otherwise once per entry left by the last sweep. */
+const MIN_SWEEP_EVERY = 64
+
+function checkWrite(entry: L2Write): void {
+  if (!KINDS.has(entry.kind)) throw new TypeError(`memoryL2.set: kind must be 'value', 'absent' or 'tombstone', got ${describe(entry.kind)}`)
+  if (!Number.isSafeInteger(entry.version) || entry.version < 0) throw new RangeError(`memoryL2.set: version must be a safe integer ≥ 0, got ${describe(entry.version)}`)
+  if (!Number.isSafeInteger(entry.ttl) || entry.ttl < 1) throw new RangeError(`memoryL2.set: ttl must be an integer ≥ 1, got ${describe(entry.ttl)}`)
+}
+
+/**
+ * An in-process L2 with the same semantics as `redisL2`: entries expire after their `ttl` on the
+ * clock, `set` is refused only when the held version is strictly higher, `nextVersion` per
+ * (table, id) is one more than the larger of the last version it issued and the live entry's
+ * version, and (table, id) pairs are keyed as in Redis (`1` and `'1'` are distinct).
+ *
+ * Values are held by reference, as an L1 holds them: mutating an object after `set`, or one read by
+ * `get`, changes what the store holds. Expired entries are dropped when a read or write meets them,
+ * and a full sweep runs once the writes since the last sweep reach what that sweep left held (at
+ * least 64), so the store holds at most about twice its live entries (+ 64), at amortised O(1) per
+ * write. Version counters lapse like Redis version keys
+ * (`VERSION_TTL_MS` after their last issue). After `close()` every call rejects.
+ */
+export function memoryL2({ clock = systemClock }: MemoryL2Options = {}): MemoryL2 {
+  const entries = new Map<string, Stored>()
+  const counters = new Map<string, Counter>()
+  /** Writes left before the next sweep: reset by each sweep to what it left held (at least 64). */
+  let writesToSweep = MIN_SWEEP_EVERY
+  let closed = false
+
+  function open(op: string): void {
+    if (closed) throw new Error(`echostore: memoryL2.${op} called after close()`)
+  }
+
+  function liveEntry(key: string, now: number): Stored | undefined {
+    const entry = entries.get(key)
+    if (entry === undefined || entry.expiresAt > now) return entry
+    entries.delete(key)
+    return undefined
+  }
+
+  function liveCounter(key: string, now: number): Counter | undefined {
+    const counter = counters.get(key)
+    if (counter === undefined || counter.expiresAt > now) return counter
+    counters.delete(key)
+    return undefined
+  }
+
+  function maybeSweep(now: number): void {
+    if (--writesToSweep > 0) return
+    for (const [key, entry] of entries) if (entry.expiresAt <= now) entries.delete(key)
+    for (const [key, counter] of counters) if (counter.expiresAt <= now) counters.delete(key)
+    writesToSweep = Math.max(MIN_SWEEP_EVERY, entries.size + counters.size)
+  }
+
+  return {
+    get size() {
+      return entries.size
+    },
+
+    async get(table: string, id: Id): Promise<L2Entry | undefined> {
+      open('get')
+      const now = clock.now()
+      const entry = liveEntry(l2Key('', table, id), now)
+      if (entry === undefined) return undefined
+      const ttl = entry.expiresAt - now
+      return entry.kind === 'value'
+        ? { kind: 'value', value: entry.value, version: entry.version, ttl }
+        : { kind: entry.kind, version: entry.version, ttl }
+    },
+
+    async set(table: string, id: Id, entry: L2Write): Promise<boolean> {
+      open('set')
+      checkWrite(entry)
+      const key = l2Key('', table, id)
+      const now = clock.now()
+      const held = liveEntry(key, now)
+      if (held !== undefined && held.version > entry.version) return false
+      const value = entry.kind === 'value' ? entry.value : undefined
+      entries.set(key, { kind: entry.kind, value, version: entry.version, expiresAt: now + entry.ttl })
+      maybeSweep(now)
+      return true
+    },
+
+    async delete(table: string, id: Id): Promise<void> {
+      open('delete')
+      entries.delete(l2Key('', table, id))
+    },
+
+    async nextVersion(table: string, id: Id): Promise<number> {
+      open('nextVersion')
+      const key = l2Key('', table, id)
+      const now = clock.now()
+      const issued = liveCounter(key, now)?.version ?? 0
+      const held = liveEntry(key, now)?.version ?? 0
+      const version = Math.max(issued, held) + 1
+      counters.set(key, { version, expiresAt: now + VERSION_TTL_MS })
+      maybeSweep(now)
+      return version
+    },
+
+    async close(): Promise<void> {
+      closed = true
+      entries.clear()
+      counters.clear()
+    },
+  }
+}
