@@ -238,9 +238,9 @@ export class Table<V> {
     if (!isId(id)) throw new TypeError(`echostore: ${op} id must be a string or a finite number, got ${describe(id)}`)
     if (this.#closing !== undefined) throw new TableClosedError(this.name, id)
     const version = options?.version
-    if (version !== undefined && !(typeof version === 'number' && Number.isFinite(version) && version >= 0)) {
+    if (version !== undefined && !(Number.isSafeInteger(version) && version >= 0)) {
       const Kind = typeof version === 'number' ? RangeError : TypeError
-      throw new Kind(`echostore: ${op}(${JSON.stringify(id)}) option "version" must be a finite number ≥ 0, got ${describe(version)}`)
+      throw new Kind(`echostore: ${op}(${JSON.stringify(id)}) option "version" must be an integer ≥ 0, got ${describe(version)}`)
     }
   }
 

@@ -92,8 +92,8 @@ class FlightContext implements LoaderContext {
     return this.flight.signal
   }
   setVersion(version: number): void {
-    if (!(typeof version === 'number' && Number.isFinite(version) && version >= 0)) {
-      throw new TypeError(`echostore: setVersion takes a finite number ≥ 0, got ${String(version)}`)
+    if (!(Number.isSafeInteger(version) && version >= 0)) {
+      throw new TypeError(`echostore: setVersion takes an integer ≥ 0, got ${String(version)}`)
     }
     this.flight.reported = version
   }
