@@ -1,0 +1,160 @@
+/**
+ * Type tests of the public surface (mitt style): what must compile is checked with `expectTypeOf`,
+ * what must not compile sits under `// @ts-expect-error`, so an unused directive fails too.
+ * Run by `vitest` (typecheck mode, `spec/**\/*.test-d.ts`) and by `tsc --noEmit`; nothing here executes.
+ */
+import { describe, expectTypeOf, test } from 'vitest'
+import {
+  type Id,
+  type Loader,
+  type LoaderContext,
+  type ManualClock,
+  type Stats,
+  type TableEvents,
+  Table,
+  createTable,
+  manualClock,
+} from '../src/index.js'
+
+interface Foo {
+  foo: string
+}
+
+const foo: Foo = { foo: 'bar' }
+
+describe('createTable<V>', () => {
+  test('returns a Table<V> whose fetch resolves to V | undefined', () => {
+    const table = createTable<Foo>()
+    expectTypeOf(table).toEqualTypeOf<Table<Foo>>()
+    expectTypeOf(table.fetch('x', () => foo)).toEqualTypeOf<Promise<Foo | undefined>>()
+    expectTypeOf(table.fetch).returns.toEqualTypeOf<Promise<Foo | undefined>>()
+  })
+
+  test('unknown option keys and ill-typed options are compile errors', () => {
+    createTable<Foo>({ name: 'foos', ttl: 5, jitter: 0.2, capacity: 10, sweepInterval: 100, negativeTtl: 0, loadTimeout: 50, coalesce: false })
+    // @ts-expect-error a typo of `ttl`
+    createTable<Foo>({ tll: 5 })
+    // @ts-expect-error `ttl` is a number of ms
+    createTable<Foo>({ ttl: '5s' })
+    // @ts-expect-error `coalesce` is a boolean
+    createTable<Foo>({ coalesce: 'yes' })
+  })
+})
+
+describe('fetch', () => {
+  const table = createTable<Foo>()
+  const strings = createTable<string>()
+
+  test('the loader may return V, undefined, or a PromiseLike of either', () => {
+    expectTypeOf<ReturnType<Loader<Foo>>>().toEqualTypeOf<Foo | undefined | PromiseLike<Foo | undefined>>()
+    table.fetch('x', () => foo)
+    table.fetch('x', () => undefined)
+    table.fetch('x', async () => foo)
+    table.fetch('x', async () => undefined)
+    const thenable: PromiseLike<Foo | undefined> = Promise.resolve(foo)
+    table.fetch('x', () => thenable)
+    strings.fetch('x', () => 'a string')
+  })
+
+  test('a loader of the wrong type is a compile error', () => {
+    // @ts-expect-error a number for a table of strings
+    strings.fetch('x', () => 42)
+    // @ts-expect-error a promise of a number for a table of strings
+    strings.fetch('x', async () => 42)
+    // @ts-expect-error a Foo lacking its field
+    table.fetch('x', () => ({ bar: 1 }))
+    // @ts-expect-error the loader must be a function
+    table.fetch('x', foo)
+  })
+
+  test('the loader receives the id and a context with a signal', () => {
+    table.fetch(1, (id, context) => {
+      expectTypeOf(id).toEqualTypeOf<Id>()
+      expectTypeOf(context).toEqualTypeOf<LoaderContext>()
+      expectTypeOf(context.signal).toEqualTypeOf<AbortSignal>()
+      return undefined
+    })
+  })
+
+  test('the id is a string or a number, nothing else', () => {
+    expectTypeOf<Id>().toEqualTypeOf<string | number>()
+    expectTypeOf(table.fetch).parameter(0).toEqualTypeOf<string | number>()
+    table.fetch('a', () => foo)
+    table.fetch(1, () => foo)
+    // @ts-expect-error a boolean id
+    table.fetch(true, () => foo)
+    // @ts-expect-error an object id
+    table.fetch({ id: 1 }, () => foo)
+    // @ts-expect-error a bigint id
+    table.fetch(1n, () => foo)
+    // @ts-expect-error no id at all
+    table.fetch(undefined, () => foo)
+  })
+
+  test('per-call options: signal and timeout, nothing else', () => {
+    table.fetch('x', () => foo, { signal: AbortSignal.timeout(10), timeout: 5 })
+    // @ts-expect-error `timeout` is a number of ms
+    table.fetch('x', () => foo, { timeout: '5' })
+    // @ts-expect-error a typo of `timeout`
+    table.fetch('x', () => foo, { tiemout: 5 })
+  })
+})
+
+describe('stats', () => {
+  const table = createTable<Foo>()
+
+  test('Table.stats(t) and t.stats() give the same numeric snapshot', () => {
+    const stats = Table.stats(table)
+    expectTypeOf(stats).toEqualTypeOf<Stats>()
+    expectTypeOf(table.stats()).toEqualTypeOf<Stats>()
+    expectTypeOf(stats.hits).toEqualTypeOf<number>()
+    expectTypeOf(stats.hit_rate).toEqualTypeOf<number>()
+    expectTypeOf(stats.coalesced).toEqualTypeOf<number>()
+    expectTypeOf(stats.inflight).toEqualTypeOf<number>()
+    // @ts-expect-error no such counter
+    void stats.hitz
+  })
+
+  test('the snapshot is readonly', () => {
+    const stats = Table.stats(table)
+    // @ts-expect-error a snapshot is not written to
+    stats.hits = 1
+    // @ts-expect-error nor its derived rate
+    stats.hit_rate = 1
+  })
+})
+
+describe('events', () => {
+  const table = createTable<Foo>()
+
+  test('handlers are typed by event name', () => {
+    table.events.on('fill', (e) => {
+      expectTypeOf(e).toEqualTypeOf<TableEvents['fill']>()
+      expectTypeOf(e.id).toEqualTypeOf<Id>()
+      expectTypeOf(e.table).toEqualTypeOf<string>()
+    })
+    table.events.on('error', (e) => {
+      expectTypeOf(e.id).toEqualTypeOf<Id | undefined>()
+      expectTypeOf(e.error).toEqualTypeOf<unknown>()
+    })
+    table.events.on('sweep', (e) => expectTypeOf(e.swept).toEqualTypeOf<number>())
+    // @ts-expect-error no such event
+    table.events.on('fills', () => {})
+    // @ts-expect-error a fill carries no `value`
+    table.events.on('fill', (e) => e.value)
+  })
+})
+
+describe('manualClock', () => {
+  test('advance(ms), set(t) and now() exist, and it is a clock a table accepts', () => {
+    const clock = manualClock()
+    expectTypeOf(clock).toEqualTypeOf<ManualClock>()
+    expectTypeOf(clock.advance).toEqualTypeOf<(ms: number) => void>()
+    expectTypeOf(clock.set).toEqualTypeOf<(t: number) => void>()
+    expectTypeOf(clock.now).returns.toEqualTypeOf<number>()
+    expectTypeOf(manualClock).parameter(0).toEqualTypeOf<number | undefined>()
+    createTable<Foo>({ clock })
+    // @ts-expect-error advance takes ms as a number
+    clock.advance('5')
+  })
+})
