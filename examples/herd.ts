@@ -7,10 +7,15 @@
  *  3. a short TTL drives the hit rate down.
  *
  * Time is simulated with a manual clock (origin latency included), so every run prints the same
- * numbers. `DEMO_SCALE` (default 1) scales the read load; on a terminal the counters redraw in place.
+ * numbers. `DEMO_SCALE` (default 1) scales the read load; on a terminal the counters redraw in place,
+ * elsewhere (CI, a pipe) it prints plain lines. With `REDIS_URL` set, every table also uses the Redis
+ * L2 (under a fresh key prefix, removed at the end); Redis expires entries in real time, so the demo
+ * then runs on the real clock (a few seconds) and its numbers vary a little from run to run.
  * Run: `npm start` or `npx tsx examples/herd.ts`.
  */
-import { type ManualClock, type Stats, type Table, createTable, manualClock } from '../src/index.js'
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { type Clock, type L2Store, type Stats, type Table, type TableOptions, createTable, manualClock, redisL2, systemClock } from '../src/index.js'
 import { barChart, counterLine, live, progress } from './support/readout.js'
 
 const scale = Number(process.env.DEMO_SCALE ?? 1)
@@ -28,7 +33,7 @@ function seeded(seed: number): () => number {
 }
 
 /** A simulated origin: answers after `latency` ms of clock time and records when each load began. */
-function origin<V>(clock: ManualClock, latency: number, make: (id: string | number) => V) {
+function origin<V>(clock: Clock, latency: number, make: (id: string | number) => V) {
   const startedAt: number[] = []
   const loader = (id: string | number) =>
     new Promise<V>((resolve) => {
@@ -38,20 +43,55 @@ function origin<V>(clock: ManualClock, latency: number, make: (id: string | numb
   return { loader, startedAt }
 }
 
+/** The L2 every table of the demo uses: Redis when `REDIS_URL` is set, else none (the embedded default). */
+const redisUrl = process.env.REDIS_URL
+const prefix = `echostore-demo:${randomBytes(4).toString('hex')}:`
+const l2: L2Store | undefined = redisUrl ? redisL2({ url: redisUrl, prefix }) : undefined
+const withL2 = (options: TableOptions): TableOptions => (l2 === undefined ? options : { ...options, l2 })
+
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/** The demo's time: simulated (a manual clock, one step = 1 ms) or, with Redis, real (one step ≈ 1 ms). */
+interface SimClock extends Clock {
+  step(): Promise<void>
+}
+
+function simClock(): SimClock {
+  if (l2 === undefined) {
+    const clock = manualClock(0)
+    return { ...clock, step: () => (clock.advance(1), turn()) }
+  }
+  const start = Date.now()
+  return {
+    now: () => Date.now() - start,
+    setTimeout: systemClock.setTimeout,
+    clearTimeout: systemClock.clearTimeout,
+    step: () => new Promise<void>((resolve) => setTimeout(resolve, 1)),
+  }
+}
 const pause = (ms: number) => (live ? new Promise<void>((resolve) => setTimeout(resolve, ms)) : Promise.resolve())
 
 /** Moves simulated time forward 1 ms at a time, calling `each` before every step. */
-async function run(clock: ManualClock, ms: number, each: (t: number) => void, show?: (t: number) => void): Promise<void> {
-  for (let step = 0; step < ms; step++) {
+async function run(clock: SimClock, ms: number, each: (t: number) => void, show?: (t: number) => void): Promise<void> {
+  for (let step = 0, end = clock.now() + ms; clock.now() < end; step++) {
     each(clock.now())
-    clock.advance(1)
-    await turn()
+    await clock.step()
     if (show !== undefined && step % 10 === 9) {
       show(clock.now())
       await pause(2)
     }
   }
+}
+
+/** Moves simulated time forward until `promise` settles (a Redis round trip takes real time). */
+async function drive<T>(clock: SimClock, promise: Promise<T>): Promise<T> {
+  let done = false
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  )
+  while (!done) await clock.step()
+  return promise
 }
 
 const out = progress()
@@ -61,12 +101,12 @@ const summary: string[] = []
 async function herd(): Promise<Stats> {
   const readers = 200
   console.log(`\n1. A herd: ${readers} cold readers ask for the hottest emoji set at the same instant (origin takes 50 ms).`)
-  const clock = manualClock(0)
-  const sets = createTable<{ id: string; emoji: string[] }>({ name: 'emoji_sets', ttl: 60_000, jitter: 0.2, clock })
+  const clock = simClock()
+  const sets = createTable<{ id: string; emoji: string[] }>(withL2({ name: 'emoji_sets', ttl: 60_000, jitter: 0.2, clock }))
   const db = origin(clock, 50, (id) => ({ id: String(id), emoji: ['🎉', '🥳', '🎊'] }))
   const answers = Array.from({ length: readers }, () => sets.fetch('party', db.loader))
   await run(clock, 60, () => {}, () => out.show(counterLine(sets.stats(), `t=${clock.now()}ms`)))
-  const values = await Promise.all(answers)
+  const values = await drive(clock, Promise.all(answers))
   const stats = sets.stats()
   out.done(counterLine(stats))
   const same = values.every((value) => value === values[0])
@@ -90,15 +130,12 @@ async function cohort(jitter: number): Promise<CohortResult> {
   const rows = 400
   const ttl = 1_000
   const readsPerMs = Math.max(1, Math.round(100 * scale))
-  const clock = manualClock(0)
+  const clock = simClock()
   const random = seeded(2026)
-  const catalog = createTable<{ sku: number }>({ name: 'catalog', ttl, jitter, sweepInterval: 100, clock, random })
+  const catalog = createTable<{ sku: number }>(withL2({ name: `catalog_jitter_${jitter}`, ttl, jitter, sweepInterval: 100, clock, random }))
   const db = origin(clock, 20, (id) => ({ sku: Number(id) }))
   // Fill the cohort together, at t = 0.
-  await Promise.all([
-    ...Array.from({ length: rows }, (_, sku) => catalog.fetch(sku, db.loader)),
-    run(clock, 20, () => {}),
-  ])
+  await drive(clock, Promise.all(Array.from({ length: rows }, (_, sku) => catalog.fetch(sku, db.loader))))
   const filledAt = clock.now()
   const reads: Promise<unknown>[] = []
   await run(
@@ -109,8 +146,7 @@ async function cohort(jitter: number): Promise<CohortResult> {
     },
     (t) => out.show(counterLine(catalog.stats(), `t=${t}ms`)),
   )
-  await run(clock, 30, () => {})
-  await Promise.all(reads)
+  await drive(clock, Promise.all(reads))
   const refills = db.startedAt.filter((t) => t > filledAt)
   const windowOf = (t: number) => Math.floor((t - filledAt) / 10)
   const loadsPerWindow = new Array<number>(windowOf(filledAt + 1_400) + 1).fill(0)
@@ -160,9 +196,9 @@ async function shortTtl(): Promise<void> {
   console.log('\n3. The same hot read load (50 ids, 10 reads/ms for 500 ms) with a 1000 ms TTL and with a 20 ms TTL.')
   const rates: string[] = []
   for (const ttl of [1_000, 20]) {
-    const clock = manualClock(0)
+    const clock = simClock()
     const random = seeded(7)
-    const table: Table<number> = createTable<number>({ name: `ttl_${ttl}`, ttl, jitter: 0.1, clock, random, sweepInterval: 50 })
+    const table: Table<number> = createTable<number>(withL2({ name: `ttl_${ttl}`, ttl, jitter: 0.1, clock, random, sweepInterval: 50 }))
     const db = origin(clock, 5, (id) => Number(id))
     const reads: Promise<unknown>[] = []
     await run(
@@ -173,8 +209,7 @@ async function shortTtl(): Promise<void> {
       },
       (t) => out.show(counterLine(table.stats(), `ttl ${ttl} t=${t}ms`)),
     )
-    await run(clock, 10, () => {})
-    await Promise.all(reads)
+    await drive(clock, Promise.all(reads))
     const stats = table.stats()
     out.done(`   ttl ${String(ttl).padStart(4)} ms: ${counterLine(stats)}`)
     rates.push(`ttl ${ttl} ms → hit rate ${(stats.hit_rate * 100).toFixed(1)}% with ${stats.loads} loads`)
@@ -183,10 +218,27 @@ async function shortTtl(): Promise<void> {
   summary.push(`short TTL:                     ${rates.join('; ')}`)
 }
 
+/** Removes the demo's keys from Redis. */
+async function cleanUp(url: string): Promise<void> {
+  const client = new Redis(url)
+  let cursor = '0'
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000)
+    cursor = next
+    if (keys.length > 0) await client.del(...keys)
+  } while (cursor !== '0')
+  client.disconnect()
+}
+
 console.log('EchoStore demo: a read-through cache that survives a thundering herd by construction.')
-console.log('Time is simulated (a manual clock), so the numbers are the same on every run.')
+console.log(l2 === undefined ? 'Time is simulated (a manual clock), so the numbers are the same on every run.' : 'Time is real (Redis expires entries on its own clock): the numbers vary a little between runs.')
+console.log(redisUrl ? `L2: Redis at ${redisUrl} (key prefix ${prefix})` : 'L2: none (the embedded default; set REDIS_URL to add the Redis L2)')
 await herd()
 await cohorts()
 await shortTtl()
 console.log('\nSummary')
 for (const line of summary) console.log(`  ${line}`)
+if (l2 !== undefined && redisUrl !== undefined) {
+  await l2.close()
+  await cleanUp(redisUrl)
+}
