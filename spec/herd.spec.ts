@@ -75,6 +75,15 @@ describe('a herd of cold readers coalesces onto one load', () => {
     await table.close()
   })
 
+  it('the first miss starts its loader before fetch returns, so a test can move a manual clock right after', async () => {
+    const table = createTable<string>({ clock: manualClock() })
+    let called = false
+    void table.fetch('k', () => ((called = true), 'v'))
+    expect(called).toBe(true)
+    expect(table.stats().inflight).toBe(1)
+    await table.close()
+  })
+
   it('only the first caller’s loader runs; the joiners’ loaders are never called', async () => {
     const table = createTable<string>({ clock: manualClock() })
     const first = latchedLoader<string>()

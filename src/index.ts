@@ -26,3 +26,13 @@ export type { Bus, BusDelivery, CoherenceMessage } from './bus/bus.js'
 export { parseCoherenceMessage, encodeWire, decodeWire, MAX_WIRE_BYTES } from './bus/message.js'
 export { localBus, type LocalBusOptions } from './bus/local.js'
 export { redisBus, DEFAULT_CHANNEL, type RedisBus, type RedisBusOptions } from './bus/redis.js'
+
+// Metrics: the counters as Prometheus metrics through the caller's own prom-client (optional peer).
+export {
+  registerTableMetrics,
+  type PromClient,
+  type PromRegistry,
+  type PromMetricConfig,
+  type MetricsSource,
+  type TableMetricsOptions,
+} from './metrics/prometheus.js'

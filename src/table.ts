@@ -220,8 +220,10 @@ export class Table<V> {
       waiter = new Waiter<V>(resolve, reject, this.#clearTimer)
     })
     const owner = this.#owner
-    owner.send(ev.miss(id, loader, waiter))
-    if (waiter.settled) return answer
+    // A join is posted (batched with the rest of the herd); a miss that starts a flight is sent, so its loader starts now.
+    const miss = ev.miss(id, loader, waiter)
+    if (owner.joinable(id)) owner.post(miss)
+    else owner.send(miss)
     if (timeout !== undefined) {
       const error = () => new FetchTimeoutError(this.name, id, timeout)
       waiter.deadline = this.#clock.setTimeout(() => owner.send(ev.waiterLeft(waiter, 'timeout', error())), timeout)

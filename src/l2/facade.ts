@@ -13,6 +13,9 @@ export const BREAKER_COOLDOWN = 1_000
 const FAILED = Symbol('l2 call failed')
 type Outcome<T> = T | typeof FAILED
 
+/** What {@link L2Facade.get} answers when L2 could not be asked or did not answer (error, timeout, open breaker). */
+export const L2_DOWN = Symbol('L2 down')
+
 /**
  * The table's L2 policy around a dumb {@link L2Store}: every call is bounded by the store's
  * `timeout` on the table's clock, every failure becomes a miss (never an error for the caller),
@@ -37,10 +40,10 @@ export class L2Facade {
     this.timeout = store.timeout ?? DEFAULT_L2_TIMEOUT
   }
 
-  /** The live entry, or `undefined` on a miss, a failure, a timeout or an open breaker. */
-  async get(id: Id): Promise<L2Entry | undefined> {
+  /** The live entry, `undefined` on a miss (a corrupt entry included), or {@link L2_DOWN} on a failure, a timeout or an open breaker. */
+  async get(id: Id): Promise<L2Entry | undefined | typeof L2_DOWN> {
     const entry = await this.call('get', id, () => this.store.get(this.table, id))
-    return entry === FAILED ? undefined : entry
+    return entry === FAILED ? L2_DOWN : entry
   }
 
   /** Writes an entry; `true` written, `false` refused by the version guard, `undefined` not attempted or failed. */
@@ -74,13 +77,17 @@ export class L2Facade {
         this.failed(op, id, new Error(`echostore: L2 ${op} took longer than ${this.timeout} ms`))
         resolve(FAILED)
       }, this.timeout)
-      const settle = (outcome: Outcome<T>, error?: unknown) => {
+      const settle = (result: Outcome<T>, error?: unknown) => {
+        let outcome = result
         if (done) return
         done = true
         this.clock.clearTimeout(timer)
         if (outcome !== FAILED) this.failures = 0
-        else if (error instanceof L2CorruptEntryError) this.counters[C.l2_corrupt]++ // L2 answered: not an outage
-        else {
+        else if (error instanceof L2CorruptEntryError) {
+          this.counters[C.l2_corrupt]++ // L2 answered: a miss, not an outage
+          this.failures = 0
+          outcome = undefined as T
+        } else {
           this.counters[C.l2_errors]++
           this.failed(op, id, error)
         }

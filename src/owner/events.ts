@@ -7,8 +7,12 @@ import type { Waiter } from './waiter.js'
 export interface MissEvent<V> { type: 'miss'; id: Id; loader: Loader<V>; waiter: Waiter<V> }
 /** A flight's load finished (successfully or not). */
 export interface FlightDoneEvent<V> { type: 'flight.done'; flight: Flight<V>; result: FlightResult<V> }
-/** A flight's `loadTimeout` passed. */
-export interface FlightTimeoutEvent<V> { type: 'flight.timeout'; flight: Flight<V> }
+/** L2 refused a flight's write-back: it holds a newer version, so the row the flight stored must go. */
+export interface L2RefusedEvent<V> { type: 'l2.refused'; flight: Flight<V> }
+/** The earliest `loadTimeout` deadline may have passed. */
+export interface DeadlineEvent { type: 'deadline' }
+/** Messages posted in one turn of the event loop, processed in order. */
+export interface BatchEvent<V> { type: 'batch'; events: OwnerEvent<V>[] }
 /** A waiter left before its flight answered: its deadline passed, or its signal aborted. */
 export interface WaiterLeftEvent<V> { type: 'waiter.left'; waiter: Waiter<V>; reason: 'timeout' | 'cancel'; error: unknown }
 /** How the owner answers a local put or invalidate: whether L1 changed, and the version it used. */
@@ -41,7 +45,9 @@ export interface CloseEvent { type: 'close' }
 export type OwnerEvent<V> =
   | MissEvent<V>
   | FlightDoneEvent<V>
-  | FlightTimeoutEvent<V>
+  | L2RefusedEvent<V>
+  | DeadlineEvent
+  | BatchEvent<V>
   | WaiterLeftEvent<V>
   | PutEvent<V>
   | InvalidateEvent
@@ -55,7 +61,9 @@ export type OwnerEvent<V> =
 export const ev = {
   miss: <V>(id: Id, loader: Loader<V>, waiter: Waiter<V>): MissEvent<V> => ({ type: 'miss', id, loader, waiter }),
   flightDone: <V>(flight: Flight<V>, result: FlightResult<V>): FlightDoneEvent<V> => ({ type: 'flight.done', flight, result }),
-  flightTimeout: <V>(flight: Flight<V>): FlightTimeoutEvent<V> => ({ type: 'flight.timeout', flight }),
+  l2Refused: <V>(flight: Flight<V>): L2RefusedEvent<V> => ({ type: 'l2.refused', flight }),
+  deadline: (): DeadlineEvent => ({ type: 'deadline' }),
+  batch: <V>(events: OwnerEvent<V>[]): BatchEvent<V> => ({ type: 'batch', events }),
   waiterLeft: <V>(waiter: Waiter<V>, reason: 'timeout' | 'cancel', error: unknown): WaiterLeftEvent<V> => ({
     type: 'waiter.left',
     waiter,

@@ -1,7 +1,7 @@
-import type { Clock, TimerHandle } from '../clock.js'
+import type { Clock } from '../clock.js'
 import type { Id } from '../id.js'
-import type { L2Facade } from '../l2/facade.js'
-import type { Expiry } from '../rows.js'
+import { type L2Facade, L2_DOWN } from '../l2/facade.js'
+import type { Expiry, Row } from '../rows.js'
 import type { Waiter } from './waiter.js'
 
 /** What a loader receives beside the id. */
@@ -28,7 +28,7 @@ export type FlightResult<V> =
       expiresAt: number | undefined
       /** The version the answer carries. */
       version: number
-      /** L2's version guard refused the write: L2 holds something newer, so L1 must not store it. */
+      /** L2's version guard refused the write-back: L2 holds something newer, so L1 must not store it. */
       refused: boolean
     }
   | { ok: false; error: unknown }
@@ -46,10 +46,10 @@ export class Flight<V> {
   running = true
   /** Set when a newer change of the id arrived mid-flight: its answer still goes to its waiters, but is not stored. */
   fenced = false
-  /** The `loadTimeout` timer. */
-  timer: TimerHandle | undefined = undefined
   /** The version the loader reported, if it did. */
   reported: number | undefined = undefined
+  /** The row the owner stored from this flight's answer, if it stored one. */
+  stored: Row<V> | undefined = undefined
   private controller: AbortController | undefined = undefined
 
   constructor(
@@ -110,17 +110,29 @@ export interface FlightDeps {
 
 /**
  * Runs one load to its result: L2 first (an entry no older than the flight's version answers, with
- * its remaining lifetime), else the loader, whose answer is written to L2 (version-guarded) with the
- * same jittered expiry the row will get. Never rejects: a loader that throws synchronously, rejects
- * or returns a non-promise all become a {@link FlightResult}; every L2 failure is a miss.
+ * its remaining lifetime), else the loader, whose answer is written back to L2 (version-guarded)
+ * with the row's own expiry. Never rejects: a loader that throws synchronously, rejects or returns a
+ * non-promise all become a {@link FlightResult}; every L2 failure is a miss.
+ *
+ * When L2 answered the read, the write-back is awaited, so another process that misses once this
+ * flight has answered finds the value in L2. When L2 was down for the read (error, timeout, open
+ * breaker), the write-back is not awaited, so a fetch costs at most one L2 timeout plus the loader;
+ * a refusal then arrives later through `onLateRefusal`.
  */
-export async function runFlight<V>(flight: Flight<V>, loader: Loader<V>, deps: FlightDeps): Promise<FlightResult<V>> {
+export async function runFlight<V>(
+  flight: Flight<V>,
+  loader: Loader<V>,
+  deps: FlightDeps,
+  onLateRefusal: () => void,
+): Promise<FlightResult<V>> {
   const { clock, expiry, l2 } = deps
   try {
     let version = flight.version
+    let l2Answered = false
     if (l2 !== undefined) {
       const entry = await l2.get(flight.id)
-      if (entry !== undefined && entry.version >= version) {
+      l2Answered = entry !== L2_DOWN
+      if (entry !== undefined && entry !== L2_DOWN && entry.version >= version) {
         if (entry.kind !== 'tombstone') {
           const value = entry.kind === 'value' ? (entry.value as V) : undefined
           return { ok: true, value, source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false }
@@ -130,17 +142,21 @@ export async function runFlight<V>(flight: Flight<V>, loader: Loader<V>, deps: F
     }
     deps.onLoad(flight.id)
     const value = await loader(flight.id, new FlightContext(flight as Flight<unknown>))
-    version = flight.reported ?? version
-    const now = clock.now()
-    const expiresAt = expiry.draw(value, now)
-    let refused = false
-    if (l2 !== undefined && expiresAt !== undefined && flight.writable()) {
-      const kind = value === undefined ? 'absent' : 'value'
-      const ttl = Math.max(1, Math.ceil(expiresAt - now))
-      refused = (await l2.set(flight.id, { kind, value, version, ttl })) === false
-    }
-    return { ok: true, value, source: 'loader', expiresAt, version, refused }
+    const result = { ok: true, value, source: 'loader', expiresAt: expiry.draw(value, clock.now()), version: flight.reported ?? version, refused: false } as const
+    const written = writeBack(flight, result, deps)
+    if (l2Answered) return { ...result, refused: (await written) === false }
+    void written.then((outcome) => outcome === false && onLateRefusal())
+    return result
   } catch (error) {
     return { ok: false, error }
   }
+}
+
+/** Writes a loader's answer to L2, version-guarded, with the row's own expiry: `false` refused, `true` written, `undefined` not written. */
+function writeBack<V>(flight: Flight<V>, result: { value: V | undefined; version: number; expiresAt: number | undefined }, deps: FlightDeps): Promise<boolean | undefined> {
+  const { clock, l2 } = deps
+  const { value, version, expiresAt } = result
+  if (l2 === undefined || expiresAt === undefined || !flight.writable()) return Promise.resolve(undefined)
+  const ttl = Math.max(1, Math.ceil(expiresAt - clock.now()))
+  return l2.set(flight.id, { kind: value === undefined ? 'absent' : 'value', value, version, ttl })
 }

@@ -24,6 +24,7 @@ import type { ResolvedOptions } from '../options.js'
 import { type Expiry, Row, tombstone } from '../rows.js'
 import type { Sweeper } from '../sweeper.js'
 import type { TableEvents } from '../table-events.js'
+import { Deadlines } from './deadlines.js'
 import { type ChangeReply, type OwnerEvent, ev } from './events.js'
 import { Flight, type FlightResult, type Loader, runFlight } from './flight.js'
 import type { Waiter } from './waiter.js'
@@ -53,10 +54,20 @@ interface OwnerState<V> {
   closing: boolean
 }
 
-/** A running owner: its mailbox, and what the table facade may read. */
+/**
+ * A running owner: its mailbox, and what the table facade may read. Joins of a flight in progress
+ * and flight results are *posted*: gathered for the rest of the current turn and sent as one batch,
+ * so a herd of N misses costs two messages, not N. Any other message is *sent* (a miss that starts
+ * a flight, so its loader runs at once): the posted batch goes first, so the mailbox order is
+ * always the order in which things happened.
+ */
 export interface Owner<V> {
-  /** Enqueues a message; processed synchronously when the mailbox is idle. Returns false (dropped) after stop. */
+  /** Sends the posted batch, then `event`; processed synchronously when the mailbox is idle. Returns false (dropped) after stop. */
   send(event: OwnerEvent<V>): boolean
+  /** Adds `event` to the batch sent at the end of this turn (a microtask), or by the next `send`. */
+  post(event: OwnerEvent<V>): void
+  /** True when a miss on `id` now would join a flight in progress (read-only peek at the flights map). */
+  joinable(id: Id): boolean
   /** Flights running now. */
   inflight(): number
   /** Resolves once the owner has stopped (after `close` and the last flight). */
@@ -83,6 +94,7 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     },
   }
 
+  const deadlines = new Deadlines<Flight<V>>(clock, loadTimeout, () => owner.send(ev.deadline()))
   let isStopped = false
   let markStopped!: () => void
   const stopped = new Promise<void>((resolve) => (markStopped = resolve))
@@ -96,19 +108,20 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     return Math.max(row === undefined ? -1 : row.version, flight === undefined ? -1 : flight.version)
   }
 
-  /** Writes a row for `id`; returns false when it was not stored because the table is full. */
-  function store(id: Id, value: V | undefined, expiresAt: number | undefined, version: number): boolean {
+  /** Writes a row for `id`; returns it, or undefined when it was not stored (not cacheable, or the table is full). */
+  function store(id: Id, value: V | undefined, expiresAt: number | undefined, version: number): Row<V> | undefined {
     if (expiresAt === undefined) {
       rows.delete(id) // not cacheable (negativeTtl 0): drop the old row
-      return false
+      return undefined
     }
     if (rows.size >= capacity && !rows.has(id)) {
       counters[C.full_skips]++
-      return false
+      return undefined
     }
-    rows.set(id, new Row(value, expiresAt, version))
+    const row = new Row(value, expiresAt, version)
+    rows.set(id, row)
     sweeper.track(id, expiresAt)
-    return true
+    return row
   }
 
   /** Replaces the row with a tombstone remembering `version`. */
@@ -126,11 +139,10 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     state.flights.delete(id)
   }
 
-  /** Ends a flight: it no longer runs, its timer is cleared, its map entry (if still its own) goes. */
-  function release(flight: Flight<V>): void {
+  /** Ends a flight: it no longer runs, and its map entry (if still its own) goes. */
+  function release(flight: Flight<V>, early = true): void {
     flight.running = false
-    if (flight.timer !== undefined) clock.clearTimeout(flight.timer)
-    flight.timer = undefined
+    if (early) deadlines.ended()
     if (state.flights.get(flight.id) === flight) state.flights.delete(flight.id)
     state.running.delete(flight)
   }
@@ -149,20 +161,30 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     state.running.add(flight)
     counters[C.flights]++
     flight.join(waiter)
-    flight.timer = clock.setTimeout(() => owner.send(ev.flightTimeout(flight)), loadTimeout)
+    deadlines.add(flight)
     defer(() => {
-      void runFlight(flight, loader, flightDeps).then((result) => owner.send(ev.flightDone(flight, result)))
+      const refused = () => owner.post(ev.l2Refused(flight))
+      void runFlight(flight, loader, flightDeps, refused).then((result) => owner.post(ev.flightDone(flight, result)))
     })
   }
 
   function onMiss(id: Id, loader: Loader<V>, waiter: Waiter<V>, defer: Defer): void {
-    const flight = state.coalesce ? state.flights.get(id) : undefined
-    if (flight !== undefined) {
-      flight.join(waiter)
-      counters[C.coalesced]++
-    } else {
-      startFlight(id, loader, waiter, defer)
+    if (state.coalesce) {
+      const flight = state.flights.get(id)
+      if (flight !== undefined) {
+        flight.join(waiter)
+        counters[C.coalesced]++
+        return
+      }
+      // The miss was posted before a flight for the id filled the row: it gets that flight's answer.
+      const row = rows.get(id)
+      if (row !== undefined && row.expiresAt > clock.now()) {
+        counters[C.coalesced]++
+        waiter.resolve(row.value)
+        return
+      }
     }
+    startFlight(id, loader, waiter, defer)
   }
 
   function onFlightDone(flight: Flight<V>, result: FlightResult<V>, defer: Defer): void {
@@ -172,9 +194,9 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
       if (result.source === 'l2') counters[C.l2_hits]++
       const row = rows.get(flight.id)
       const stale = flight.fenced || result.refused || (row !== undefined && row.version > result.version)
-      let stored = false
       if (stale) counters[C.fenced]++
-      else if (store(flight.id, result.value, result.expiresAt, result.version)) stored = true
+      else flight.stored = store(flight.id, result.value, result.expiresAt, result.version)
+      const stored = flight.stored !== undefined
       if (stored) counters[C.fills]++
       if (listening()) defer(() => events.emit('fill', { table: name, id: flight.id, source: result.source, stored }))
     } else {
@@ -184,9 +206,16 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     answer(flight, result)
   }
 
+  /** L2 holds something newer than what the flight stored: drop the row, if it is still that row. */
+  function onL2Refused(flight: Flight<V>): void {
+    if (flight.stored === undefined || rows.get(flight.id) !== flight.stored) return
+    rows.delete(flight.id)
+    flight.stored = undefined
+    counters[C.fenced]++
+  }
+
   function onFlightTimeout(flight: Flight<V>): void {
-    if (!flight.running) return
-    release(flight)
+    release(flight, false)
     counters[C.load_errors]++
     const error = new LoadTimeoutError(name, flight.id, loadTimeout)
     flight.abort(error)
@@ -261,8 +290,14 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
         return onMiss(event.id, event.loader, event.waiter, defer)
       case 'flight.done':
         return onFlightDone(event.flight, event.result, defer)
-      case 'flight.timeout':
-        return onFlightTimeout(event.flight)
+      case 'l2.refused':
+        return onL2Refused(event.flight)
+      case 'deadline':
+        for (const flight of deadlines.expire()) onFlightTimeout(flight)
+        return
+      case 'batch':
+        for (const posted of event.events) transition(posted, defer)
+        return
       case 'waiter.left':
         return onWaiterLeft(event.waiter, event.reason, event.error)
       case 'put':
@@ -282,6 +317,8 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
         state.closing = true
         sweeper.stop()
         return
+      default:
+        throw new TypeError(`echostore: the owner got an unknown message ${JSON.stringify((event as { type?: unknown }).type)}`)
     }
   }
 
@@ -292,8 +329,9 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
       // Never let a throw escape into xstate: report it and keep the actor alive.
       scope.defer(() => events.emit('error', { table: name, id: undefined, error }))
     }
-    if (s.closing && s.running.size === 0 && !isStopped) {
+    if (s.closing && s.running.size === 0 && inbox.length === 0 && !isStopped) {
       isStopped = true
+      deadlines.stop()
       scope.defer(() => {
         actor.stop()
         markStopped()
@@ -305,12 +343,25 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
   const actor = createActor(logic)
   actor.start()
 
+  let inbox: OwnerEvent<V>[] = []
+  const flush = () => {
+    if (inbox.length === 0 || isStopped) return
+    const batch = inbox
+    inbox = []
+    actor.send(ev.batch(batch))
+  }
+
   const owner: Owner<V> = {
     send(event) {
+      flush()
       if (isStopped) return false
       actor.send(event)
       return true
     },
+    post(event) {
+      if (inbox.push(event) === 1) queueMicrotask(flush)
+    },
+    joinable: (id) => state.coalesce && state.flights.has(id),
     inflight: () => state.running.size,
     stopped,
   }

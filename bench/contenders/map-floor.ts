@@ -1,0 +1,33 @@
+import { FloorRows } from './floor-rows.js'
+import type { CacheInstance, CacheOptions, Contender } from './types.js'
+
+/**
+ * Floor 1: a raw `Map` with an expiry check. A hit is a lookup and a `Date.now()`; a miss calls
+ * the loader every time (no single-flight), so its herd figures show what coalescing saves.
+ */
+export const mapFloor: Contender = {
+  name: 'floor:map',
+  kind: 'floor',
+  setup: 'Map<id, {row, expires}>, Date.now() per read, FIFO eviction when full, no coalescing',
+  purgeMethod: 'one for-of pass deleting expired entries',
+  create({ ttl, capacity, loader }: CacheOptions): CacheInstance {
+    const rows = new FloorRows(ttl, capacity)
+    async function load(id: string) {
+      const row = await loader(id)
+      rows.set(id, row)
+      return row
+    }
+    return {
+      fetch(id) {
+        const row = rows.get(id)
+        return row !== undefined ? Promise.resolve(row) : load(id)
+      },
+      async close() {},
+      size: () => rows.size,
+      purge: () => rows.purge(),
+      async prefill(ids, row) {
+        for (const id of ids) rows.set(id, row)
+      },
+    }
+  },
+}

@@ -1,0 +1,70 @@
+import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+
+/** Every workload the bench knows, in run order. */
+export const WORKLOADS = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7'] as const
+/** One workload's id. */
+export type WorkloadId = (typeof WORKLOADS)[number]
+
+/** The run's knobs, read from the environment once. */
+export interface BenchConfig {
+  /** BENCH_SCALE: multiplies every size (1 = the issue's sizes; 0.02 for a smoke run). */
+  scale: number
+  /** BENCH_REPS: interleaved repetitions per workload (medians are over these); see `heavyReps`. */
+  reps: number
+  /** Repetitions of the two longest workloads (W4, W7): min(BENCH_REPS, 3), to keep a full run well under 10 minutes. */
+  heavyReps: number
+  /** BENCH_ONLY: contenders to run besides the floors (empty: all). */
+  only: string[]
+  /** BENCH_SKIP: contenders not to run. */
+  skip: string[]
+  /** BENCH_WORKLOADS: workloads to run (default: all). */
+  workloads: WorkloadId[]
+  /** True for a full run: scale 1, every contender, every workload. */
+  full: boolean
+  /** Repository root. */
+  root: string
+  /** Where the report goes: BENCHMARKS.md for a full run, `.bench-tmp/` otherwise (BENCH_OUT overrides). */
+  outFile: string
+  /** Where the W6 picture goes: bench/cohort.svg for a full run, `.bench-tmp/` otherwise. */
+  svgFile: string
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0)
+}
+
+/** Reads BENCH_SCALE, BENCH_REPS, BENCH_ONLY, BENCH_SKIP, BENCH_WORKLOADS and BENCH_OUT. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
+  const scale = Number(env.BENCH_SCALE ?? '1')
+  if (!(scale > 0 && scale <= 1)) throw new RangeError(`BENCH_SCALE must be in (0, 1], got ${env.BENCH_SCALE}`)
+  const reps = Number(env.BENCH_REPS ?? '5')
+  if (!(Number.isInteger(reps) && reps >= 1)) throw new RangeError(`BENCH_REPS must be an integer ≥ 1, got ${env.BENCH_REPS}`)
+  const asked = list(env.BENCH_WORKLOADS).map((w) => w.toUpperCase())
+  for (const w of asked) {
+    if (!(WORKLOADS as readonly string[]).includes(w)) throw new RangeError(`BENCH_WORKLOADS: unknown workload ${w}; known: ${WORKLOADS.join(', ')}`)
+  }
+  const workloads = asked.length === 0 ? [...WORKLOADS] : WORKLOADS.filter((w) => asked.includes(w))
+  const only = list(env.BENCH_ONLY)
+  const skip = list(env.BENCH_SKIP)
+  const full = scale === 1 && only.length === 0 && skip.length === 0 && workloads.length === WORKLOADS.length
+  const root = fileURLToPath(new URL('../..', import.meta.url))
+  const tmp = join(root, '.bench-tmp')
+  return {
+    scale,
+    reps,
+    heavyReps: Math.min(reps, 3),
+    only,
+    skip,
+    workloads,
+    full,
+    root,
+    outFile: env.BENCH_OUT ?? (full ? join(root, 'BENCHMARKS.md') : join(tmp, 'BENCHMARKS.md')),
+    svgFile: full ? join(root, 'bench', 'cohort.svg') : join(tmp, 'cohort.svg'),
+  }
+}
+
+/** `n · scale`, rounded, never below `min`. */
+export function scaled(cfg: BenchConfig, n: number, min = 1): number {
+  return Math.max(min, Math.round(n * cfg.scale))
+}

@@ -1,0 +1,53 @@
+/** A seeded PRNG (mulberry32): same seed, same sequence, in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** `count` uniform draws from [0, n), from a seeded PRNG. */
+export function uniformSequence(count: number, n: number, seed: number): Uint32Array {
+  const rnd = seededRandom(seed)
+  const out = new Uint32Array(count)
+  for (let i = 0; i < count; i++) out[i] = Math.floor(rnd() * n)
+  return out
+}
+
+/**
+ * `count` draws of ranks in [0, n) from Zipf(s), by inverse CDF over the exact weights 1/(k+1)^s,
+ * from a seeded PRNG: rank 0 is the most popular.
+ */
+export function zipfSequence(count: number, n: number, s: number, seed: number): Uint32Array {
+  const cdf = new Float64Array(n)
+  let total = 0
+  for (let k = 0; k < n; k++) {
+    total += 1 / Math.pow(k + 1, s)
+    cdf[k] = total
+  }
+  const rnd = seededRandom(seed)
+  const out = new Uint32Array(count)
+  for (let i = 0; i < count; i++) {
+    const u = rnd() * total
+    let lo = 0
+    let hi = n - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (cdf[mid]! < u) lo = mid + 1
+      else hi = mid
+    }
+    out[i] = lo
+  }
+  return out
+}
+
+/** Ids `${prefix}${i}` for i in [0, n), built once so no timed loop allocates a key. */
+export function makeIds(prefix: string, n: number): string[] {
+  const ids = new Array<string>(n)
+  for (let i = 0; i < n; i++) ids[i] = `${prefix}${i}`
+  return ids
+}

@@ -1,0 +1,52 @@
+import { performance } from 'node:perf_hooks'
+import type { Contender } from '../contenders/types.js'
+import { scaled } from '../lib/config.js'
+import { num, pm, ratio } from '../lib/format.js'
+import { interleave } from '../lib/interleave.js'
+import { runConcurrent } from '../lib/pool.js'
+import { makeIds } from '../lib/random.js'
+import { RESOLVED } from '../lib/row.js'
+import { median, spreadPct } from '../lib/stats.js'
+import { floorNamed, type BenchContext, type WorkloadResult } from './context.js'
+
+/**
+ * W3 cold misses: 100k distinct ids fetched once each into a fresh cache, 64 at a time, with a
+ * loader that returns an already-resolved promise: ops/s, so the figure is the cost of a miss.
+ */
+export async function runW3(ctx: BenchContext): Promise<WorkloadResult> {
+  const n = scaled(ctx.cfg, 100_000, 1_000)
+  const ids = makeIds('cold-', n)
+
+  async function measure(contender: Contender) {
+    let loads = 0
+    const cache = contender.create({ ttl: 600_000, capacity: n, loader: () => (loads++, RESOLVED) })
+    const start = performance.now()
+    await runConcurrent(n, 64, (i) => cache.fetch(ids[i]!))
+    const ms = performance.now() - start
+    await cache.close()
+    return { opsPerSec: (n * 1000) / ms, loads }
+  }
+
+  const runs = await interleave('W3 cold', ctx.contenders, ctx.cfg.reps, measure)
+  const floor = floorNamed(ctx, 'floor:single-flight')
+  const floorOps = floor !== undefined ? median(runs.get(floor.name)!.map((r) => r.opsPerSec)) : Number.NaN
+  const metrics = new Map<string, Record<string, number>>()
+  const rows: string[][] = []
+  for (const contender of ctx.contenders) {
+    const list = runs.get(contender.name)!
+    const ops = list.map((r) => r.opsPerSec)
+    const opsPerSec = median(ops)
+    metrics.set(contender.name, { opsPerSec })
+    rows.push([contender.name, num(opsPerSec), pm(spreadPct(ops)), num(1e6 / opsPerSec, 2), ratio(opsPerSec, floorOps), num(median(list.map((r) => r.loads)))])
+  }
+  return {
+    metrics,
+    section: {
+      id: 'W3',
+      title: 'cold misses',
+      method: `${num(n)} distinct ids, each fetched once into a fresh cache, concurrency 64, resolved-promise loader. Median over ${ctx.cfg.reps} interleaved repetitions. Higher is better; × floor is against the single-flight floor.`,
+      tables: [{ headers: ['contender', 'ops/s', 'spread', 'µs/miss', '× floor:single-flight', 'loader calls'], rows }],
+      notes: [],
+    },
+  }
+}

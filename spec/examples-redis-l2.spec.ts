@@ -1,0 +1,77 @@
+/**
+ * Runs `examples/redis-l2.ts` as a child process (which spawns its own child) and checks the numbers
+ * it prints against what it claims: process A paid the one load of its herd, process B's cold herd
+ * was answered by Redis (l2_hits 1, loads 0), and its keys were cleaned up.
+ */
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Stats } from '../src/index.js'
+import { REDIS_URL, describeRedis } from './support/redis.js'
+
+const script = fileURLToPath(new URL('../examples/redis-l2.ts', import.meta.url))
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+function runExample(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+type Result = { prefix: string; id: string; a: Stats; b: Stats }
+
+function parseResult(stdout: string): Result {
+  const line = stdout.split('\n').find((l) => l.startsWith('RESULT '))
+  if (line === undefined) throw new Error(`the example printed no RESULT line:\n${stdout}`)
+  return JSON.parse(line.slice('RESULT '.length)) as Result
+}
+
+describeRedis('examples/redis-l2.ts', () => {
+  let raw: Redis
+  beforeAll(() => {
+    raw = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 })
+    raw.on('error', () => {})
+  })
+  afterAll(async () => {
+    await raw.quit()
+  })
+
+  it('process B’s cold herd is an L2 hit with no load, as printed; its keys are gone afterwards', async () => {
+    const { code, stdout, stderr } = await runExample({ REDIS_URL })
+    expect(code, `stderr:\n${stderr}\nstdout:\n${stdout}`).toBe(0)
+    const { prefix, a, b } = parseResult(stdout)
+
+    expect(a).toMatchObject({ misses: 200, loads: 1, coalesced: 199, l2_hits: 0, fills: 1, l2_errors: 0, l2_timeouts: 0, inflight: 0 })
+    expect(b).toMatchObject({ misses: 200, loads: 0, l2_hits: 1, coalesced: 199, fills: 1, l2_errors: 0, l2_timeouts: 0, inflight: 0 })
+
+    // The human-readable lines say the same as the numbers.
+    expect(stdout).toMatch(/\[child \d+\]\s+l2_hits: 1, loads: 0,/)
+    expect(stdout).toMatch(/origin calls: 1;/)
+    expect(stdout).toMatch(/\[child \d+\] origin calls: 0;/)
+    expect(stdout).toContain('Shown: process B')
+
+    expect(prefix).toMatch(/^echostore-example:redis-l2:[0-9a-f]{12}:$/)
+    const left: string[] = []
+    let cursor = '0'
+    do {
+      const [next, keys] = await raw.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000)
+      cursor = next
+      left.push(...keys)
+    } while (cursor !== '0')
+    expect(left).toEqual([])
+  })
+})
+
+describe('examples/redis-l2.ts without Redis', () => {
+  it('says how to start Redis and exits 1', async () => {
+    const { code, stdout, stderr } = await runExample({ REDIS_URL: 'redis://127.0.0.1:1' })
+    expect(code).toBe(1)
+    expect(stderr).toMatch(/needs Redis at redis:\/\/127\.0\.0\.1:1/)
+    expect(stderr).toContain('redis-server')
+    expect(stdout).not.toContain('RESULT')
+  })
+})

@@ -1,0 +1,102 @@
+import type { Clock, TimerHandle } from '../clock.js'
+
+/** Something with a deadline that may end before it. */
+export interface Expiring {
+  /** False once it ended on its own; an ended entry is skipped and dropped. */
+  readonly running: boolean
+}
+
+/**
+ * The `loadTimeout` of every flight of a table, on one clock timer. Every flight gets the same
+ * bound, so deadlines are ordered by start: a FIFO queue whose head is always the next deadline.
+ * Flights that end early are dropped lazily from the head, and the queue is filtered when ended
+ * entries outnumber running ones, so it holds at most about twice the running flights (+ 1024).
+ *
+ * Written only by the owner; the timer callback only asks the owner to expire what is due.
+ */
+export class Deadlines<T extends Expiring> {
+  private queue: { item: T; at: number }[] = []
+  private head = 0
+  /** Entries still queued whose item has ended. */
+  private stale = 0
+  private timer: TimerHandle | undefined = undefined
+  private armedAt = Number.POSITIVE_INFINITY
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly bound: number,
+    /** Called (by the timer) when a deadline may have passed; the owner then calls {@link expire}. */
+    private readonly due: () => void,
+  ) {}
+
+  /** Starts the bound of `item`, now. */
+  add(item: T): void {
+    const at = this.clock.now() + this.bound
+    this.queue.push({ item, at })
+    if (this.timer === undefined) this.arm(at)
+  }
+
+  /** Removes and returns every running item whose deadline has passed; re-arms for the next one. */
+  expire(): T[] {
+    const now = this.clock.now()
+    const expired: T[] = []
+    const { queue } = this
+    while (this.head < queue.length) {
+      const entry = queue[this.head]!
+      if (entry.item.running && entry.at > now) break
+      if (entry.item.running) expired.push(entry.item)
+      else this.stale--
+      this.head++
+    }
+    this.compact()
+    this.timer = undefined
+    this.armedAt = Number.POSITIVE_INFINITY
+    if (this.head < queue.length) this.arm(queue[this.head]!.at)
+    return expired
+  }
+
+  /** Called once for each item that ends before its deadline (never for one returned by {@link expire}). */
+  ended(): void {
+    this.stale++
+    const { queue } = this
+    while (this.head < queue.length && !queue[this.head]!.item.running) {
+      this.head++
+      this.stale--
+    }
+    this.compact()
+    if (this.head === this.queue.length) this.stop()
+  }
+
+  /** Cancels the timer. */
+  stop(): void {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer)
+    this.timer = undefined
+    this.armedAt = Number.POSITIVE_INFINITY
+  }
+
+  /** Entries held (running or not yet dropped); for tests. */
+  held(): number {
+    return this.queue.length - this.head
+  }
+
+  private arm(at: number): void {
+    if (at >= this.armedAt && this.timer !== undefined) return
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer)
+    this.armedAt = at
+    this.timer = this.clock.setTimeout(this.due, Math.max(0, at - this.clock.now()))
+  }
+
+  private compact(): void {
+    const { queue } = this
+    if (this.head === queue.length) {
+      this.queue = []
+      this.head = this.stale = 0
+    } else if (this.stale > 1024 && this.stale * 2 > queue.length - this.head) {
+      this.queue = queue.slice(this.head).filter((entry) => entry.item.running)
+      this.head = this.stale = 0
+    } else if (this.head > 1024 && this.head * 2 > queue.length) {
+      this.queue = queue.slice(this.head)
+      this.head = 0
+    }
+  }
+}
