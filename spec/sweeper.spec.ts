@@ -42,7 +42,7 @@ describe('the sweeper reclaims expired rows on its tick', () => {
   it('a tick looks only at buckets that have passed, never at the whole map', () => {
     const clock = manualClock(0)
     const rows = new CountingRows<number>()
-    const sweeper = new Sweeper(clock, 1_000, () => {})
+    const sweeper = new Sweeper(clock, 1_000, 1_000, () => {})
     for (let i = 0; i < 100_000; i++) {
       rows.set(i, new Row(i, 60_000, 0))
       sweeper.track(i, 60_000)
@@ -58,7 +58,7 @@ describe('the sweeper reclaims expired rows on its tick', () => {
     const clock = manualClock(0)
     const requests: boolean[] = []
     const rows = new Map<Id, Row<number>>()
-    const sweeper = new Sweeper(clock, 1_000, (_, first) => requests.push(first))
+    const sweeper = new Sweeper(clock, 1_000, 1_000, (_, first) => requests.push(first))
     for (let i = 0; i < 1_000_000; i++) {
       rows.set(i, new Row(i, 900, 0))
       sweeper.track(i, 900)

@@ -2,7 +2,7 @@
 export type TimerHandle = unknown
 
 /**
- * Time as a table sees it. Every timer a table uses (sweeper, waiter deadlines, `loadTimeout`,
+ * Time as a table sees it: milliseconds, never negative, never going backwards. Every timer a table uses (sweeper, waiter deadlines, `loadTimeout`,
  * L2 timeouts) goes through its clock, so tests drive all of it with {@link manualClock}.
  */
 export interface Clock {
@@ -14,9 +14,28 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void
 }
 
-/** The real clock: `Date.now()` and Node timers that are `unref()`'d. */
+let cachedNow = 0
+let nowIsFresh = false
+const staleNow = () => {
+  nowIsFresh = false
+}
+
+/**
+ * `Date.now()`, read at most once per millisecond: the value is cached until a 1 ms `unref()`'d
+ * timer marks it stale (as lru-cache does), which keeps the clock read off the hit path. While
+ * synchronous code runs without yielding, time stands still; expiries are accurate to ~1 ms.
+ */
+function coarseNow(): number {
+  if (nowIsFresh) return cachedNow
+  nowIsFresh = true
+  cachedNow = Date.now()
+  setTimeout(staleNow, 1).unref()
+  return cachedNow
+}
+
+/** The real clock: `Date.now()` read at most once per millisecond, and Node timers that are `unref()`'d. */
 export const systemClock: Clock = {
-  now: Date.now,
+  now: coarseNow,
   setTimeout(fn, ms) {
     const handle = setTimeout(fn, ms)
     handle.unref()
@@ -48,6 +67,7 @@ interface ManualTimer {
  * scheduled; a timer scheduled while `advance` runs, and due within the advanced span, runs too.
  */
 export function manualClock(start = 0): ManualClock {
+  if (!(Number.isFinite(start) && start >= 0)) throw new RangeError(`manualClock: start must be a finite number ≥ 0, got ${start}`)
   let now = start
   let seq = 0
   const timers = new Set<ManualTimer>()

@@ -11,7 +11,7 @@ export type { TableEvents } from './table-events.js'
 export type { Id } from './id.js'
 export { manualClock, systemClock, type Clock, type ManualClock, type TimerHandle } from './clock.js'
 export { EchoStoreError, TableClosedError, FetchTimeoutError, LoadTimeoutError } from './errors.js'
-export type { ChangeOptions, ChangeResult } from './table.js'
+export { type ChangeOptions, type ChangeResult, PUBLISH_TIMEOUT } from './table.js'
 
 // L2: the contract, the adapters, and the fault injector for tests.
 export { type L2Store, type L2Entry, type L2Write, type L2Kind, L2CorruptEntryError, DEFAULT_L2_TIMEOUT } from './l2/store.js'

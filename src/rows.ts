@@ -33,12 +33,18 @@ export function jitteredExpiry(now: number, ttl: number, spread: number, random:
   return now + ttl + offset
 }
 
-/** A tombstone's `expiresAt`: always in the past, so the hit path treats it as a miss with no extra check. */
-export const TOMBSTONE = Number.NEGATIVE_INFINITY
+/**
+ * A row that answers no hit but remembers the version of an invalidation, to fence older writes,
+ * until `forgetAt`. Its `expiresAt` is `-forgetAt`: never ahead of a (non-negative) clock, so the
+ * hit path treats it as a miss with no extra check, while the sweeper still knows when to forget it.
+ */
+export function tombstone<V>(version: number, forgetAt: number): Row<V> {
+  return new Row<V>(undefined, -forgetAt, version)
+}
 
-/** A row that answers no hit but remembers the version of an invalidation, to fence older writes. */
-export function tombstone<V>(version: number): Row<V> {
-  return new Row<V>(undefined, TOMBSTONE, version)
+/** When the sweeper may reclaim `row`: its expiry, or a tombstone's forget time. */
+export function reclaimAt(row: Row<unknown>): number {
+  return row.expiresAt > 0 ? row.expiresAt : -row.expiresAt
 }
 
 /** Draws expiries for a table: values live `ttl`, negative rows `negativeTtl`, both jittered. */

@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from './clock.js'
 import type { Id } from './id.js'
-import type { Row } from './rows.js'
+import { type Row, reclaimAt } from './rows.js'
 
 /** Most index entries one sweep slice examines; a slice of this size takes well under 5 ms. */
 export const SWEEP_SLICE = 16_384
@@ -13,21 +13,28 @@ interface Bucket {
 
 /**
  * The sweeper: an expiry index plus the tick that drives it. Rows are indexed into buckets of
- * `interval` ms by their expiry, so a tick only looks at the buckets that have fully passed,
- * never at the whole map. Reclaiming happens in slices of at most {@link SWEEP_SLICE} entries;
+ * `width` ms by their expiry, so a tick only looks at the buckets that have fully passed, never at
+ * the whole map; an expired row is reclaimed within one width and one tick of its expiry. Reclaiming happens in slices of at most {@link SWEEP_SLICE} entries;
  * the owner asks for the next slice through the clock, so the event loop is never held for long.
  *
  * Written only by the owner (`track`, `reclaim`); the timer callbacks only send messages.
- * An entry whose row was replaced or removed is skipped when its bucket comes due.
+ * An entry whose row was replaced or removed is skipped when its bucket comes due; a tombstone is
+ * reclaimed only once its own forget time has passed, whichever older entry of its id comes due.
  */
 export class Sweeper {
   private readonly buckets = new Map<number, Bucket>()
   private timer: TimerHandle | undefined = undefined
   private continuation: TimerHandle | undefined = undefined
+  /** The bucket `track` wrote last (dropped when reclaimed). */
+  private lastKey = Number.NaN
+  private lastBucket: Bucket | undefined = undefined
   private stopped = false
 
   constructor(
     private readonly clock: Clock,
+    /** Bucket width in ms: `max(sweepInterval, ttl / 16)`, so a table holds about 16–32 buckets. */
+    private readonly width: number,
+    /** Ms between ticks. */
     private readonly interval: number,
     /** Sends a sweep message to the owner (`first` marks the start of a tick, not a continuation). */
     private readonly requestSweep: (now: number, first: boolean) => void,
@@ -48,10 +55,16 @@ export class Sweeper {
 
   /** Indexes a row written for `id` that expires at `expiresAt`. */
   track(id: Id, expiresAt: number): void {
-    const key = Math.floor(expiresAt / this.interval)
-    const bucket = this.buckets.get(key)
-    if (bucket === undefined) this.buckets.set(key, { ids: [id], pos: 0 })
+    const key = Math.floor(expiresAt / this.width)
+    if (key === this.lastKey && this.lastBucket !== undefined) {
+      this.lastBucket.ids.push(id) // rows written together mostly share a bucket
+      return
+    }
+    let bucket = this.buckets.get(key)
+    if (bucket === undefined) this.buckets.set(key, (bucket = { ids: [id], pos: 0 }))
     else bucket.ids.push(id)
+    this.lastKey = key
+    this.lastBucket = bucket
   }
 
   /**
@@ -63,20 +76,23 @@ export class Sweeper {
     let swept = 0
     let left = budget
     for (const [key, bucket] of this.buckets) {
-      if ((key + 1) * this.interval > now) continue
+      if ((key + 1) * this.width > now) continue
       const { ids } = bucket
       const end = Math.min(ids.length, bucket.pos + left)
       for (let i = bucket.pos; i < end; i++) {
         const id = ids[i]!
         const row = rows.get(id)
-        if (row !== undefined && row.expiresAt <= now) {
+        if (row !== undefined && reclaimAt(row) <= now) {
           rows.delete(id)
           swept++
         }
       }
       left -= end - bucket.pos
       bucket.pos = end
-      if (end === ids.length) this.buckets.delete(key)
+      if (end === ids.length) {
+        this.buckets.delete(key)
+        if (bucket === this.lastBucket) this.lastBucket = undefined
+      }
       if (left === 0) {
         this.continueAt(now)
         break

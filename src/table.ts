@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import mitt, { type Emitter } from 'mitt'
-import type { Bus, BusDelivery, CoherenceMessage } from './bus/bus.js'
+import type { Bus, BusDelivery } from './bus/bus.js'
+import { parseCoherenceMessage } from './bus/message.js'
 import type { Clock, TimerHandle } from './clock.js'
 import { C, type Stats, newCounters, snapshot } from './counters.js'
 import { FetchTimeoutError, TableClosedError } from './errors.js'
@@ -39,7 +40,12 @@ export interface ChangeResult {
   version: number
   /** False when something newer was already known (L1 or L2): the change was refused locally, but still broadcast. */
   applied: boolean
+  /** True when the change reached the bus; false when there is no bus, or publishing failed or took longer than {@link PUBLISH_TIMEOUT}. */
+  broadcast: boolean
 }
+
+/** Bound in ms (on the table's clock) on publishing one change to the bus; past it `bus_errors` counts it. */
+export const PUBLISH_TIMEOUT = 1_000
 
 /**
  * A read-through table: the facade over one owner actor. `fetch` answers hits straight from the
@@ -83,7 +89,7 @@ export class Table<V> {
     this.#expiry = expiryPolicy(resolved.ttl, resolved.negativeTtl, resolved.jitter, resolved.random)
     this.#tombstoneLife = Math.max(resolved.ttl, resolved.loadTimeout)
     this.#l2 = resolved.l2 && new L2Facade(resolved.l2, resolved.name, clock, this.#counters, this.events)
-    this.#sweeper = new Sweeper(clock, resolved.sweepInterval, (now, first) => this.#owner.send(ev.sweep(now, first)))
+    this.#sweeper = new Sweeper(clock, Math.max(resolved.sweepInterval, resolved.ttl / 16), resolved.sweepInterval, (now, first) => this.#owner.send(ev.sweep(now, first)))
     this.#owner = startOwner<V>({
       options: resolved,
       rows: this.#rows,
@@ -106,16 +112,12 @@ export class Table<V> {
    * `TableClosedError`; a bad id or loader rejects with a `TypeError`.
    */
   fetch(id: Id, loader: Loader<V>, options?: FetchOptions): Promise<V | undefined> {
-    if (!isId(id)) return Promise.reject(new TypeError(`echostore: fetch id must be a string or a finite number, got ${describe(id)}`))
-    if (typeof loader !== 'function') {
-      return Promise.reject(new TypeError(`echostore: fetch(${JSON.stringify(id)}) needs a loader function, got ${describe(loader)}`))
-    }
-    if (this.#closing !== undefined) return Promise.reject(new TableClosedError(this.name, id))
-    if (options !== undefined) return this.#fetchWithOptions(id, loader, options)
+    // The hit path: only valid ids are ever stored, so a row found means the id is valid.
     const row = this.#rows.get(id)
-    if (row !== undefined && row.expiresAt > this.#clock.now()) return this.#hit(row)
-    this.#counters[C.misses]++
-    return this.#miss(id, loader, undefined, undefined)
+    if (row !== undefined && options === undefined && typeof loader === 'function' && this.#closing === undefined && row.expiresAt > this.#clock.now()) {
+      return this.#hit(row)
+    }
+    return this.#lookup(id, loader, options)
   }
 
   /**
@@ -136,9 +138,8 @@ export class Table<V> {
           : { kind: value === undefined ? ('absent' as const) : ('value' as const), value, version: given, ttl: Math.max(1, Math.ceil(expiresAt - now)) }
       refused = (await this.#l2.set(id, write)) === false
     }
-    const result = await this.#change((reply) => ev.put(id, value, expiresAt, given, refused, reply), given)
-    await this.#broadcast(id, result.version, 'put')
-    return result
+    const { applied, version } = await this.#change((reply) => ev.put(id, value, expiresAt, given, refused, reply), given)
+    return { applied, version, broadcast: await this.#broadcast(id, version, 'put') }
   }
 
   /**
@@ -150,12 +151,12 @@ export class Table<V> {
   async invalidate(id: Id, options?: ChangeOptions): Promise<ChangeResult> {
     this.#checkChange(id, options, 'invalidate')
     const given = await this.#versionFor(id, options)
-    const result = await this.#change((reply) => ev.invalidate(id, given, reply), given)
+    const { applied, version } = await this.#change((reply) => ev.invalidate(id, given, reply), given)
+    let refused = false
     if (this.#l2 !== undefined) {
-      await this.#l2.set(id, { kind: 'tombstone', version: result.version, ttl: Math.ceil(this.#tombstoneLife) })
+      refused = (await this.#l2.set(id, { kind: 'tombstone', version, ttl: Math.ceil(this.#tombstoneLife) })) === false
     }
-    await this.#broadcast(id, result.version, 'invalidate')
-    return result
+    return { applied: applied && !refused, version, broadcast: await this.#broadcast(id, version, 'invalidate') }
   }
 
   /**
@@ -192,21 +193,31 @@ export class Table<V> {
     return Promise.resolve(row.value)
   }
 
-  #fetchWithOptions(id: Id, loader: Loader<V>, options: FetchOptions): Promise<V | undefined> {
-    if (options === null || typeof options !== 'object') {
-      return Promise.reject(new TypeError(`echostore: fetch(${JSON.stringify(id)}) options must be an object, got ${describe(options)}`))
+  /** Everything but the plain hit: validation, options, the lookup again, and the miss. */
+  #lookup(id: Id, loader: Loader<V>, options: FetchOptions | undefined): Promise<V | undefined> {
+    if (!isId(id)) return Promise.reject(new TypeError(`echostore: fetch id must be a string or a finite number, got ${describe(id)}`))
+    if (typeof loader !== 'function') {
+      return Promise.reject(new TypeError(`echostore: fetch(${JSON.stringify(id)}) needs a loader function, got ${describe(loader)}`))
     }
-    const { signal, timeout } = options
-    if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      return Promise.reject(new TypeError(`echostore: fetch(${JSON.stringify(id)}) option "signal" must be an AbortSignal, got ${describe(signal)}`))
-    }
-    if (timeout !== undefined && !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0)) {
-      const Kind = typeof timeout === 'number' ? RangeError : TypeError
-      return Promise.reject(new Kind(`echostore: fetch(${JSON.stringify(id)}) option "timeout" must be a finite number > 0 (ms), got ${describe(timeout)}`))
-    }
-    if (signal?.aborted) {
-      this.#counters[C.cancelled]++
-      return Promise.reject(signal.reason)
+    if (this.#closing !== undefined) return Promise.reject(new TableClosedError(this.name, id))
+    let signal: AbortSignal | undefined
+    let timeout: number | undefined
+    if (options !== undefined) {
+      if (options === null || typeof options !== 'object') {
+        return Promise.reject(new TypeError(`echostore: fetch(${JSON.stringify(id)}) options must be an object, got ${describe(options)}`))
+      }
+      ;({ signal, timeout } = options)
+      if (signal !== undefined && !(signal instanceof AbortSignal)) {
+        return Promise.reject(new TypeError(`echostore: fetch(${JSON.stringify(id)}) option "signal" must be an AbortSignal, got ${describe(signal)}`))
+      }
+      if (timeout !== undefined && !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0)) {
+        const Kind = typeof timeout === 'number' ? RangeError : TypeError
+        return Promise.reject(new Kind(`echostore: fetch(${JSON.stringify(id)}) option "timeout" must be a finite number > 0 (ms), got ${describe(timeout)}`))
+      }
+      if (signal?.aborted) {
+        this.#counters[C.cancelled]++
+        return Promise.reject(signal.reason)
+      }
     }
     const row = this.#rows.get(id)
     if (row !== undefined && row.expiresAt > this.#clock.now()) return this.#hit(row)
@@ -215,12 +226,30 @@ export class Table<V> {
   }
 
   #miss(id: Id, loader: Loader<V>, signal: AbortSignal | undefined, timeout: number | undefined): Promise<V | undefined> {
+    const owner = this.#owner
+    if (signal === undefined && timeout === undefined && !owner.busy()) {
+      // A plain caller shares its flight's one promise: a join is posted (batched with the rest of
+      // the herd); a miss that starts a flight is sent, so its loader starts before fetch returns.
+      const flight = owner.joinable(id)
+      if (flight !== undefined) {
+        // The first join since the owner last counted posts one message; the rest only count.
+        if (flight.joined++ === flight.joinsCounted) owner.post(ev.join(flight))
+        return flight.shared()
+      }
+      const miss = ev.miss(id, loader, undefined)
+      owner.send(miss)
+      return miss.flight === undefined ? Promise.reject(new TableClosedError(this.name, id)) : miss.flight.shared()
+    }
+    return this.#waitAlone(id, loader, signal, timeout)
+  }
+
+  /** A caller with its own promise: it has a signal or a deadline, or the owner is busy (a re-entrant fetch). */
+  #waitAlone(id: Id, loader: Loader<V>, signal: AbortSignal | undefined, timeout: number | undefined): Promise<V | undefined> {
     let waiter!: Waiter<V>
     const answer = new Promise<V | undefined>((resolve, reject) => {
       waiter = new Waiter<V>(resolve, reject, this.#clearTimer)
     })
     const owner = this.#owner
-    // A join is posted (batched with the rest of the herd); a miss that starts a flight is sent, so its loader starts now.
     const miss = ev.miss(id, loader, waiter)
     if (owner.joinable(id)) owner.post(miss)
     else owner.send(miss)
@@ -253,32 +282,51 @@ export class Table<V> {
   }
 
   /** Sends a change to the owner and waits for its reply; a closed owner answers "not applied". */
-  #change(make: (reply: ChangeReply) => OwnerEvent<V>, given: number | undefined): Promise<ChangeResult> {
+  #change(make: (reply: ChangeReply) => OwnerEvent<V>, given: number | undefined): Promise<{ applied: boolean; version: number }> {
     return new Promise((resolve) => {
       const sent = this.#owner.send(make((applied, version) => resolve({ applied, version })))
       if (!sent) resolve({ applied: false, version: given ?? 0 })
     })
   }
 
-  async #broadcast(id: Id, version: number, kind: 'put' | 'invalidate'): Promise<void> {
-    if (this.#bus === undefined) return
-    try {
-      await this.#bus.publish({ table: this.name, id, version, kind, origin: this.origin })
-    } catch (error) {
-      this.#counters[C.bus_errors]++
-      if (this.events.all.size > 0) this.events.emit('error', { table: this.name, id, error })
-    }
+  /** Publishes a change, bounded by {@link PUBLISH_TIMEOUT} on the table's clock; never throws. */
+  async #broadcast(id: Id, version: number, kind: 'put' | 'invalidate'): Promise<boolean> {
+    const bus = this.#bus
+    if (bus === undefined) return false
+    const published = await new Promise<boolean>((resolve) => {
+      const timer = this.#clock.setTimeout(() => resolve(false), PUBLISH_TIMEOUT)
+      const done = (ok: boolean, error?: unknown) => {
+        this.#clock.clearTimeout(timer)
+        if (!ok && this.events.all.size > 0) this.events.emit('error', { table: this.name, id, error })
+        resolve(ok)
+      }
+      try {
+        bus.publish({ table: this.name, id, version, kind, origin: this.origin }).then(() => done(true), (error: unknown) => done(false, error))
+      } catch (error) {
+        done(false, error)
+      }
+    })
+    if (!published) this.#counters[C.bus_errors]++
+    return published
   }
 
+  /** A bus delivery: validated here, whatever transport brought it; never throws into the transport. */
   #receive(delivery: BusDelivery): void {
-    if (delivery.type === 'gap') {
-      this.#owner.send(ev.gap())
-    } else if (delivery.type === 'invalid') {
-      this.#counters[C.coh_invalid]++
-    } else {
-      const message: CoherenceMessage = delivery.message
+    try {
+      if (delivery?.type === 'gap') {
+        this.#owner.send(ev.gap())
+        return
+      }
+      const parsed = delivery?.type === 'message' ? parseCoherenceMessage(delivery.message) : undefined
+      if (parsed === undefined || !parsed.ok) {
+        this.#counters[C.coh_invalid]++
+        return
+      }
+      const { message } = parsed
       if (message.table !== this.name || message.origin === this.origin) return
       this.#owner.send(ev.coherence(message))
+    } catch {
+      this.#counters[C.coh_invalid]++
     }
   }
 }

@@ -20,6 +20,7 @@
  */
 import { Redis } from 'ioredis'
 import { describe } from '../id.js'
+import { FAIL_FAST } from '../redis-connection.js'
 import type { Bus, BusDelivery, CoherenceMessage } from './bus.js'
 import { decodeWire, encodeWire, parseCoherenceMessage } from './message.js'
 
@@ -64,8 +65,8 @@ const GAP: BusDelivery = Object.freeze({ type: 'gap' })
 export function redisBus(options: RedisBusOptions): RedisBus {
   const { client, url, channel = DEFAULT_CHANNEL, onHandlerError, onError } = validate(options)
   const ownsPublisher = client === undefined
-  const publisher = client ?? new Redis(url as string)
-  const subscriber = client !== undefined ? client.duplicate() : new Redis(url as string)
+  const publisher = client ?? new Redis(url as string, FAIL_FAST)
+  const subscriber = client !== undefined ? client.duplicate() : new Redis(url as string, FAIL_FAST)
   const channelBytes = Buffer.from(channel)
 
   // Written by subscribe, unsubscribe and close; delivery iterates a snapshot.

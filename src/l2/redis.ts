@@ -1,4 +1,5 @@
 import { Redis, type Cluster } from 'ioredis'
+import { FAIL_FAST } from '../redis-connection.js'
 import { describe, type Id } from '../id.js'
 import { jsonCodec, type Codec } from './codec.js'
 import { l2Key, VERSION_TTL_MS, versionKey } from './keys.js'
@@ -72,23 +73,6 @@ interface Scripts {
   echostoreL2NextVersion(versionKey: string, dataKey: string, versionTtl: number): Promise<number>
 }
 
-/**
- * Options for a connection the store opens itself, chosen to fail fast and never crash:
- * - the offline queue stays on, so calls made before the first connect wait for it instead of failing
- *   at startup; `maxRetriesPerRequest: 1` bounds that wait during an outage (queued commands are
- *   rejected at every second failed reconnect: within a few hundred ms early in an outage, ~2 s at
- *   most once the backoff is capped);
- * - reconnects go on forever with a backoff capped at 1 s, so L2 comes back by itself;
- * - `connectTimeout: 1000` bounds a connect that hangs (a black-holed host).
- * The table's facade still puts its own short timeout on every call.
- */
-const OWN_CONNECTION = {
-  maxRetriesPerRequest: 1,
-  enableOfflineQueue: true,
-  connectTimeout: 1_000,
-  retryStrategy: (attempt: number) => Math.min(attempt * 50, 1_000),
-} as const
-
 function checkWrite(entry: L2Write): void {
   if (!Object.hasOwn(KIND_LETTER, entry.kind)) throw new TypeError(`redisL2.set: kind must be 'value', 'absent' or 'tombstone', got ${describe(entry.kind)}`)
   if (!Number.isSafeInteger(entry.version) || entry.version < 0) throw new RangeError(`redisL2.set: version must be a safe integer ≥ 0, got ${describe(entry.version)}`)
@@ -155,7 +139,7 @@ export function redisL2(options: RedisL2Options): L2Store {
   validate(options)
   const { prefix = 'echostore:', codec = jsonCodec } = options
   const owned = options.client === undefined
-  const client: RedisL2Client = options.client ?? new Redis(options.url!, OWN_CONNECTION)
+  const client: RedisL2Client = options.client ?? new Redis(options.url!, FAIL_FAST)
   // An outage must never crash the process: the failure reaches the caller through the rejected command.
   if (owned) client.on('error', () => {})
   client.defineCommand('echostoreL2Get', { lua: GET_LUA, numberOfKeys: 1 })

@@ -3,8 +3,17 @@ import type { Id } from '../id.js'
 import type { Flight, FlightResult, Loader } from './flight.js'
 import type { Waiter } from './waiter.js'
 
-/** A fetch found no live row: join the id's flight or start one. */
-export interface MissEvent<V> { type: 'miss'; id: Id; loader: Loader<V>; waiter: Waiter<V> }
+/**
+ * A fetch found no live row: join the id's flight or start one. `waiter` is the caller's own when it
+ * has a signal or a deadline; a plain caller has none: the owner sets `flight` to the flight it
+ * joined or started, and the caller takes that flight's shared promise.
+ */
+export interface MissEvent<V> { type: 'miss'; id: Id; loader: Loader<V>; waiter: Waiter<V> | undefined; flight: Flight<V> | undefined }
+/**
+ * Plain callers joined `flight`, which they saw in the flights map, and already hold its shared
+ * promise; `flight.joined - flight.joinsCounted` says how many. One message per flight per batch.
+ */
+export interface JoinEvent<V> { type: 'join'; flight: Flight<V> }
 /** A flight's load finished (successfully or not). */
 export interface FlightDoneEvent<V> { type: 'flight.done'; flight: Flight<V>; result: FlightResult<V> }
 /** L2 refused a flight's write-back: it holds a newer version, so the row the flight stored must go. */
@@ -44,6 +53,7 @@ export interface CloseEvent { type: 'close' }
 /** Every message the owner accepts. */
 export type OwnerEvent<V> =
   | MissEvent<V>
+  | JoinEvent<V>
   | FlightDoneEvent<V>
   | L2RefusedEvent<V>
   | DeadlineEvent
@@ -59,7 +69,8 @@ export type OwnerEvent<V> =
 
 /** Constructors, so messages are built in one place. */
 export const ev = {
-  miss: <V>(id: Id, loader: Loader<V>, waiter: Waiter<V>): MissEvent<V> => ({ type: 'miss', id, loader, waiter }),
+  miss: <V>(id: Id, loader: Loader<V>, waiter: Waiter<V> | undefined): MissEvent<V> => ({ type: 'miss', id, loader, waiter, flight: undefined }),
+  join: <V>(flight: Flight<V>): JoinEvent<V> => ({ type: 'join', flight }),
   flightDone: <V>(flight: Flight<V>, result: FlightResult<V>): FlightDoneEvent<V> => ({ type: 'flight.done', flight, result }),
   l2Refused: <V>(flight: Flight<V>): L2RefusedEvent<V> => ({ type: 'l2.refused', flight }),
   deadline: (): DeadlineEvent => ({ type: 'deadline' }),

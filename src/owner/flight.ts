@@ -38,10 +38,13 @@ export type FlightResult<V> =
  * the running load writes only `reported` (through its context) and reports its result as a message.
  */
 export class Flight<V> {
-  /** Callers waiting on this flight, in arrival order; answered ones stay, marked settled. */
-  readonly waiters: Waiter<V>[] = []
-  /** How many of `waiters` are still unanswered. */
+  /** Callers with a signal or a deadline, in arrival order; answered ones stay, marked settled. Created on first join. */
+  waiters: Waiter<V>[] | undefined = undefined
+  /** Callers still waiting: those in `waiters` not yet answered, plus plain callers sharing {@link shared}. */
   waiting = 0
+  private promise: Promise<V | undefined> | undefined = undefined
+  private resolveShared: ((value: V | undefined) => void) | undefined = undefined
+  private rejectShared: ((error: unknown) => void) | undefined = undefined
   /** `true` until the owner settles it (done, timed out or abandoned); later results are discarded. */
   running = true
   /** Set when a newer change of the id arrived mid-flight: its answer still goes to its waiters, but is not stored. */
@@ -50,6 +53,10 @@ export class Flight<V> {
   reported: number | undefined = undefined
   /** The row the owner stored from this flight's answer, if it stored one. */
   stored: Row<V> | undefined = undefined
+  /** Plain callers that joined through the table (written only by the table: it only grows). */
+  joined = 0
+  /** How many of `joined` the owner has counted (written only by the owner). */
+  joinsCounted = 0
   private controller: AbortController | undefined = undefined
 
   constructor(
@@ -72,11 +79,36 @@ export class Flight<V> {
     this.controller?.abort(reason)
   }
 
-  /** Adds a waiter. */
+  /** Adds a waiter with a signal or a deadline (it may leave early). */
   join(waiter: Waiter<V>): void {
     waiter.flight = this
-    this.waiters.push(waiter)
+    ;(this.waiters ??= []).push(waiter)
     this.waiting++
+  }
+
+  /**
+   * The one promise every plain caller (no signal, no deadline) of this flight holds: N plain
+   * waiters cost one promise, not N. Created on first use, by whoever first needs it.
+   */
+  shared(): Promise<V | undefined> {
+    this.promise ??= new Promise<V | undefined>((resolve, reject) => {
+      this.resolveShared = resolve
+      this.rejectShared = reject
+    })
+    return this.promise
+  }
+
+  /** Answers every caller still waiting with the flight's one outcome. */
+  answer(result: { ok: true; value: V | undefined } | { ok: false; error: unknown }): void {
+    const waiters = this.waiters ?? []
+    if (result.ok) {
+      this.resolveShared?.(result.value)
+      for (const waiter of waiters) waiter.resolve(result.value)
+    } else {
+      this.rejectShared?.(result.error)
+      for (const waiter of waiters) waiter.reject(result.error)
+    }
+    this.waiting = 0
   }
 
   /** True while the answer may still be written to L2 (not released, not fenced). */
@@ -85,27 +117,35 @@ export class Flight<V> {
   }
 }
 
-/** The loader's view of a flight: its signal and the version report. */
+/** The loader's view of a flight: its signal and the version report (both safe to destructure). */
 class FlightContext implements LoaderContext {
   constructor(private readonly flight: Flight<unknown>) {}
   get signal(): AbortSignal {
     return this.flight.signal
   }
-  setVersion(version: number): void {
-    if (!(Number.isSafeInteger(version) && version >= 0)) {
-      throw new TypeError(`echostore: setVersion takes an integer ≥ 0, got ${String(version)}`)
+  /** A bound function, made only when a loader asks for it. */
+  get setVersion(): (version: number) => void {
+    const flight = this.flight
+    return (version) => {
+      if (!(Number.isSafeInteger(version) && version >= 0)) {
+        throw new TypeError(`echostore: setVersion takes an integer ≥ 0, got ${String(version)}`)
+      }
+      flight.reported = version
     }
-    this.flight.reported = version
   }
 }
 
 /** What a flight needs from its table. */
-export interface FlightDeps {
+export interface FlightDeps<V> {
   clock: Clock
   expiry: Expiry
   l2: L2Facade | undefined
   /** Called just before the loader runs (counts `loads`). */
   onLoad(id: Id): void
+  /** Receives the flight's result (posts it to the owner). */
+  report(flight: Flight<V>, result: FlightResult<V>): void
+  /** Told when L2 refused a write-back that was not waited for (posts it to the owner). */
+  refused(flight: Flight<V>): void
 }
 
 /**
@@ -117,14 +157,13 @@ export interface FlightDeps {
  * When L2 answered the read, the write-back is awaited, so another process that misses once this
  * flight has answered finds the value in L2. When L2 was down for the read (error, timeout, open
  * breaker), the write-back is not awaited, so a fetch costs at most one L2 timeout plus the loader;
- * a refusal then arrives later through `onLateRefusal`.
+ * a refusal then arrives later through `deps.refused`. The result goes to `deps.report`.
  */
-export async function runFlight<V>(
-  flight: Flight<V>,
-  loader: Loader<V>,
-  deps: FlightDeps,
-  onLateRefusal: () => void,
-): Promise<FlightResult<V>> {
+export async function runFlight<V>(flight: Flight<V>, loader: Loader<V>, deps: FlightDeps<V>): Promise<void> {
+  deps.report(flight, await load(flight, loader, deps))
+}
+
+async function load<V>(flight: Flight<V>, loader: Loader<V>, deps: FlightDeps<V>): Promise<FlightResult<V>> {
   const { clock, expiry, l2 } = deps
   try {
     let version = flight.version
@@ -145,7 +184,7 @@ export async function runFlight<V>(
     const result = { ok: true, value, source: 'loader', expiresAt: expiry.draw(value, clock.now()), version: flight.reported ?? version, refused: false } as const
     const written = writeBack(flight, result, deps)
     if (l2Answered) return { ...result, refused: (await written) === false }
-    void written.then((outcome) => outcome === false && onLateRefusal())
+    void written.then((outcome) => outcome === false && deps.refused(flight))
     return result
   } catch (error) {
     return { ok: false, error }
@@ -153,7 +192,7 @@ export async function runFlight<V>(
 }
 
 /** Writes a loader's answer to L2, version-guarded, with the row's own expiry: `false` refused, `true` written, `undefined` not written. */
-function writeBack<V>(flight: Flight<V>, result: { value: V | undefined; version: number; expiresAt: number | undefined }, deps: FlightDeps): Promise<boolean | undefined> {
+function writeBack<V>(flight: Flight<V>, result: { value: V | undefined; version: number; expiresAt: number | undefined }, deps: FlightDeps<V>): Promise<boolean | undefined> {
   const { clock, l2 } = deps
   const { value, version, expiresAt } = result
   if (l2 === undefined || expiresAt === undefined || !flight.writable()) return Promise.resolve(undefined)

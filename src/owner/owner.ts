@@ -25,8 +25,8 @@ import { type Expiry, Row, tombstone } from '../rows.js'
 import type { Sweeper } from '../sweeper.js'
 import type { TableEvents } from '../table-events.js'
 import { Deadlines } from './deadlines.js'
-import { type ChangeReply, type OwnerEvent, ev } from './events.js'
-import { Flight, type FlightResult, type Loader, runFlight } from './flight.js'
+import { type ChangeReply, type MissEvent, type OwnerEvent, ev } from './events.js'
+import { Flight, type FlightDeps, type FlightResult, type Loader, runFlight } from './flight.js'
 import type { Waiter } from './waiter.js'
 
 /** What the owner is given at construction; it keeps references, it copies nothing. */
@@ -46,8 +46,10 @@ export interface OwnerDeps<V> {
 interface OwnerState<V> {
   /** Joinable flights by id: flights started while the coalescing gate was on, and not fenced. */
   readonly flights: Map<Id, Flight<V>>
-  /** Every flight running now, joinable or not. */
-  readonly running: Set<Flight<V>>
+  /** Running flights that are not joinable (started with the gate off); fenced by id like the others. */
+  readonly solo: Set<Flight<V>>
+  /** How many flights run now, joinable or not. */
+  inflight: number
   /** The coalescing gate. */
   coalesce: boolean
   /** Set by `close`: stop once no flight runs. */
@@ -66,8 +68,10 @@ export interface Owner<V> {
   send(event: OwnerEvent<V>): boolean
   /** Adds `event` to the batch sent at the end of this turn (a microtask), or by the next `send`. */
   post(event: OwnerEvent<V>): void
-  /** True when a miss on `id` now would join a flight in progress (read-only peek at the flights map). */
-  joinable(id: Id): boolean
+  /** The flight a miss on `id` would join now, if any (a read-only peek at the flights map). */
+  joinable(id: Id): Flight<V> | undefined
+  /** True while the owner processes a message: a message sent now is queued, not processed before `send` returns. */
+  busy(): boolean
   /** Flights running now. */
   inflight(): number
   /** Resolves once the owner has stopped (after `close` and the last flight). */
@@ -82,16 +86,18 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
   const { name, capacity, loadTimeout, clock } = options
   /** How long a tombstone is remembered: long enough to outlive any flight or row it fences. */
   const tombstoneLife = Math.max(options.ttl, loadTimeout)
-  const state: OwnerState<V> = { flights: new Map(), running: new Set(), coalesce: options.coalesce, closing: false }
+  const state: OwnerState<V> = { flights: new Map(), solo: new Set(), inflight: 0, coalesce: options.coalesce, closing: false }
   const listening = () => events.all.size > 0
-  const flightDeps = {
+  const flightDeps: FlightDeps<V> = {
     clock,
     expiry,
     l2,
-    onLoad(id: Id) {
+    onLoad(id) {
       counters[C.loads]++
       if (listening()) events.emit('load', { table: name, id })
     },
+    report: (flight, result) => owner.post(ev.flightDone(flight, result)),
+    refused: (flight) => owner.post(ev.l2Refused(flight)),
   }
 
   const deadlines = new Deadlines<Flight<V>>(clock, loadTimeout, () => owner.send(ev.deadline()))
@@ -111,7 +117,9 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
   /** Writes a row for `id`; returns it, or undefined when it was not stored (not cacheable, or the table is full). */
   function store(id: Id, value: V | undefined, expiresAt: number | undefined, version: number): Row<V> | undefined {
     if (expiresAt === undefined) {
-      rows.delete(id) // not cacheable (negativeTtl 0): drop the old row
+      // Not cacheable (negativeTtl 0): drop the old row, but remember a known version.
+      if (version > 0) bury(id, version)
+      else rows.delete(id)
       return undefined
     }
     if (rows.size >= capacity && !rows.has(id)) {
@@ -124,19 +132,28 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     return row
   }
 
-  /** Replaces the row with a tombstone remembering `version`. */
+  /** Replaces the row with a tombstone remembering `version` for `max(ttl, loadTimeout)`. */
   function bury(id: Id, version: number): void {
     if (rows.size >= capacity && !rows.has(id)) return
-    rows.set(id, tombstone(version))
-    sweeper.track(id, clock.now() + tombstoneLife)
+    const forgetAt = clock.now() + tombstoneLife
+    rows.set(id, tombstone(version, forgetAt))
+    sweeper.track(id, forgetAt)
   }
 
-  /** Fences the joinable flight of `id` if `version` is at least what it started from. */
+  function hasRunning(id: Id): boolean {
+    if (state.flights.has(id)) return true
+    for (const solo of state.solo) if (solo.id === id) return true
+    return false
+  }
+
+  /** Fences every running flight of `id` that started from a version no newer than `version`. */
   function fence(id: Id, version: number): void {
     const flight = state.flights.get(id)
-    if (flight === undefined || flight.version > version) return
-    flight.fenced = true
-    state.flights.delete(id)
+    if (flight !== undefined && flight.version <= version) {
+      flight.fenced = true
+      state.flights.delete(id)
+    }
+    for (const solo of state.solo) if (solo.id === id && solo.version <= version) solo.fenced = true
   }
 
   /** Ends a flight: it no longer runs, and its map entry (if still its own) goes. */
@@ -144,47 +161,58 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     flight.running = false
     if (early) deadlines.ended()
     if (state.flights.get(flight.id) === flight) state.flights.delete(flight.id)
-    state.running.delete(flight)
+    state.inflight--
+    if (!flight.registered) state.solo.delete(flight)
   }
 
-  function answer(flight: Flight<V>, result: FlightResult<V>): void {
-    const { waiters } = flight
-    if (result.ok) for (const waiter of waiters) waiter.resolve(result.value)
-    else for (const waiter of waiters) waiter.reject(result.error)
-    flight.waiting = 0
-  }
-
-  function startFlight(id: Id, loader: Loader<V>, waiter: Waiter<V>, defer: Defer): void {
+  function startFlight(id: Id, loader: Loader<V>, waiter: Waiter<V> | undefined, defer: Defer): Flight<V> {
     const row = rows.get(id)
     const flight = new Flight<V>(id, state.coalesce, row === undefined ? 0 : row.version)
     if (flight.registered) state.flights.set(id, flight)
-    state.running.add(flight)
+    else state.solo.add(flight)
+    state.inflight++
     counters[C.flights]++
-    flight.join(waiter)
+    if (waiter !== undefined) flight.join(waiter)
+    else flight.waiting++
     deadlines.add(flight)
-    defer(() => {
-      const refused = () => owner.post(ev.l2Refused(flight))
-      void runFlight(flight, loader, flightDeps, refused).then((result) => owner.post(ev.flightDone(flight, result)))
-    })
+    if (toStart.push(flight, loader) === 2) defer(startLoads)
+    return flight
   }
 
-  function onMiss(id: Id, loader: Loader<V>, waiter: Waiter<V>, defer: Defer): void {
+  /** Flights (and their loaders) started by the current transition, run by one deferred effect. */
+  const toStart: (Flight<V> | Loader<V>)[] = []
+  function startLoads(): void {
+    for (let i = 0; i < toStart.length; i += 2) void runFlight(toStart[i] as Flight<V>, toStart[i + 1] as Loader<V>, flightDeps)
+    toStart.length = 0
+  }
+
+  function onMiss(event: MissEvent<V>, defer: Defer): void {
+    const { id, waiter } = event
     if (state.coalesce) {
       const flight = state.flights.get(id)
       if (flight !== undefined) {
-        flight.join(waiter)
+        if (waiter !== undefined) flight.join(waiter)
+        else flight.waiting++
         counters[C.coalesced]++
+        event.flight = flight
         return
       }
-      // The miss was posted before a flight for the id filled the row: it gets that flight's answer.
+      // A miss posted before a flight for the id filled the row gets that flight's answer.
       const row = rows.get(id)
-      if (row !== undefined && row.expiresAt > clock.now()) {
+      if (waiter !== undefined && row !== undefined && row.expiresAt > clock.now()) {
         counters[C.coalesced]++
         waiter.resolve(row.value)
         return
       }
     }
-    startFlight(id, loader, waiter, defer)
+    event.flight = startFlight(id, event.loader, waiter, defer)
+  }
+
+  function onJoin(flight: Flight<V>): void {
+    const joins = flight.joined - flight.joinsCounted
+    flight.joinsCounted = flight.joined
+    counters[C.coalesced] += joins
+    if (flight.running) flight.waiting += joins
   }
 
   function onFlightDone(flight: Flight<V>, result: FlightResult<V>, defer: Defer): void {
@@ -203,7 +231,7 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
       counters[C.load_errors]++
       if (listening()) defer(() => events.emit('error', { table: name, id: flight.id, error: result.error }))
     }
-    answer(flight, result)
+    flight.answer(result)
   }
 
   /** L2 holds something newer than what the flight stored: drop the row, if it is still that row. */
@@ -219,7 +247,7 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     counters[C.load_errors]++
     const error = new LoadTimeoutError(name, flight.id, loadTimeout)
     flight.abort(error)
-    answer(flight, { ok: false, error })
+    flight.answer({ ok: false, error })
   }
 
   function onWaiterLeft(waiter: Waiter<V>, reason: 'timeout' | 'cancel', error: unknown): void {
@@ -238,7 +266,7 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
 
   function onPut(id: Id, value: V | undefined, expiresAt: number | undefined, given: number | undefined, refused: boolean, reply: ChangeReply): void {
     const known = held(id)
-    const version = given ?? Math.max(0, known + 1)
+    const version = given ?? Math.max(known, 0) + 1
     if (refused || version < known) return reply(false, version)
     fence(id, version)
     store(id, value, expiresAt, version)
@@ -247,7 +275,7 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
 
   function onInvalidate(id: Id, given: number | undefined, reply: ChangeReply): void {
     const known = held(id)
-    const version = given ?? Math.max(0, known + 1)
+    const version = given ?? Math.max(known, 0) + 1
     if (version < known) return reply(false, version)
     fence(id, version)
     bury(id, version)
@@ -256,10 +284,14 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
 
   function onCoherence(message: CoherenceMessage, defer: Defer): void {
     const { id, version, kind } = message
-    const applied = version > held(id)
+    const known = held(id)
+    const applied = version > known
     if (applied) {
+      // A tombstone only where there is something to fence: messages about ids this table never
+      // read must not use up its capacity.
+      const holds = rows.has(id) || hasRunning(id)
       fence(id, version)
-      bury(id, version)
+      if (holds) bury(id, version)
       counters[C.coh_applied]++
     } else {
       counters[C.coh_stale]++
@@ -270,7 +302,8 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
   function onGap(defer: Defer): void {
     const dropped = rows.size
     rows.clear()
-    for (const flight of state.running) flight.fenced = true
+    for (const flight of state.flights.values()) flight.fenced = true
+    for (const flight of state.solo) flight.fenced = true
     state.flights.clear()
     counters[C.coh_gaps]++
     counters[C.coh_dropped] += dropped
@@ -287,7 +320,9 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
   function transition(event: OwnerEvent<V>, defer: Defer): void {
     switch (event.type) {
       case 'miss':
-        return onMiss(event.id, event.loader, event.waiter, defer)
+        return onMiss(event, defer)
+      case 'join':
+        return onJoin(event.flight)
       case 'flight.done':
         return onFlightDone(event.flight, event.result, defer)
       case 'l2.refused':
@@ -322,14 +357,18 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     }
   }
 
+  let processing = false
   const logic = fromTransition((s: OwnerState<V>, event: OwnerEvent<V>, scope) => {
+    if (event.type.startsWith('xstate.')) return s // the actor's own lifecycle events (xstate.stop)
+    processing = true
     try {
       transition(event, scope.defer)
     } catch (error) {
       // Never let a throw escape into xstate: report it and keep the actor alive.
       scope.defer(() => events.emit('error', { table: name, id: undefined, error }))
     }
-    if (s.closing && s.running.size === 0 && inbox.length === 0 && !isStopped) {
+    scope.defer(() => (processing = false)) // deferred last: after the effects of this transition
+    if (s.closing && s.inflight === 0 && inbox.length === 0 && !isStopped) {
       isStopped = true
       deadlines.stop()
       scope.defer(() => {
@@ -361,8 +400,9 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     post(event) {
       if (inbox.push(event) === 1) queueMicrotask(flush)
     },
-    joinable: (id) => state.coalesce && state.flights.has(id),
-    inflight: () => state.running.size,
+    joinable: (id) => (state.coalesce ? state.flights.get(id) : undefined),
+    busy: () => processing,
+    inflight: () => state.inflight,
     stopped,
   }
   return owner
