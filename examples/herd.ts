@@ -14,23 +14,13 @@
  * Run: `npm start` or `npx tsx examples/herd.ts`.
  */
 import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
 import { type Clock, type L2Store, type Stats, type Table, type TableOptions, createTable, manualClock, redisL2, systemClock } from '../src/index.js'
+import { seeded } from './support/prng.js'
 import { barChart, counterLine, live, progress } from './support/readout.js'
+import { deletePrefix } from './support/redis.js'
 
 const scale = Number(process.env.DEMO_SCALE ?? 1)
 if (!(scale > 0)) throw new RangeError(`DEMO_SCALE must be a number > 0, got ${process.env.DEMO_SCALE}`)
-
-/** A seeded PRNG so every run reads the same ids (mulberry32). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = Math.imul(a ^ (a >>> 15), a | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** A simulated origin: answers after `latency` ms of clock time and records when each load began. */
 function origin<V>(clock: Clock, latency: number, make: (id: string | number) => V) {
@@ -218,18 +208,6 @@ async function shortTtl(): Promise<void> {
   summary.push(`short TTL:                     ${rates.join('; ')}`)
 }
 
-/** Removes the demo's keys from Redis. */
-async function cleanUp(url: string): Promise<void> {
-  const client = new Redis(url)
-  let cursor = '0'
-  do {
-    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000)
-    cursor = next
-    if (keys.length > 0) await client.del(...keys)
-  } while (cursor !== '0')
-  client.disconnect()
-}
-
 console.log('EchoStore demo: a read-through cache that survives a thundering herd by construction.')
 console.log(l2 === undefined ? 'Time is simulated (a manual clock), so the numbers are the same on every run.' : 'Time is real (Redis expires entries on its own clock): the numbers vary a little between runs.')
 console.log(redisUrl ? `L2: Redis at ${redisUrl} (key prefix ${prefix})` : 'L2: none (the embedded default; set REDIS_URL to add the Redis L2)')
@@ -238,7 +216,7 @@ await cohorts()
 await shortTtl()
 console.log('\nSummary')
 for (const line of summary) console.log(`  ${line}`)
-if (l2 !== undefined && redisUrl !== undefined) {
+if (l2 !== undefined) {
   await l2.close()
-  await cleanUp(redisUrl)
+  await deletePrefix(prefix)
 }

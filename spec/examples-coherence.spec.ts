@@ -4,32 +4,14 @@
  * new value from L2 without a load; the injected older message was dropped as stale by all three;
  * every process exited cleanly, and the run's keys were deleted.
  */
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Stats } from '../src/index.js'
 import { REDIS_URL, describeRedis } from './support/redis.js'
-
-const script = fileURLToPath(new URL('../examples/coherence.ts', import.meta.url))
-const root = fileURLToPath(new URL('..', import.meta.url))
-
-function runExample(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, timeout: 45_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1
-      resolve({ code, stdout, stderr })
-    })
-  })
-}
+import { parseResult, runExample } from './support/run-example.js'
 
 type Result = { prefix: string; id: string; served: { B: string | null; C: string | null }; stats: { A: Stats; B: Stats; C: Stats } }
 
-function parseResult(stdout: string): Result {
-  const line = stdout.split('\n').find((l) => l.startsWith('RESULT '))
-  if (line === undefined) throw new Error(`the example printed no RESULT line:\n${stdout}`)
-  return JSON.parse(line.slice('RESULT '.length)) as Result
-}
 
 describeRedis('examples/coherence.ts', () => {
   let raw: Redis
@@ -42,9 +24,9 @@ describeRedis('examples/coherence.ts', () => {
   })
 
   it('B and C apply A’s put and serve it at once from L2; the late older message is stale everywhere; keys are gone', async () => {
-    const { code, stdout, stderr } = await runExample({ REDIS_URL })
+    const { code, stdout, stderr } = await runExample('coherence.ts', { REDIS_URL })
     expect(code, `stderr:\n${stderr}\nstdout:\n${stdout}`).toBe(0)
-    const { prefix, id, served, stats } = parseResult(stdout)
+    const { prefix, id, served, stats } = parseResult<Result>(stdout)
 
     expect(id).toBe('party')
     expect(served).toEqual({ B: '🥳 v2', C: '🥳 v2' })
@@ -78,7 +60,7 @@ describeRedis('examples/coherence.ts', () => {
 
 describe('examples/coherence.ts without Redis', () => {
   it('says how to start Redis and exits 1', async () => {
-    const { code, stdout, stderr } = await runExample({ REDIS_URL: 'redis://127.0.0.1:1' })
+    const { code, stdout, stderr } = await runExample('coherence.ts', { REDIS_URL: 'redis://127.0.0.1:1' })
     expect(code).toBe(1)
     expect(stderr).toMatch(/needs Redis at redis:\/\/127\.0\.0\.1:1/)
     expect(stderr).toContain('redis-server')

@@ -3,32 +3,14 @@
  * it prints against what it claims: process A paid the one load of its herd, process B's cold herd
  * was answered by Redis (l2_hits 1, loads 0), and its keys were cleaned up.
  */
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Stats } from '../src/index.js'
 import { REDIS_URL, describeRedis } from './support/redis.js'
-
-const script = fileURLToPath(new URL('../examples/redis-l2.ts', import.meta.url))
-const root = fileURLToPath(new URL('..', import.meta.url))
-
-function runExample(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1
-      resolve({ code, stdout, stderr })
-    })
-  })
-}
+import { parseResult, runExample } from './support/run-example.js'
 
 type Result = { prefix: string; id: string; a: Stats; b: Stats }
 
-function parseResult(stdout: string): Result {
-  const line = stdout.split('\n').find((l) => l.startsWith('RESULT '))
-  if (line === undefined) throw new Error(`the example printed no RESULT line:\n${stdout}`)
-  return JSON.parse(line.slice('RESULT '.length)) as Result
-}
 
 describeRedis('examples/redis-l2.ts', () => {
   let raw: Redis
@@ -41,9 +23,9 @@ describeRedis('examples/redis-l2.ts', () => {
   })
 
   it('process B’s cold herd is an L2 hit with no load, as printed; its keys are gone afterwards', async () => {
-    const { code, stdout, stderr } = await runExample({ REDIS_URL })
+    const { code, stdout, stderr } = await runExample('redis-l2.ts', { REDIS_URL })
     expect(code, `stderr:\n${stderr}\nstdout:\n${stdout}`).toBe(0)
-    const { prefix, a, b } = parseResult(stdout)
+    const { prefix, a, b } = parseResult<Result>(stdout)
 
     expect(a).toMatchObject({ misses: 200, loads: 1, coalesced: 199, l2_hits: 0, fills: 1, l2_errors: 0, l2_timeouts: 0, inflight: 0 })
     expect(b).toMatchObject({ misses: 200, loads: 0, l2_hits: 1, coalesced: 199, fills: 1, l2_errors: 0, l2_timeouts: 0, inflight: 0 })
@@ -68,7 +50,7 @@ describeRedis('examples/redis-l2.ts', () => {
 
 describe('examples/redis-l2.ts without Redis', () => {
   it('says how to start Redis and exits 1', async () => {
-    const { code, stdout, stderr } = await runExample({ REDIS_URL: 'redis://127.0.0.1:1' })
+    const { code, stdout, stderr } = await runExample('redis-l2.ts', { REDIS_URL: 'redis://127.0.0.1:1' })
     expect(code).toBe(1)
     expect(stderr).toMatch(/needs Redis at redis:\/\/127\.0\.0\.1:1/)
     expect(stderr).toContain('redis-server')

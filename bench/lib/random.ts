@@ -1,14 +1,7 @@
-/** A seeded PRNG (mulberry32): same seed, same sequence, in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { seeded as seededRandom } from '../../examples/support/prng.js'
+
+/** A seeded PRNG (mulberry32): same seed, same sequence, in [0, 1); shared with the examples. */
+export { seededRandom }
 
 /** `count` uniform draws from [0, n), from a seeded PRNG. */
 export function uniformSequence(count: number, n: number, seed: number): Uint32Array {
