@@ -23,7 +23,7 @@ export function renderReport(input: ReportInput): string {
   parts.push('# EchoStore benchmarks', '')
   parts.push(
     `Written by \`npm run bench\` (bench/run.ts) on ${input.date.toISOString()}, in ${num(input.elapsedMs / 1000, 0)} s. ` +
-      `Every contender runs in the same Node process per workload (W5: one child process each), in interleaved repetitions whose order rotates; figures are medians, and each is also given as a ratio to a floor measured in the same run. "Spread" is half the range of the repetitions over their median.`,
+      `Every contender runs in the same Node process per workload (W5: one child process each; W8 measures EchoStore alone against Redis, its herd in 4 child processes), in interleaved repetitions whose order rotates; figures are medians, and each is also given as a ratio to a floor measured in the same run. "Spread" is half the range of the repetitions over their median.`,
     '',
   )
   if (!cfg.full) parts.push(`> **Partial run** (BENCH_SCALE ${cfg.scale}${cfg.only.length > 0 ? `, BENCH_ONLY ${cfg.only.join(',')}` : ''}${cfg.skip.length > 0 ? `, BENCH_SKIP ${cfg.skip.join(',')}` : ''}, workloads ${cfg.workloads.join(',')}): not the figures of record.`, '')
@@ -39,7 +39,7 @@ export function renderReport(input: ReportInput): string {
         ['OS', m.platform],
         ['date', input.date.toISOString()],
         ['BENCH_SCALE', String(cfg.scale)],
-        ['repetitions', `${cfg.reps} (W4, W7: ${cfg.heavyReps}; W5: 1 per contender)`],
+        ['repetitions', `${cfg.reps} (W4, W7: ${cfg.heavyReps}; W5: 1 per contender; W8b: rounds as its section says)`],
       ],
     }),
     '',
@@ -66,13 +66,9 @@ export function renderReport(input: ReportInput): string {
     if (w === 'W6' && input.svgWritten !== undefined) parts.push(`![W6: loader calls over time, with and without jitter](${input.svgWritten})`, '')
   }
   parts.push(
-    '## W8: Redis L2',
-    '',
-    'Not run: it needs EchoStore\'s L2 and a Redis server (an L2-hit fill against a loader fill, and a herd across 4 processes on one cold id). The harness has no entry for it yet.',
-    '',
     '## Running it',
     '',
-    '`npm run bench` runs everything at full size (writes this file and bench/cohort.svg). Knobs: `BENCH_SCALE` (e.g. 0.02 for a smoke run), `BENCH_REPS` (default 5; W4 and W7 use at most 3), `BENCH_ONLY` / `BENCH_SKIP` (comma lists of contender names; floors always run unless skipped), `BENCH_WORKLOADS` (e.g. `W1,W3`), `BENCH_OUT`. A partial run writes to `.bench-tmp/` instead.',
+    '`npm run bench` runs everything at full size (writes this file and bench/cohort.svg). W8 needs Redis (`REDIS_URL`, default redis://127.0.0.1:6379) and is skipped with a line in its section when none answers. Knobs: `BENCH_SCALE` (e.g. 0.02 for a smoke run), `BENCH_REPS` (default 5; W4 and W7 use at most 3), `BENCH_ONLY` / `BENCH_SKIP` (comma lists of contender names; floors always run unless skipped), `BENCH_WORKLOADS` (e.g. `W1,W3`, or `W8` alone), `BENCH_OUT`, `REDIS_URL`. A partial run writes to `.bench-tmp/` instead.',
     '',
   )
   return parts.join('\n')

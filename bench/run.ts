@@ -1,5 +1,5 @@
 /**
- * The benchmark harness (`npm run bench`): loads the selected contenders, runs W1–W7 in order,
+ * The benchmark harness (`npm run bench`): loads the selected contenders, runs W1–W8 in order,
  * writes the W6 picture and the report, and prints the report. Progress goes to stderr.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -21,6 +21,7 @@ import { runW4 } from './workloads/w4-zipf.js'
 import { runW5 } from './workloads/w5-memory.js'
 import { runW6, type W6Result } from './workloads/w6-cohort.js'
 import { runW7 } from './workloads/w7-sweeper.js'
+import { runW8 } from './workloads/w8-l2.js'
 
 const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>> = {
   W1: runW1,
@@ -30,6 +31,7 @@ const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>
   W5: runW5,
   W6: runW6,
   W7: runW7,
+  W8: runW8,
 }
 
 function write(path: string, text: string): void {

@@ -1,22 +1,7 @@
 /**
- * A row and its jittered expiry. Pure functions; the owner is the only writer of rows,
- * the hit path only reads them.
+ * When a row expires: `ttl` (or `negativeTtl`) after its write, jittered. Pure functions; the rows
+ * themselves live in `row-store.ts`.
  */
-
-/**
- * One cached row. `value === undefined` marks a negative row ("the loader found nothing").
- * A tombstone (see {@link tombstone}) is a row that never answers a hit but remembers a version.
- */
-export class Row<V> {
-  constructor(
-    /** The value, or `undefined` for a negative row. */
-    readonly value: V | undefined,
-    /** Clock time at which the row stops answering hits. */
-    readonly expiresAt: number,
-    /** The version of what the row holds (0 when unknown). */
-    readonly version: number,
-  ) {}
-}
 
 /** The half-width of the expiry band: `trunc(ttl · jitter)`. */
 export function jitterSpread(ttl: number, jitter: number): number {
@@ -31,20 +16,6 @@ export function jitteredExpiry(now: number, ttl: number, spread: number, random:
   if (spread === 0) return now + ttl
   const offset = Math.min(2 * spread, Math.floor(random() * (2 * spread + 1))) - spread
   return now + ttl + offset
-}
-
-/**
- * A row that answers no hit but remembers the version of an invalidation, to fence older writes,
- * until `forgetAt`. Its `expiresAt` is `-forgetAt`: never ahead of a (non-negative) clock, so the
- * hit path treats it as a miss with no extra check, while the sweeper still knows when to forget it.
- */
-export function tombstone<V>(version: number, forgetAt: number): Row<V> {
-  return new Row<V>(undefined, -forgetAt, version)
-}
-
-/** When the sweeper may reclaim `row`: its expiry, or a tombstone's forget time. */
-export function reclaimAt(row: Row<unknown>): number {
-  return row.expiresAt > 0 ? row.expiresAt : -row.expiresAt
 }
 
 /** Draws expiries for a table: values live `ttl`, negative rows `negativeTtl`, both jittered. */

@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from './clock.js'
 import type { Id } from './id.js'
-import { type Row, reclaimAt } from './rows.js'
+import type { RowStore } from './row-store.js'
 
 /** Most index entries one sweep slice examines; a slice of this size takes well under 5 ms. */
 export const SWEEP_SLICE = 16_384
@@ -72,21 +72,14 @@ export class Sweeper {
    * examining at most `budget` entries. Returns how many rows it removed, and asks for a
    * continuation slice when entries remain.
    */
-  reclaim<V>(rows: Map<Id, Row<V>>, now: number, budget = SWEEP_SLICE): number {
+  reclaim(rows: RowStore<unknown>, now: number, budget = SWEEP_SLICE): number {
     let swept = 0
     let left = budget
     for (const [key, bucket] of this.buckets) {
       if ((key + 1) * this.width > now) continue
       const { ids } = bucket
       const end = Math.min(ids.length, bucket.pos + left)
-      for (let i = bucket.pos; i < end; i++) {
-        const id = ids[i]!
-        const row = rows.get(id)
-        if (row !== undefined && reclaimAt(row) <= now) {
-          rows.delete(id)
-          swept++
-        }
-      }
+      for (let i = bucket.pos; i < end; i++) if (rows.reclaim(ids[i]!, now)) swept++
       left -= end - bucket.pos
       bucket.pos = end
       if (end === ids.length) {

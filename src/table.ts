@@ -12,7 +12,8 @@ import { type ChangeReply, type OwnerEvent, ev } from './owner/events.js'
 import type { Loader } from './owner/flight.js'
 import { type Owner, startOwner } from './owner/owner.js'
 import { Waiter } from './owner/waiter.js'
-import { type Expiry, type Row, expiryPolicy } from './rows.js'
+import { RowStore } from './row-store.js'
+import { type Expiry, expiryPolicy } from './rows.js'
 import { Sweeper } from './sweeper.js'
 import type { TableEvents } from './table-events.js'
 
@@ -63,7 +64,7 @@ export class Table<V> {
   /** The table's events (a mitt emitter): `load`, `fill`, `error`, `sweep`. */
   readonly events: Emitter<TableEvents> = mitt<TableEvents>()
 
-  readonly #rows = new Map<Id, Row<V>>()
+  readonly #rows: RowStore<V>
   readonly #counters = newCounters()
   readonly #clock: Clock
   readonly #owner: Owner<V>
@@ -88,6 +89,7 @@ export class Table<V> {
     this.#clearTimer = (handle) => clock.clearTimeout(handle)
     this.#expiry = expiryPolicy(resolved.ttl, resolved.negativeTtl, resolved.jitter, resolved.random)
     this.#tombstoneLife = Math.max(resolved.ttl, resolved.loadTimeout)
+    this.#rows = new RowStore<V>(resolved.capacity)
     this.#l2 = resolved.l2 && new L2Facade(resolved.l2, resolved.name, clock, this.#counters, this.events)
     this.#sweeper = new Sweeper(clock, Math.max(resolved.sweepInterval, resolved.ttl / 16), resolved.sweepInterval, (now, first) => this.#owner.send(ev.sweep(now, first)))
     this.#owner = startOwner<V>({
@@ -113,9 +115,10 @@ export class Table<V> {
    */
   fetch(id: Id, loader: Loader<V>, options?: FetchOptions): Promise<V | undefined> {
     // The hit path: only valid ids are ever stored, so a row found means the id is valid.
-    const row = this.#rows.get(id)
-    if (row !== undefined && options === undefined && typeof loader === 'function' && this.#closing === undefined && row.expiresAt > this.#clock.now()) {
-      return this.#hit(row)
+    const rows = this.#rows
+    const slot = rows.slots.get(id)
+    if (slot !== undefined && options === undefined && typeof loader === 'function' && this.#closing === undefined && rows.expires[slot]! > this.#clock.now()) {
+      return this.#hit(rows.values[slot])
     }
     return this.#lookup(id, loader, options)
   }
@@ -187,10 +190,10 @@ export class Table<V> {
     return snapshot(this.#counters, this.#rows.size, this.#owner.inflight())
   }
 
-  #hit(row: Row<V>): Promise<V | undefined> {
+  #hit(value: V | undefined): Promise<V | undefined> {
     this.#counters[C.hits]++
-    if (row.value === undefined) this.#counters[C.negative_hits]++
-    return Promise.resolve(row.value)
+    if (value === undefined) this.#counters[C.negative_hits]++
+    return Promise.resolve(value)
   }
 
   /** Everything but the plain hit: validation, options, the lookup again, and the miss. */
@@ -219,8 +222,9 @@ export class Table<V> {
         return Promise.reject(signal.reason)
       }
     }
-    const row = this.#rows.get(id)
-    if (row !== undefined && row.expiresAt > this.#clock.now()) return this.#hit(row)
+    const rows = this.#rows
+    const slot = rows.slots.get(id)
+    if (slot !== undefined && rows.expires[slot]! > this.#clock.now()) return this.#hit(rows.values[slot])
     this.#counters[C.misses]++
     return this.#miss(id, loader, signal, timeout)
   }

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 
 /** Every workload the bench knows, in run order. */
-export const WORKLOADS = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7'] as const
+export const WORKLOADS = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8'] as const
 /** One workload's id. */
 export type WorkloadId = (typeof WORKLOADS)[number]
 
@@ -28,13 +28,15 @@ export interface BenchConfig {
   outFile: string
   /** Where the W6 picture goes: bench/cohort.svg for a full run, `.bench-tmp/` otherwise. */
   svgFile: string
+  /** REDIS_URL: the Redis W8 measures against (default redis://127.0.0.1:6379); W8 is skipped when it does not answer. */
+  redisUrl: string
 }
 
 function list(value: string | undefined): string[] {
   return (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0)
 }
 
-/** Reads BENCH_SCALE, BENCH_REPS, BENCH_ONLY, BENCH_SKIP, BENCH_WORKLOADS and BENCH_OUT. */
+/** Reads BENCH_SCALE, BENCH_REPS, BENCH_ONLY, BENCH_SKIP, BENCH_WORKLOADS, BENCH_OUT and REDIS_URL. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const scale = Number(env.BENCH_SCALE ?? '1')
   if (!(scale > 0 && scale <= 1)) throw new RangeError(`BENCH_SCALE must be in (0, 1], got ${env.BENCH_SCALE}`)
@@ -61,6 +63,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     root,
     outFile: env.BENCH_OUT ?? (full ? join(root, 'BENCHMARKS.md') : join(tmp, 'BENCHMARKS.md')),
     svgFile: full ? join(root, 'bench', 'cohort.svg') : join(tmp, 'cohort.svg'),
+    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   }
 }
 

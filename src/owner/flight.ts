@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js'
 import type { Id } from '../id.js'
 import { type L2Facade, L2_DOWN } from '../l2/facade.js'
-import type { Expiry, Row } from '../rows.js'
+import type { Expiry } from '../rows.js'
 import type { Waiter } from './waiter.js'
 
 /** What a loader receives beside the id. */
@@ -51,8 +51,8 @@ export class Flight<V> {
   fenced = false
   /** The version the loader reported, if it did. */
   reported: number | undefined = undefined
-  /** The row the owner stored from this flight's answer, if it stored one. */
-  stored: Row<V> | undefined = undefined
+  /** The stamp of the row the owner stored from this flight's answer (see `RowStore.set`); -1 when it stored none. */
+  stored = -1
   /** Plain callers that joined through the table (written only by the table: it only grows). */
   joined = 0
   /** How many of `joined` the owner has counted (written only by the owner). */

@@ -21,7 +21,8 @@ import { LoadTimeoutError } from '../errors.js'
 import type { Id } from '../id.js'
 import type { L2Facade } from '../l2/facade.js'
 import type { ResolvedOptions } from '../options.js'
-import { type Expiry, Row, tombstone } from '../rows.js'
+import type { RowStore } from '../row-store.js'
+import type { Expiry } from '../rows.js'
 import type { Sweeper } from '../sweeper.js'
 import type { TableEvents } from '../table-events.js'
 import { Deadlines } from './deadlines.js'
@@ -33,7 +34,7 @@ import type { Waiter } from './waiter.js'
 export interface OwnerDeps<V> {
   options: ResolvedOptions
   /** The rows. Written only by the owner; read directly by the hit path. */
-  rows: Map<Id, Row<V>>
+  rows: RowStore<V>
   /** The counters array. The hit path writes hits, misses and negative_hits; the owner the rest. */
   counters: Float64Array
   sweeper: Sweeper
@@ -83,7 +84,7 @@ type Defer = (effect: () => void) => void
 /** Starts the owner actor for one table. */
 export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
   const { options, rows, counters, sweeper, events, expiry, l2 } = deps
-  const { name, capacity, loadTimeout, clock } = options
+  const { name, loadTimeout, clock } = options
   /** How long a tombstone is remembered: long enough to outlive any flight or row it fences. */
   const tombstoneLife = Math.max(options.ttl, loadTimeout)
   const state: OwnerState<V> = { flights: new Map(), solo: new Set(), inflight: 0, coalesce: options.coalesce, closing: false }
@@ -109,35 +110,28 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
 
   /** The highest version known for `id`: its row's (or tombstone's) and its joinable flight's; -1 when none. */
   function held(id: Id): number {
-    const row = rows.get(id)
     const flight = state.flights.get(id)
-    return Math.max(row === undefined ? -1 : row.version, flight === undefined ? -1 : flight.version)
+    return Math.max(rows.version(id), flight === undefined ? -1 : flight.version)
   }
 
-  /** Writes a row for `id`; returns it, or undefined when it was not stored (not cacheable, or the table is full). */
-  function store(id: Id, value: V | undefined, expiresAt: number | undefined, version: number): Row<V> | undefined {
+  /** Writes a row for `id`; returns the write's stamp, or -1 when it was not stored (not cacheable, or the table is full). */
+  function store(id: Id, value: V | undefined, expiresAt: number | undefined, version: number): number {
     if (expiresAt === undefined) {
       // Not cacheable (negativeTtl 0): drop the old row, but remember a known version.
       if (version > 0) bury(id, version)
       else rows.delete(id)
-      return undefined
+      return -1
     }
-    if (rows.size >= capacity && !rows.has(id)) {
-      counters[C.full_skips]++
-      return undefined
-    }
-    const row = new Row(value, expiresAt, version)
-    rows.set(id, row)
-    sweeper.track(id, expiresAt)
-    return row
+    const stamp = rows.set(id, value, expiresAt, version)
+    if (stamp < 0) counters[C.full_skips]++
+    else sweeper.track(id, expiresAt)
+    return stamp
   }
 
-  /** Replaces the row with a tombstone remembering `version` for `max(ttl, loadTimeout)`. */
+  /** Replaces the row with a tombstone remembering `version` for `max(ttl, loadTimeout)` (none for a new id on a full table). */
   function bury(id: Id, version: number): void {
-    if (rows.size >= capacity && !rows.has(id)) return
     const forgetAt = clock.now() + tombstoneLife
-    rows.set(id, tombstone(version, forgetAt))
-    sweeper.track(id, forgetAt)
+    if (rows.bury(id, version, forgetAt) >= 0) sweeper.track(id, forgetAt)
   }
 
   function hasRunning(id: Id): boolean {
@@ -166,8 +160,7 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
   }
 
   function startFlight(id: Id, loader: Loader<V>, waiter: Waiter<V> | undefined, defer: Defer): Flight<V> {
-    const row = rows.get(id)
-    const flight = new Flight<V>(id, state.coalesce, row === undefined ? 0 : row.version)
+    const flight = new Flight<V>(id, state.coalesce, Math.max(rows.version(id), 0))
     if (flight.registered) state.flights.set(id, flight)
     else state.solo.add(flight)
     state.inflight++
@@ -198,10 +191,10 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
         return
       }
       // A miss posted before a flight for the id filled the row gets that flight's answer.
-      const row = rows.get(id)
-      if (waiter !== undefined && row !== undefined && row.expiresAt > clock.now()) {
+      const slot = rows.slots.get(id)
+      if (waiter !== undefined && slot !== undefined && rows.expires[slot]! > clock.now()) {
         counters[C.coalesced]++
-        waiter.resolve(row.value)
+        waiter.resolve(rows.values[slot])
         return
       }
     }
@@ -220,11 +213,10 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     release(flight)
     if (result.ok) {
       if (result.source === 'l2') counters[C.l2_hits]++
-      const row = rows.get(flight.id)
-      const stale = flight.fenced || result.refused || (row !== undefined && row.version > result.version)
+      const stale = flight.fenced || result.refused || rows.version(flight.id) > result.version
       if (stale) counters[C.fenced]++
       else flight.stored = store(flight.id, result.value, result.expiresAt, result.version)
-      const stored = flight.stored !== undefined
+      const stored = flight.stored >= 0
       if (stored) counters[C.fills]++
       if (listening()) defer(() => events.emit('fill', { table: name, id: flight.id, source: result.source, stored }))
     } else {
@@ -236,9 +228,9 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
 
   /** L2 holds something newer than what the flight stored: drop the row, if it is still that row. */
   function onL2Refused(flight: Flight<V>): void {
-    if (flight.stored === undefined || rows.get(flight.id) !== flight.stored) return
+    if (flight.stored < 0 || !rows.holds(flight.id, flight.stored)) return
     rows.delete(flight.id)
-    flight.stored = undefined
+    flight.stored = -1
     counters[C.fenced]++
   }
 

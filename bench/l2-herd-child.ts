@@ -1,0 +1,158 @@
+/**
+ * W8b's child process: `node --import tsx bench/l2-herd-child.ts <prefix> <herd> <loaderMs>`, spawned
+ * by bench/workloads/w8-l2.ts with an IPC channel and REDIS_URL in its environment.
+ *
+ * It connects to Redis (its own connection, PING awaited) and says `ready`. Then, per round:
+ * `prepare {id}` builds a fresh table (cold L1) named `w8-herd` over `redisL2({ client, prefix })`
+ * and answers `prepared`; `go {delayMs}` waits `delayMs` (a real timer), then issues <herd>
+ * `fetch(id)` calls in one synchronous loop, awaits them all, and answers `result` with its
+ * counters. The loader takes <loaderMs> on a real timer and counts its calls. `exit` (or the parent
+ * going away) closes the table, the store and the connection and ends the process with status 0.
+ * The child writes nothing on stdout; errors go to stderr and to the parent as `failed`.
+ */
+import { performance } from 'node:perf_hooks'
+import { createTable, redisL2, type Table } from '../src/index.js'
+import { connectRedis, quitRedis } from './lib/redis.js'
+import { sleep } from './lib/sleep.js'
+
+/** What the parent sends. */
+export type ToChild = { type: 'prepare'; id: string } | { type: 'go'; delayMs: number } | { type: 'exit' }
+
+/** One process's part of one round. Instants are epoch ms with sub-ms precision (comparable across processes). */
+export interface HerdReport {
+  pid: number
+  /** The delay the parent asked for before the herd started. */
+  delayMs: number
+  /** Calls the loader received (the origin work this process did). */
+  loaderCalls: number
+  /** The table's counters after the herd. */
+  loads: number
+  l2Hits: number
+  coalesced: number
+  /** l2_errors + l2_timeouts + l2_skipped: L2 calls that did not answer (such a miss goes to the loader). */
+  l2Failures: number
+  /** When the first fetch was issued, and when the last answer arrived. */
+  startedAt: number
+  doneAt: number
+  herdMs: number
+  /** Fetches answered, whether every answer was the same object with the right id, and whether another process loaded it. */
+  answered: number
+  identical: boolean
+  fromOtherProcess: boolean
+}
+
+/** What the child sends. */
+export type FromChild = { type: 'ready'; pid: number } | { type: 'prepared' } | { type: 'result'; report: HerdReport } | { type: 'failed'; message: string }
+
+/** The row: which process loaded it travels with it through L2. */
+interface Value {
+  id: string
+  loadedBy: number
+}
+
+const TABLE = 'w8-herd'
+const now = () => performance.timeOrigin + performance.now()
+
+function send(message: FromChild): void {
+  if (process.connected) process.send!(message)
+}
+
+async function main(): Promise<void> {
+  const [prefix, herdArg, loaderMsArg] = process.argv.slice(2)
+  if (prefix === undefined || herdArg === undefined || loaderMsArg === undefined) throw new Error('usage: l2-herd-child.ts <prefix> <herd> <loaderMs> (with an IPC channel)')
+  if (process.send === undefined) throw new Error('l2-herd-child.ts needs an IPC channel (it is spawned by bench/workloads/w8-l2.ts)')
+  const herd = Number(herdArg)
+  const loaderMs = Number(loaderMsArg)
+  const client = await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+  const l2 = redisL2({ client, prefix })
+  let table: Table<Value> | undefined
+  let id = ''
+  let calls = 0
+  const loader = (key: string | number) =>
+    new Promise<Value>((resolve) => {
+      calls++
+      setTimeout(() => resolve({ id: String(key), loadedBy: process.pid }), loaderMs)
+    })
+
+  let stopping: Promise<void> | undefined
+  function stop(code: number): Promise<void> {
+    stopping ??= (async () => {
+      // Safety net: an unref'd timer fires only if something still holds the loop open.
+      setTimeout(() => process.exit(code), 2_000).unref()
+      try {
+        await table?.close()
+        await l2.close()
+      } finally {
+        await quitRedis(client)
+        process.exitCode = code
+        if (process.connected) process.disconnect()
+      }
+    })()
+    return stopping
+  }
+
+  async function handle(message: ToChild): Promise<void> {
+    switch (message.type) {
+      case 'prepare': {
+        await table?.close()
+        table = createTable<Value>({ name: TABLE, ttl: 60_000, sweepInterval: 60_000, l2 })
+        id = message.id
+        calls = 0
+        send({ type: 'prepared' })
+        return
+      }
+      case 'go': {
+        if (table === undefined) throw new Error('go before prepare')
+        if (message.delayMs > 0) await sleep(message.delayMs)
+        const waiting = new Array<Promise<Value | undefined>>(herd)
+        const startedAt = now()
+        for (let i = 0; i < herd; i++) waiting[i] = table.fetch(id, loader)
+        const answers = await Promise.all(waiting)
+        const doneAt = now()
+        const s = table.stats()
+        const first = answers[0]
+        send({
+          type: 'result',
+          report: {
+            pid: process.pid,
+            delayMs: message.delayMs,
+            loaderCalls: calls,
+            loads: s.loads,
+            l2Hits: s.l2_hits,
+            coalesced: s.coalesced,
+            l2Failures: s.l2_errors + s.l2_timeouts + s.l2_skipped,
+            startedAt,
+            doneAt,
+            herdMs: doneAt - startedAt,
+            answered: answers.length,
+            identical: first !== undefined && first.id === id && answers.every((a) => a === first),
+            fromOtherProcess: first !== undefined && first.loadedBy !== process.pid,
+          },
+        })
+        return
+      }
+      case 'exit':
+        await stop(0)
+        return
+    }
+  }
+
+  process.on('message', (message: ToChild) => {
+    handle(message).catch((error: unknown) => {
+      const text = error instanceof Error ? (error.stack ?? error.message) : String(error)
+      process.stderr.write(`${text}\n`)
+      send({ type: 'failed', message: text })
+      void stop(1)
+    })
+  })
+  // The parent went away (it ended, or killed the channel): leave too.
+  process.on('disconnect', () => void stop(stopping === undefined ? 1 : 0))
+  send({ type: 'ready', pid: process.pid })
+}
+
+main().catch((error: unknown) => {
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error)
+  process.stderr.write(`${text}\n`)
+  send({ type: 'failed', message: text })
+  process.exit(1)
+})

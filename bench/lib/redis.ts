@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+
+/**
+ * Redis helpers for W8: a reachability probe that never throws, a connected client, a run's own
+ * random key prefix, and the SCAN+DEL clean-up of that prefix. (The bench keeps its own copy
+ * rather than importing examples/support/redis.ts, whose probe ends the process.)
+ */
+
+/** Why Redis at `url` did not answer PING within ~1 s, or undefined when it did. */
+export async function redisUnreachable(url: string): Promise<string | undefined> {
+  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null })
+  let why = ''
+  probe.on('error', (error: Error) => (why ||= error.message))
+  try {
+    await probe.connect()
+    const answer = await probe.ping()
+    return answer === 'PONG' ? undefined : `PING answered ${JSON.stringify(answer)}`
+  } catch (error) {
+    return why || (error instanceof Error ? error.message : String(error)) || 'no answer'
+  } finally {
+    probe.disconnect()
+  }
+}
+
+/**
+ * A client on its own connection, already answering (PING awaited), failing fast in an outage
+ * (one retry per request, 1 s connect timeout). Errors reach the caller as failed calls; the
+ * table counts them.
+ */
+export async function connectRedis(url: string): Promise<Redis> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 1_000 })
+  client.on('error', () => {})
+  try {
+    await client.ping()
+  } catch (error) {
+    client.disconnect()
+    throw error
+  }
+  return client
+}
+
+/** Closes a client politely, or drops it when QUIT does not go through. */
+export async function quitRedis(client: Redis): Promise<void> {
+  await client.quit().catch(() => client.disconnect())
+}
+
+/** A fresh key prefix for one run: `echostore-bench:<tag>:<12 hex>:`. */
+export function runPrefix(tag: string): string {
+  return `echostore-bench:${tag}:${randomBytes(6).toString('hex')}:`
+}
+
+/** Deletes every key under `prefix` (SCAN, never KEYS); returns how many it deleted. */
+export async function deletePrefix(client: Redis, prefix: string): Promise<number> {
+  let deleted = 0
+  let cursor = '0'
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
+    cursor = next
+    if (keys.length > 0) deleted += await client.del(...keys)
+  } while (cursor !== '0')
+  return deleted
+}
+
+/** The server's `redis_version`, or 'unknown'. */
+export async function redisVersion(client: Redis): Promise<string> {
+  try {
+    const info = await client.info('server')
+    return /redis_version:([^\r\n]+)/.exec(info)?.[1] ?? 'unknown'
+  } catch {
+    return 'unknown'
+  }
+}
