@@ -114,11 +114,13 @@ export class Table<V> {
    * `TableClosedError`; a bad id or loader rejects with a `TypeError`.
    */
   fetch(id: Id, loader: Loader<V>, options?: FetchOptions): Promise<V | undefined> {
-    // The hit path: only valid ids are ever stored, so a row found means the id is valid.
+    // The plain path (no options): only valid ids are ever stored, so a row found means the id is valid.
     const rows = this.#rows
     const slot = rows.slots.get(id)
-    if (slot !== undefined && options === undefined && typeof loader === 'function' && this.#closing === undefined && rows.expires[slot]! > this.#clock.now()) {
-      return this.#hit(rows.values[slot])
+    if (options === undefined && typeof loader === 'function' && this.#closing === undefined && (slot !== undefined || isId(id))) {
+      if (slot !== undefined && rows.expires[slot]! > this.#clock.now()) return this.#hit(rows.values[slot])
+      this.#counters[C.misses]++
+      return this.#miss(id, loader, undefined, undefined)
     }
     return this.#lookup(id, loader, options)
   }
@@ -196,7 +198,7 @@ export class Table<V> {
     return Promise.resolve(value)
   }
 
-  /** Everything but the plain hit: validation, options, the lookup again, and the miss. */
+  /** Everything but the plain path: validation, options, the lookup again, and the miss. */
   #lookup(id: Id, loader: Loader<V>, options: FetchOptions | undefined): Promise<V | undefined> {
     if (!isId(id)) return Promise.reject(new TypeError(`echostore: fetch id must be a string or a finite number, got ${describe(id)}`))
     if (typeof loader !== 'function') {
