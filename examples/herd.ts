@@ -68,7 +68,7 @@ async function run(clock: SimClock, ms: number, each: (t: number) => void, show?
     await clock.step()
     if (show !== undefined && step % 10 === 9) {
       show(clock.now())
-      await pause(2)
+      await pause(12) // on a terminal, slow enough to watch the counters move
     }
   }
 }
