@@ -160,11 +160,8 @@ export interface FlightDeps<V> {
  * a refusal then arrives later through `deps.refused`. The result goes to `deps.report`.
  */
 export async function runFlight<V>(flight: Flight<V>, loader: Loader<V>, deps: FlightDeps<V>): Promise<void> {
-  deps.report(flight, await load(flight, loader, deps))
-}
-
-async function load<V>(flight: Flight<V>, loader: Loader<V>, deps: FlightDeps<V>): Promise<FlightResult<V>> {
   const { clock, expiry, l2 } = deps
+  let result: FlightResult<V>
   try {
     let version = flight.version
     let l2Answered = false
@@ -174,21 +171,22 @@ async function load<V>(flight: Flight<V>, loader: Loader<V>, deps: FlightDeps<V>
       if (entry !== undefined && entry !== L2_DOWN && entry.version >= version) {
         if (entry.kind !== 'tombstone') {
           const value = entry.kind === 'value' ? (entry.value as V) : undefined
-          return { ok: true, value, source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false }
+          deps.report(flight, { ok: true, value, source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false })
+          return
         }
         version = entry.version
       }
     }
     deps.onLoad(flight.id)
     const value = await loader(flight.id, new FlightContext(flight as Flight<unknown>))
-    const result = { ok: true, value, source: 'loader', expiresAt: expiry.draw(value, clock.now()), version: flight.reported ?? version, refused: false } as const
+    result = { ok: true, value, source: 'loader', expiresAt: expiry.draw(value, clock.now()), version: flight.reported ?? version, refused: false }
     const written = writeBack(flight, result, deps)
-    if (l2Answered) return { ...result, refused: (await written) === false }
-    void written.then((outcome) => outcome === false && deps.refused(flight))
-    return result
+    if (l2Answered) result.refused = (await written) === false
+    else void written.then((outcome) => outcome === false && deps.refused(flight))
   } catch (error) {
-    return { ok: false, error }
+    result = { ok: false, error }
   }
+  deps.report(flight, result)
 }
 
 /** Writes a loader's answer to L2, version-guarded, with the row's own expiry: `false` refused, `true` written, `undefined` not written. */
