@@ -1,3 +1,6 @@
+/** The longest delay a Node timer honours (2^31 − 1 ms, about 24.8 days); longer ones fire after 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647
+
 /** A timer handle as returned by a {@link Clock}'s `setTimeout`. */
 export type TimerHandle = unknown
 

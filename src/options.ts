@@ -1,5 +1,5 @@
 import type { Bus } from './bus/bus.js'
-import { type Clock, systemClock } from './clock.js'
+import { type Clock, MAX_TIMER_MS, systemClock } from './clock.js'
 import { describe } from './id.js'
 import type { L2Store } from './l2/store.js'
 
@@ -64,9 +64,9 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   const ttl = number('ttl', o.ttl ?? 60_000, (n) => Number.isFinite(n) && n > 0, 'must be a finite number > 0')
   const jitter = number('jitter', o.jitter ?? 0.1, (n) => n >= 0 && n < 1, 'must be a number with 0 ≤ jitter < 1')
   const capacity = number('capacity', o.capacity ?? 100_000, (n) => Number.isInteger(n) && n >= 1, 'must be an integer ≥ 1')
-  const sweepInterval = number('sweepInterval', o.sweepInterval ?? 1_000, (n) => Number.isFinite(n) && n > 0, 'must be a finite number > 0')
+  const sweepInterval = number('sweepInterval', o.sweepInterval ?? 1_000, (n) => n > 0 && n <= MAX_TIMER_MS, `must be a number of ms in (0, ${MAX_TIMER_MS}]`)
   const negativeTtl = number('negativeTtl', o.negativeTtl ?? Math.min(ttl, 5_000), (n) => Number.isFinite(n) && n >= 0, 'must be a finite number ≥ 0')
-  const loadTimeout = number('loadTimeout', o.loadTimeout ?? 30_000, (n) => Number.isFinite(n) && n > 0, 'must be a finite number > 0')
+  const loadTimeout = number('loadTimeout', o.loadTimeout ?? 30_000, (n) => n > 0 && n <= MAX_TIMER_MS, `must be a number of ms in (0, ${MAX_TIMER_MS}]`)
   const coalesce = o.coalesce ?? true
   if (typeof coalesce !== 'boolean') fail(TypeError, 'coalesce', 'must be a boolean', coalesce)
   const clock = o.clock ?? systemClock
@@ -86,7 +86,7 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
     if (!hasMethods(l2, ['get', 'set', 'delete', 'nextVersion', 'close'])) {
       fail(TypeError, 'l2', 'must be an L2Store (get, set, delete, nextVersion, close), such as memoryL2() or redisL2({ url })', l2)
     }
-    if (l2.timeout !== undefined) number('l2.timeout', l2.timeout, (n) => Number.isFinite(n) && n > 0, 'must be a finite number > 0 (ms)')
+    if (l2.timeout !== undefined) number('l2.timeout', l2.timeout, (n) => n > 0 && n <= MAX_TIMER_MS, `must be a number of ms in (0, ${MAX_TIMER_MS}]`)
   }
   if (bus !== undefined && !hasMethods(bus, ['publish', 'subscribe', 'close'])) {
     fail(TypeError, 'bus', 'must be a Bus (publish, subscribe, close), such as localBus() or redisBus({ url })', bus)

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import mitt, { type Emitter } from 'mitt'
+import { emitSafely } from './emit-safely.js'
 import type { Bus, BusDelivery } from './bus/bus.js'
 import { parseCoherenceMessage } from './bus/message.js'
-import type { Clock, TimerHandle } from './clock.js'
+import { type Clock, MAX_TIMER_MS, type TimerHandle } from './clock.js'
 import { C, type Stats, newCounters, snapshot } from './counters.js'
 import { FetchTimeoutError, TableClosedError } from './errors.js'
 import { type Id, describe, isId } from './id.js'
@@ -41,8 +42,19 @@ export interface ChangeResult {
   version: number
   /** False when something newer was already known (L1 or L2): the change was refused locally, but still broadcast. */
   applied: boolean
+  /**
+   * What L2 did with the change: `'written'`; `'refused'` (it holds a newer version); `'failed'` (an
+   * error, a timeout or an open breaker: other processes may read the old entry from L2 until it
+   * expires, so retry the change); `'none'` (no L2 configured).
+   */
+  l2: 'written' | 'refused' | 'failed' | 'none'
   /** True when the change reached the bus; false when there is no bus, or publishing failed or took longer than {@link PUBLISH_TIMEOUT}. */
   broadcast: boolean
+}
+
+/** How an L2 write answered, as a {@link ChangeResult}'s `l2`. */
+function l2Outcome(written: boolean | undefined): ChangeResult['l2'] {
+  return written === true ? 'written' : written === false ? 'refused' : 'failed'
 }
 
 /** Bound in ms (on the table's clock) on publishing one change to the bus; past it `bus_errors` counts it. */
@@ -61,7 +73,7 @@ export class Table<V> {
 
   /** The table's name (in errors, events, L2 keys and bus messages). */
   readonly name: string
-  /** The table's events (a mitt emitter): `load`, `fill`, `error`, `sweep`. */
+  /** The table's events (a mitt emitter): `load`, `fill`, `error`, `sweep`, `l2_error`, `coherence`, `gap`. A listener that throws is reported as a process warning; the table goes on. */
   readonly events: Emitter<TableEvents> = mitt<TableEvents>()
 
   readonly #rows: RowStore<V>
@@ -135,33 +147,37 @@ export class Table<V> {
     const given = await this.#versionFor(id, options)
     const now = this.#clock.now()
     const expiresAt = this.#expiry.draw(value, now)
-    let refused = false
-    if (this.#l2 !== undefined && given !== undefined) {
-      const write =
-        expiresAt === undefined
-          ? { kind: 'tombstone' as const, version: given, ttl: Math.ceil(this.#tombstoneLife) }
-          : { kind: value === undefined ? ('absent' as const) : ('value' as const), value, version: given, ttl: Math.max(1, Math.ceil(expiresAt - now)) }
-      refused = (await this.#l2.set(id, write)) === false
+    let l2: ChangeResult['l2'] = 'none'
+    if (this.#l2 !== undefined) {
+      if (given === undefined) l2 = 'failed' // L2 could not even issue a version
+      else {
+        const write =
+          expiresAt === undefined
+            ? { kind: 'tombstone' as const, version: given, ttl: Math.ceil(this.#tombstoneLife) }
+            : { kind: value === undefined ? ('absent' as const) : ('value' as const), value, version: given, ttl: Math.max(1, Math.ceil(expiresAt - now)) }
+        l2 = l2Outcome(await this.#l2.set(id, write))
+      }
     }
-    const { applied, version } = await this.#change((reply) => ev.put(id, value, expiresAt, given, refused, reply), given)
-    return { applied, version, broadcast: await this.#broadcast(id, version, 'put') }
+    const { applied, version } = await this.#change((reply) => ev.put(id, value, expiresAt, given, l2 === 'refused', reply), given)
+    return { applied: applied && l2 !== 'refused', version, l2, broadcast: await this.#broadcast(id, version, 'put') }
   }
 
   /**
    * Drops the row for `id` in both layers and leaves a tombstone carrying the version (in L2 it lives
    * `max(ttl, loadTimeout)` and reads as a miss), fences a flight in progress for the id (its waiters
    * still get its answer; it is not stored), then broadcasts. Once it resolves, no fetch that starts
-   * afterwards returns a value loaded before it.
+   * afterwards returns a value loaded before it. With a known version (given, or from L2), L2 gets
+   * its tombstone first, so no flight can read the old entry once L1 has changed.
    */
   async invalidate(id: Id, options?: ChangeOptions): Promise<ChangeResult> {
     this.#checkChange(id, options, 'invalidate')
     const given = await this.#versionFor(id, options)
+    const bury = (version: number) => this.#l2!.set(id, { kind: 'tombstone', version, ttl: Math.ceil(this.#tombstoneLife) })
+    let l2: ChangeResult['l2'] = 'none'
+    if (this.#l2 !== undefined && given !== undefined) l2 = l2Outcome(await bury(given))
     const { applied, version } = await this.#change((reply) => ev.invalidate(id, given, reply), given)
-    let refused = false
-    if (this.#l2 !== undefined) {
-      refused = (await this.#l2.set(id, { kind: 'tombstone', version, ttl: Math.ceil(this.#tombstoneLife) })) === false
-    }
-    return { applied: applied && !refused, version, broadcast: await this.#broadcast(id, version, 'invalidate') }
+    if (this.#l2 !== undefined && given === undefined) l2 = l2Outcome(await bury(version))
+    return { applied: applied && l2 !== 'refused', version, l2, broadcast: await this.#broadcast(id, version, 'invalidate') }
   }
 
   /**
@@ -215,9 +231,9 @@ export class Table<V> {
       if (signal !== undefined && !(signal instanceof AbortSignal)) {
         return Promise.reject(new TypeError(`echostore: fetch(${JSON.stringify(id)}) option "signal" must be an AbortSignal, got ${describe(signal)}`))
       }
-      if (timeout !== undefined && !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0)) {
+      if (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0 && timeout <= MAX_TIMER_MS)) {
         const Kind = typeof timeout === 'number' ? RangeError : TypeError
-        return Promise.reject(new Kind(`echostore: fetch(${JSON.stringify(id)}) option "timeout" must be a finite number > 0 (ms), got ${describe(timeout)}`))
+        return Promise.reject(new Kind(`echostore: fetch(${JSON.stringify(id)}) option "timeout" must be a number of ms in (0, ${MAX_TIMER_MS}], got ${describe(timeout)}`))
       }
       if (signal?.aborted) {
         this.#counters[C.cancelled]++
@@ -259,6 +275,7 @@ export class Table<V> {
     const miss = ev.miss(id, loader, waiter)
     if (owner.joinable(id)) owner.post(miss)
     else owner.send(miss)
+    if (waiter.settled) return answer // answered at once (from a row the flushed batch just filled): nothing to install
     if (timeout !== undefined) {
       const error = () => new FetchTimeoutError(this.name, id, timeout)
       waiter.deadline = this.#clock.setTimeout(() => owner.send(ev.waiterLeft(waiter, 'timeout', error())), timeout)
@@ -303,7 +320,7 @@ export class Table<V> {
       const timer = this.#clock.setTimeout(() => resolve(false), PUBLISH_TIMEOUT)
       const done = (ok: boolean, error?: unknown) => {
         this.#clock.clearTimeout(timer)
-        if (!ok && this.events.all.size > 0) this.events.emit('error', { table: this.name, id, error })
+        if (!ok && this.events.all.size > 0) emitSafely(this.events, 'error', { table: this.name, id, error })
         resolve(ok)
       }
       try {

@@ -1,4 +1,5 @@
 import type { Emitter } from 'mitt'
+import { emitSafely } from '../emit-safely.js'
 import type { Clock } from '../clock.js'
 import { C } from '../counters.js'
 import type { Id } from '../id.js'
@@ -109,6 +110,6 @@ export class L2Facade {
   private failed(op: string, id: Id, error: unknown): void {
     this.failures++
     if (this.failures >= BREAKER_FAILURES) this.openUntil = this.clock.now() + BREAKER_COOLDOWN
-    if (this.events.all.size > 0) this.events.emit('l2_error', { table: this.table, op, id, error })
+    if (this.events.all.size > 0) emitSafely(this.events, 'l2_error', { table: this.table, op, id, error })
   }
 }

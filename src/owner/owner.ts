@@ -14,6 +14,7 @@
  * no longer joinable and its answer is not stored.
  */
 import type { Emitter } from 'mitt'
+import { emitSafely } from '../emit-safely.js'
 import { createActor, fromTransition } from 'xstate'
 import type { CoherenceMessage } from '../bus/bus.js'
 import { C } from '../counters.js'
@@ -95,7 +96,7 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     l2,
     onLoad(id) {
       counters[C.loads]++
-      if (listening()) events.emit('load', { table: name, id })
+      if (listening()) emitSafely(events, 'load', { table: name, id })
     },
     report: (flight, result) => owner.post(ev.flightDone(flight, result)),
     refused: (flight) => owner.post(ev.l2Refused(flight)),
@@ -218,10 +219,10 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
       else flight.stored = store(flight.id, result.value, result.expiresAt, result.version)
       const stored = flight.stored >= 0
       if (stored) counters[C.fills]++
-      if (listening()) defer(() => events.emit('fill', { table: name, id: flight.id, source: result.source, stored }))
+      if (listening()) defer(() => emitSafely(events, 'fill', { table: name, id: flight.id, source: result.source, stored }))
     } else {
       counters[C.load_errors]++
-      if (listening()) defer(() => events.emit('error', { table: name, id: flight.id, error: result.error }))
+      if (listening()) defer(() => emitSafely(events, 'error', { table: name, id: flight.id, error: result.error }))
     }
     flight.answer(result)
   }
@@ -288,7 +289,7 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     } else {
       counters[C.coh_stale]++
     }
-    if (listening()) defer(() => events.emit('coherence', { table: name, id, version, kind, applied }))
+    if (listening()) defer(() => emitSafely(events, 'coherence', { table: name, id, version, kind, applied }))
   }
 
   function onGap(defer: Defer): void {
@@ -299,14 +300,14 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     state.flights.clear()
     counters[C.coh_gaps]++
     counters[C.coh_dropped] += dropped
-    if (listening()) defer(() => events.emit('gap', { table: name, dropped }))
+    if (listening()) defer(() => emitSafely(events, 'gap', { table: name, dropped }))
   }
 
   function onSweep(now: number, first: boolean, defer: Defer): void {
     if (first) counters[C.sweeps]++
     const swept = sweeper.reclaim(rows, now)
     counters[C.swept] += swept
-    if (swept > 0 && listening()) defer(() => events.emit('sweep', { table: name, swept }))
+    if (swept > 0 && listening()) defer(() => emitSafely(events, 'sweep', { table: name, swept }))
   }
 
   function transition(event: OwnerEvent<V>, defer: Defer): void {
@@ -357,7 +358,7 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
       transition(event, scope.defer)
     } catch (error) {
       // Never let a throw escape into xstate: report it and keep the actor alive.
-      scope.defer(() => events.emit('error', { table: name, id: undefined, error }))
+      scope.defer(() => emitSafely(events, 'error', { table: name, id: undefined, error }))
     }
     scope.defer(() => (processing = false)) // deferred last: after the effects of this transition
     if (s.closing && s.inflight === 0 && inbox.length === 0 && !isStopped) {
