@@ -1,7 +1,7 @@
 import type { Emitter } from 'mitt'
-import { emitSafely } from '../emit-safely.js'
 import type { Clock } from '../clock.js'
 import { C } from '../counters.js'
+import { emitSafely } from '../emit-safely.js'
 import type { Id } from '../id.js'
 import type { TableEvents } from '../table-events.js'
 import { DEFAULT_L2_TIMEOUT, L2CorruptEntryError, type L2Entry, type L2Store, type L2Write } from './store.js'

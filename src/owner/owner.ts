@@ -14,10 +14,10 @@
  * no longer joinable and its answer is not stored.
  */
 import type { Emitter } from 'mitt'
-import { emitSafely } from '../emit-safely.js'
 import { createActor, fromTransition } from 'xstate'
 import type { CoherenceMessage } from '../bus/bus.js'
 import { C } from '../counters.js'
+import { emitSafely } from '../emit-safely.js'
 import { LoadTimeoutError } from '../errors.js'
 import type { Id } from '../id.js'
 import type { L2Facade } from '../l2/facade.js'
@@ -135,6 +135,7 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     if (rows.bury(id, version, forgetAt) >= 0) sweeper.track(id, forgetAt)
   }
 
+  /** True when a flight for `id` runs now, joinable or not. */
   function hasRunning(id: Id): boolean {
     if (state.flights.has(id)) return true
     for (const solo of state.solo) if (solo.id === id) return true
