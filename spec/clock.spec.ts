@@ -36,7 +36,8 @@ describe('manualClock', () => {
 
 describe('systemClock', () => {
   it('schedules unref()’d timers that never keep the process alive', () => {
-    const handle = systemClock.setTimeout(() => {}, 60_000) as NodeJS.Timeout
+    const aMinute = 60_000
+    const handle = systemClock.setTimeout(() => {}, aMinute) as NodeJS.Timeout
     expect(handle.hasRef()).toBe(false)
     systemClock.clearTimeout(handle)
   })

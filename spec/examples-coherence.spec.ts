@@ -4,24 +4,16 @@
  * new value from L2 without a load; the injected older message was dropped as stale by all three;
  * every process exited cleanly, and the run's keys were deleted.
  */
-import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Stats } from '../src/index.js'
-import { REDIS_URL, describeRedis } from './support/redis.js'
+import { describeRedis, REDIS_URL, suiteRedis } from './support/redis.js'
 import { parseResult, runExample } from './support/run-example.js'
 
 type Result = { prefix: string; id: string; served: { B: string | null; C: string | null }; stats: { A: Stats; B: Stats; C: Stats } }
 
 
 describeRedis('examples/coherence.ts', () => {
-  let raw: Redis
-  beforeAll(() => {
-    raw = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 })
-    raw.on('error', () => {})
-  })
-  afterAll(async () => {
-    await raw.quit()
-  })
+  const raw = suiteRedis()
 
   it('B and C apply A’s put and serve it at once from L2; the late older message is stale everywhere; keys are gone', async () => {
     const { code, stdout, stderr } = await runExample('coherence.ts', { REDIS_URL })
@@ -50,7 +42,7 @@ describeRedis('examples/coherence.ts', () => {
     const left: string[] = []
     let cursor = '0'
     do {
-      const [next, keys] = await raw.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000)
+      const [next, keys] = await raw().scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000)
       cursor = next
       left.push(...keys)
     } while (cursor !== '0')

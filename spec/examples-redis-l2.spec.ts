@@ -3,24 +3,16 @@
  * it prints against what it claims: process A paid the one load of its herd, process B's cold herd
  * was answered by Redis (l2_hits 1, loads 0), and its keys were cleaned up.
  */
-import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Stats } from '../src/index.js'
-import { REDIS_URL, describeRedis } from './support/redis.js'
+import { describeRedis, REDIS_URL, suiteRedis } from './support/redis.js'
 import { parseResult, runExample } from './support/run-example.js'
 
 type Result = { prefix: string; id: string; a: Stats; b: Stats }
 
 
 describeRedis('examples/redis-l2.ts', () => {
-  let raw: Redis
-  beforeAll(() => {
-    raw = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 })
-    raw.on('error', () => {})
-  })
-  afterAll(async () => {
-    await raw.quit()
-  })
+  const raw = suiteRedis()
 
   it('process B’s cold herd is an L2 hit with no load, as printed; its keys are gone afterwards', async () => {
     const { code, stdout, stderr } = await runExample('redis-l2.ts', { REDIS_URL })
@@ -40,7 +32,7 @@ describeRedis('examples/redis-l2.ts', () => {
     const left: string[] = []
     let cursor = '0'
     do {
-      const [next, keys] = await raw.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000)
+      const [next, keys] = await raw().scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000)
       cursor = next
       left.push(...keys)
     } while (cursor !== '0')

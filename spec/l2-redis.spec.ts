@@ -1,21 +1,20 @@
 import { Cluster, Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { v8Codec } from '../src/l2/codec.js'
 import { l2Key, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
 import { redisL2 } from '../src/l2/redis.js'
 import { L2CorruptEntryError } from '../src/l2/store.js'
 import { l2ContractSuite } from './l2-contract.js'
-import { cleanPrefix, describeRedis, REDIS_URL, testPrefix } from './support/redis.js'
+import { describeRedis, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
 
 const prefix = testPrefix('l2-redis')
-let raw: Redis
 
 /** Every key under `p`, by SCAN. */
-async function keysUnder(p: string): Promise<string[]> {
+async function keysUnder(client: Redis, p: string): Promise<string[]> {
   const keys: string[] = []
   let cursor = '0'
   do {
-    const [next, batch] = await raw.scan(cursor, 'MATCH', `${p}*`, 'COUNT', 500)
+    const [next, batch] = await client.scan(cursor, 'MATCH', `${p}*`, 'COUNT', 500)
     cursor = next
     keys.push(...batch)
   } while (cursor !== '0')
@@ -23,22 +22,14 @@ async function keysUnder(p: string): Promise<string[]> {
 }
 
 describeRedis('redisL2 on Redis', () => {
-  beforeAll(() => {
-    raw = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 })
-    raw.on('error', () => {})
-  })
-
-  afterAll(async () => {
-    await cleanPrefix(raw, prefix)
-    await raw.quit()
-  })
+  const raw = suiteRedis(prefix)
 
   describe('the L2Store contract', () => {
     l2ContractSuite(() => ({
       store: redisL2({ url: REDIS_URL, prefix }),
       // PEXPIREAT in the past deletes the key at once, exactly as its expiry would: no waiting.
       expire: async (table, id) => {
-        await raw.pexpireat(l2Key(prefix, table, id), 1)
+        await raw().pexpireat(l2Key(prefix, table, id), 1)
       },
     }))
   })
@@ -50,7 +41,7 @@ describeRedis('redisL2 on Redis', () => {
     await store.set('a:b', 1, { kind: 'absent', version: 1, ttl: 60_000 })
     await store.nextVersion('emoji_sets', 'party')
     await store.close()
-    expect(await keysUnder(own)).toEqual(
+    expect(await keysUnder(raw(), own)).toEqual(
       [l2Key(own, 'emoji_sets', 'party'), l2Key(own, 'a:b', 1), versionKey(own, 'emoji_sets', 'party')].sort(),
     )
     expect(l2Key(own, 'emoji_sets', 'party')).toBe(`${own}{["emoji_sets","party"]}`)
@@ -60,9 +51,9 @@ describeRedis('redisL2 on Redis', () => {
     const store = redisL2({ url: REDIS_URL, prefix })
     await store.set('hdr', 'a', { kind: 'value', value: { x: 1 }, version: 42, ttl: 5_000 })
     await store.set('hdr', 'b', { kind: 'tombstone', version: 7, ttl: 5_000 })
-    expect((await raw.getBuffer(l2Key(prefix, 'hdr', 'a')))?.toString()).toBe('v42:{"x":1}')
-    expect((await raw.getBuffer(l2Key(prefix, 'hdr', 'b')))?.toString()).toBe('t7:')
-    const pttl = await raw.pttl(l2Key(prefix, 'hdr', 'a'))
+    expect((await raw().getBuffer(l2Key(prefix, 'hdr', 'a')))?.toString()).toBe('v42:{"x":1}')
+    expect((await raw().getBuffer(l2Key(prefix, 'hdr', 'b')))?.toString()).toBe('t7:')
+    const pttl = await raw().pttl(l2Key(prefix, 'hdr', 'a'))
     expect(pttl).toBeGreaterThan(0)
     expect(pttl).toBeLessThanOrEqual(5_000)
     await store.close()
@@ -73,7 +64,7 @@ describeRedis('redisL2 on Redis', () => {
     await store.nextVersion('ver', 'a')
     await store.set('ver', 'a', { kind: 'value', value: 1, version: 1, ttl: 5_000 })
     await store.delete('ver', 'a')
-    const pttl = await raw.pttl(versionKey(prefix, 'ver', 'a'))
+    const pttl = await raw().pttl(versionKey(prefix, 'ver', 'a'))
     expect(pttl).toBeGreaterThan(VERSION_TTL_MS - 60_000)
     expect(pttl).toBeLessThanOrEqual(VERSION_TTL_MS)
     expect(await store.nextVersion('ver', 'a')).toBe(2)
@@ -105,7 +96,7 @@ describeRedis('redisL2 on Redis', () => {
   it('rejects a value the codec cannot carry and writes nothing', async () => {
     const store = redisL2({ url: REDIS_URL, prefix })
     await expect(store.set('enc', 'big', { kind: 'value', value: 1n, version: 1, ttl: 5_000 })).rejects.toThrow(TypeError)
-    expect(await raw.exists(l2Key(prefix, 'enc', 'big'))).toBe(0)
+    expect(await raw().exists(l2Key(prefix, 'enc', 'big'))).toBe(0)
     await store.close()
   })
 
@@ -121,7 +112,7 @@ describeRedis('redisL2 on Redis', () => {
     it.each(cases)('%s', async (_label, payload) => {
       const store = redisL2({ url: REDIS_URL, prefix })
       const key = l2Key(prefix, 'corrupt', _label)
-      await raw.set(key, payload, 'PX', 5_000)
+      await raw().set(key, payload, 'PX', 5_000)
       const error = await store.get('corrupt', _label).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(L2CorruptEntryError)
       expect((error as L2CorruptEntryError).key).toBe(key)
@@ -135,14 +126,14 @@ describeRedis('redisL2 on Redis', () => {
 
     it('a v8 payload that does not deserialise', async () => {
       const store = redisL2({ url: REDIS_URL, prefix, codec: v8Codec })
-      await raw.set(l2Key(prefix, 'corrupt', 'v8'), Buffer.from([0x76, 0x31, 0x3a, 0xff, 0x0f, 0x6f, 0x22]), 'PX', 5_000)
+      await raw().set(l2Key(prefix, 'corrupt', 'v8'), Buffer.from([0x76, 0x31, 0x3a, 0xff, 0x0f, 0x6f, 0x22]), 'PX', 5_000)
       await expect(store.get('corrupt', 'v8')).rejects.toBeInstanceOf(L2CorruptEntryError)
       await store.close()
     })
 
     it('a key without expiry (not written by a store)', async () => {
       const store = redisL2({ url: REDIS_URL, prefix })
-      await raw.set(l2Key(prefix, 'corrupt', 'persist'), 'v1:1')
+      await raw().set(l2Key(prefix, 'corrupt', 'persist'), 'v1:1')
       await expect(store.get('corrupt', 'persist')).rejects.toBeInstanceOf(L2CorruptEntryError)
       await store.close()
     })

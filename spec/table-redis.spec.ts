@@ -7,13 +7,12 @@ import { once } from 'node:events'
 import { type AddressInfo, type Server, type Socket, createServer, connect as tcpConnect } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { Redis, type RedisOptions } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { BREAKER_COOLDOWN, BREAKER_FAILURES, type Clock, DEFAULT_L2_TIMEOUT, type Table, createTable, redisL2, systemClock } from '../src/index.js'
 import { latchedLoader, settle } from './support/latch.js'
-import { REDIS_URL, cleanPrefix, describeRedis, testPrefix } from './support/redis.js'
+import { describeRedis, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
 
 const prefix = testPrefix('table-redis')
-let raw: Redis
 
 /**
  * The sharing and tenancy tests are about what L2 holds, not about its failure policy: a generous
@@ -87,15 +86,7 @@ function shiftableClock(): Clock & { shift(ms: number): void } {
 type Product = { id: string; name: string; tags: string[]; price: { amount: number; currency: string } }
 
 describeRedis('tables on a real Redis', () => {
-  beforeAll(() => {
-    raw = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 })
-    raw.on('error', () => {})
-  })
-
-  afterAll(async () => {
-    await cleanPrefix(raw, prefix)
-    await raw.quit()
-  })
+  suiteRedis(prefix) // deletes the suite’s keys afterwards
 
   it('two tables with separate connections: a herd of 200 on A costs one load; the same herd on B costs none', async () => {
     const own = `${prefix}herd:`

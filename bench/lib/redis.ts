@@ -50,17 +50,8 @@ export function runPrefix(tag: string): string {
   return `echostore-bench:${tag}:${randomBytes(6).toString('hex')}:`
 }
 
-/** Deletes every key under `prefix` (SCAN, never KEYS); returns how many it deleted. */
-export async function deletePrefix(client: Redis, prefix: string): Promise<number> {
-  let deleted = 0
-  let cursor = '0'
-  do {
-    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
-    cursor = next
-    if (keys.length > 0) deleted += await client.del(...keys)
-  } while (cursor !== '0')
-  return deleted
-}
+/** Deletes every key under `prefix` (SCAN, never KEYS); returns how many it deleted. Shared with the examples. */
+export { deleteKeys as deletePrefix } from '../../examples/support/redis.js'
 
 /** The server's `redis_version`, or 'unknown'. */
 export async function redisVersion(client: Redis): Promise<string> {

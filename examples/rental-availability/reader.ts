@@ -20,6 +20,7 @@ import {
   memoryL2,
   redisL2,
 } from '../../src/index.js'
+import { deleteKeys } from '../support/redis.js'
 import type { Availability, AvailabilityOrigin } from './origin.js'
 
 /** Options of {@link createReader}. */
@@ -159,12 +160,7 @@ export async function chooseL2({ clock }: { clock?: Clock } = {}): Promise<L2Cho
     why: `redisL2 at ${url}${process.env.REDIS_URL ? ' (REDIS_URL)' : ' (reachable on the default address)'}, keys under ${prefix}`,
     async close() {
       await store.close()
-      let cursor = '0'
-      do {
-        const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
-        cursor = next
-        if (keys.length > 0) await client.del(...keys)
-      } while (cursor !== '0')
+      await deleteKeys(client, prefix)
       await client.quit()
     },
   }

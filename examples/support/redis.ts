@@ -28,20 +28,25 @@ export async function requireRedis(example: string): Promise<void> {
   process.exit(1)
 }
 
-/** Deletes every key under `prefix` (SCAN, never KEYS); returns how many it deleted. */
+/** Deletes every key under `prefix` through `client` (SCAN, never KEYS); returns how many it deleted. */
+export async function deleteKeys(client: Redis, prefix: string): Promise<number> {
+  let deleted = 0
+  let cursor = '0'
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
+    cursor = next
+    if (keys.length > 0) deleted += await client.del(...keys)
+  } while (cursor !== '0')
+  return deleted
+}
+
+/** Deletes every key under `prefix` on `REDIS_URL`, through a connection of its own; returns how many. */
 export async function deletePrefix(prefix: string): Promise<number> {
   const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 })
   client.on('error', () => {})
-  let deleted = 0
   try {
-    let cursor = '0'
-    do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
-      cursor = next
-      if (keys.length > 0) deleted += await client.del(...keys)
-    } while (cursor !== '0')
+    return await deleteKeys(client, prefix)
   } finally {
     await client.quit().catch(() => client.disconnect())
   }
-  return deleted
 }

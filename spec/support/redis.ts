@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
-import { describe } from 'vitest'
+import { afterAll, beforeAll, describe } from 'vitest'
 
 /** The Redis the tests use: `REDIS_URL`, or the machine's server on 127.0.0.1:6379. */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -48,4 +48,25 @@ export async function cleanPrefix(client: Redis, prefix: string): Promise<void> 
     cursor = next
     if (keys.length > 0) await client.del(...keys)
   } while (cursor !== '0')
+}
+
+/**
+ * A plain client for the current suite: opened before its tests, closed after them (once every key
+ * under `prefix`, when given, is deleted). Call the returned function inside tests.
+ */
+export function suiteRedis(prefix?: string): () => Redis {
+  let client: Redis | undefined
+  beforeAll(() => {
+    client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 })
+    client.on('error', () => {})
+  })
+  afterAll(async () => {
+    if (client === undefined) return
+    if (prefix !== undefined) await cleanPrefix(client, prefix)
+    await client.quit()
+  })
+  return () => {
+    if (client === undefined) throw new Error('suiteRedis: the client exists only while the suite runs')
+    return client
+  }
 }
