@@ -20,7 +20,7 @@ const finite = fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => n 
 const validMessage: fc.Arbitrary<CoherenceMessage> = fc.record({
   table: text(1, 40),
   id: fc.oneof(text(0, 40), fc.integer(), finite),
-  version: fc.oneof(fc.nat(), fc.double({ min: 0, noNaN: true, noDefaultInfinity: true }).map((n) => n + 0)),
+  version: fc.oneof(fc.nat(), fc.maxSafeNat()),
   kind: fc.constantFrom('put' as const, 'invalidate' as const),
   origin: text(1, 40),
 })
@@ -38,7 +38,8 @@ const invalidValues: Record<keyof CoherenceMessage, fc.Arbitrary<unknown>> = {
   ),
   version: fc.oneof(
     fc.double({ max: -Number.MIN_VALUE, noNaN: true }),
-    fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY),
+    fc.double({ min: 0, max: 1e12, noNaN: true }).filter((n) => !Number.isInteger(n)),
+    fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53),
     notA('number'),
   ),
   kind: fc.anything().filter((v) => v !== 'put' && v !== 'invalidate'),

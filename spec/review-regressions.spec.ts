@@ -159,3 +159,27 @@ describe('timers longer than Node honours', () => {
     await table.close()
   })
 })
+
+describe('a change older than what the table knows', () => {
+  it('never reaches L2, even when L2 lost the newer entry', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const table = createTable<string>({ name: 't', clock, l2 })
+    await table.put('q', 'v10', { version: 10 })
+    await l2.delete('t', 'q') // L2 lost it (eviction, flush, failover)
+    expect(await table.put('q', 'v5', { version: 5 })).toMatchObject({ applied: false, l2: 'refused' })
+    expect(await table.invalidate('q', { version: 6 })).toMatchObject({ applied: false, l2: 'refused' })
+    expect(await l2.get('t', 'q')).toBeUndefined()
+    await table.close()
+  })
+})
+
+describe('after close', () => {
+  it('put and invalidate are refused with an error that names the operation', async () => {
+    const table = createTable<string>({ name: 'shut', clock: manualClock() })
+    await table.close()
+    await expect(table.put('a', 'v')).rejects.toThrow(/table "shut" is closed; put\("a"\) was refused/)
+    await expect(table.invalidate('a')).rejects.toThrow(/invalidate\("a"\) was refused/)
+    await expect(table.fetch('a', () => 'v')).rejects.toThrow(/fetch\("a"\) was refused/)
+  })
+})

@@ -1,8 +1,11 @@
-/**
- * The table's counters: one Float64Array, one named slot per counter, bumped in place.
- * Written by the hit path (hits, misses, negative_hits) and by the owner (everything else);
- * read by `stats()`, which copies them into a frozen snapshot.
+/*
+ * The table's counters: one Float64Array, one named slot per counter, bumped in place. Written by
+ * the table facade (hits, misses, negative_hits, cancelled, bus_errors, coh_invalid), the L2 facade
+ * (l2_*), the running flight (loads) and the owner (everything else); read by `stats()`, which
+ * copies them into a frozen snapshot.
  */
+
+/** Every counter's name, in the order of their slots (and of `stats()`'s keys). */
 export const COUNTER_NAMES = [
   'hits',
   'misses',

@@ -16,11 +16,11 @@ export abstract class EchoStoreError extends Error {
   }
 }
 
-/** A fetch on a table that has been closed. Create a new table, or fetch before `close()`. */
+/** A fetch, put or invalidate on a table that has been closed. Create a new table, or call it before `close()`. */
 export class TableClosedError extends EchoStoreError {
   readonly code = 'ECHOSTORE_TABLE_CLOSED'
-  constructor(table: string, id: Id) {
-    super(table, id, `echostore: table "${table}" is closed; fetch(${JSON.stringify(id)}) was refused`)
+  constructor(table: string, id: Id, op: 'fetch' | 'put' | 'invalidate' = 'fetch') {
+    super(table, id, `echostore: table "${table}" is closed; ${op}(${JSON.stringify(id)}) was refused`)
   }
 }
 

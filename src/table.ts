@@ -43,7 +43,7 @@ export interface ChangeResult {
   /** False when something newer was already known (L1 or L2): the change was refused locally, but still broadcast. */
   applied: boolean
   /**
-   * What L2 did with the change: `'written'`; `'refused'` (it holds a newer version); `'failed'` (an
+   * What L2 did with the change: `'written'`; `'refused'` (L2, or this table, holds a newer version); `'failed'` (an
    * error, a timeout or an open breaker: other processes may read the old entry from L2 until it
    * expires, so retry the change); `'none'` (no L2 configured).
    */
@@ -150,6 +150,7 @@ export class Table<V> {
     let l2: ChangeResult['l2'] = 'none'
     if (this.#l2 !== undefined) {
       if (given === undefined) l2 = 'failed' // L2 could not even issue a version
+      else if (given < this.#owner.known(id)) l2 = 'refused' // older than this table knows: L2 must not get it either
       else {
         const write =
           expiresAt === undefined
@@ -174,7 +175,7 @@ export class Table<V> {
     const given = await this.#versionFor(id, options)
     const bury = (version: number) => this.#l2!.set(id, { kind: 'tombstone', version, ttl: Math.ceil(this.#tombstoneLife) })
     let l2: ChangeResult['l2'] = 'none'
-    if (this.#l2 !== undefined && given !== undefined) l2 = l2Outcome(await bury(given))
+    if (this.#l2 !== undefined && given !== undefined) l2 = given < this.#owner.known(id) ? 'refused' : l2Outcome(await bury(given))
     const { applied, version } = await this.#change((reply) => ev.invalidate(id, given, reply), given)
     if (this.#l2 !== undefined && given === undefined) l2 = l2Outcome(await bury(version))
     return { applied: applied && l2 !== 'refused', version, l2, broadcast: await this.#broadcast(id, version, 'invalidate') }
@@ -288,9 +289,9 @@ export class Table<V> {
     return answer
   }
 
-  #checkChange(id: Id, options: ChangeOptions | undefined, op: string): void {
+  #checkChange(id: Id, options: ChangeOptions | undefined, op: 'put' | 'invalidate'): void {
     if (!isId(id)) throw new TypeError(`echostore: ${op} id must be a string or a finite number, got ${describe(id)}`)
-    if (this.#closing !== undefined) throw new TableClosedError(this.name, id)
+    if (this.#closing !== undefined) throw new TableClosedError(this.name, id, op)
     const version = options?.version
     if (version !== undefined && !(Number.isSafeInteger(version) && version >= 0)) {
       const Kind = typeof version === 'number' ? RangeError : TypeError

@@ -8,7 +8,7 @@
  * - `table`: non-empty string, at most `MAX_TABLE_LENGTH` UTF-16 code units;
  * - `id`: a string (at most `MAX_ID_LENGTH` code units) or a finite number; the JSON type is the
  *   id's type, so `1` and `"1"` stay different ids;
- * - `version`: a finite number ≥ 0 (`-0` reads as `0`);
+ * - `version`: an integer ≥ 0 (a safe integer; `-0` reads as `0`), as tables use;
  * - `kind`: `"put"` or `"invalidate"`;
  * - `origin`: non-empty string, at most `MAX_ORIGIN_LENGTH` code units.
  *
@@ -73,8 +73,8 @@ function parseObject(raw: unknown): ParseResult {
   } else if (typeof id !== 'number' || !Number.isFinite(id)) {
     return refuse('id must be a string or a finite number')
   }
-  if (typeof version !== 'number' || !Number.isFinite(version) || version < 0) {
-    return refuse('version must be a finite number >= 0')
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) {
+    return refuse('version must be an integer >= 0')
   }
   if (kind !== 'put' && kind !== 'invalidate') return refuse('kind must be "put" or "invalidate"')
   if (typeof origin !== 'string' || origin.length === 0) return refuse('origin must be a non-empty string')

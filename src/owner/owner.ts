@@ -74,6 +74,8 @@ export interface Owner<V> {
   joinable(id: Id): Flight<V> | undefined
   /** True while the owner processes a message: a message sent now is queued, not processed before `send` returns. */
   busy(): boolean
+  /** The highest version this table holds for `id` (row, tombstone or joinable flight); -1 when none. A read-only peek. */
+  known(id: Id): number
   /** Flights running now. */
   inflight(): number
   /** Resolves once the owner has stopped (after `close` and the last flight). */
@@ -396,6 +398,7 @@ export function startOwner<V>(deps: OwnerDeps<V>): Owner<V> {
     },
     joinable: (id) => (state.coalesce ? state.flights.get(id) : undefined),
     busy: () => processing,
+    known: held,
     inflight: () => state.inflight,
     stopped,
   }
