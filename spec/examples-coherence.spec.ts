@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Stats } from '../src/index.js'
-import { describeRedis, REDIS_URL, suiteRedis } from './support/redis.js'
+import { describeRedis, keysUnder, REDIS_URL, suiteRedis } from './support/redis.js'
 import { parseResult, runExample } from './support/run-example.js'
 
 type Result = { prefix: string; id: string; served: { B: string | null; C: string | null }; stats: { A: Stats; B: Stats; C: Stats } }
@@ -39,14 +39,7 @@ describeRedis('examples/coherence.ts', () => {
     expect(stdout).toContain('Shown: after A')
 
     expect(prefix).toMatch(/^echostore-example:coherence:[0-9a-f]{12}:$/)
-    const left: string[] = []
-    let cursor = '0'
-    do {
-      const [next, keys] = await raw().scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000)
-      cursor = next
-      left.push(...keys)
-    } while (cursor !== '0')
-    expect(left).toEqual([])
+    expect(await keysUnder(raw(), prefix)).toEqual([])
   }, 60_000)
 })
 

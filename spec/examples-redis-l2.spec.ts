@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Stats } from '../src/index.js'
-import { describeRedis, REDIS_URL, suiteRedis } from './support/redis.js'
+import { describeRedis, keysUnder, REDIS_URL, suiteRedis } from './support/redis.js'
 import { parseResult, runExample } from './support/run-example.js'
 
 type Result = { prefix: string; id: string; a: Stats; b: Stats }
@@ -29,14 +29,7 @@ describeRedis('examples/redis-l2.ts', () => {
     expect(stdout).toContain('Shown: process B')
 
     expect(prefix).toMatch(/^echostore-example:redis-l2:[0-9a-f]{12}:$/)
-    const left: string[] = []
-    let cursor = '0'
-    do {
-      const [next, keys] = await raw().scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000)
-      cursor = next
-      left.push(...keys)
-    } while (cursor !== '0')
-    expect(left).toEqual([])
+    expect(await keysUnder(raw(), prefix)).toEqual([])
   })
 })
 

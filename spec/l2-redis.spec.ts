@@ -5,21 +5,9 @@ import { l2Key, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
 import { redisL2 } from '../src/l2/redis.js'
 import { L2CorruptEntryError } from '../src/l2/store.js'
 import { l2ContractSuite } from './l2-contract.js'
-import { describeRedis, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
+import { describeRedis, keysUnder, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
 
 const prefix = testPrefix('l2-redis')
-
-/** Every key under `p`, by SCAN. */
-async function keysUnder(client: Redis, p: string): Promise<string[]> {
-  const keys: string[] = []
-  let cursor = '0'
-  do {
-    const [next, batch] = await client.scan(cursor, 'MATCH', `${p}*`, 'COUNT', 500)
-    cursor = next
-    keys.push(...batch)
-  } while (cursor !== '0')
-  return keys.sort()
-}
 
 describeRedis('redisL2 on Redis', () => {
   const raw = suiteRedis(prefix)

@@ -6,7 +6,7 @@ import { runConcurrent } from '../lib/pool.js'
 import { makeIds, uniformSequence } from '../lib/random.js'
 import { ROW } from '../lib/row.js'
 import { median, spreadPct } from '../lib/stats.js'
-import { floorNamed, type BenchContext, type WorkloadResult } from './context.js'
+import { floorMedian, floorNamed, type BenchContext, type WorkloadResult } from './context.js'
 
 const ROWS = 10_000
 const MASK = (1 << 16) - 1
@@ -44,7 +44,7 @@ export async function runW1(ctx: BenchContext): Promise<WorkloadResult> {
 
   const runs = await interleave('W1 hit', ctx.contenders, ctx.cfg.reps, measure)
   const floor = floorNamed(ctx, 'floor:map')
-  const floorNs = floor !== undefined ? median(runs.get(floor.name)!.map((r) => r.nsPerOp)) : Number.NaN
+  const floorNs = floorMedian(floor, runs, (r) => r.nsPerOp)
   const metrics = new Map<string, Record<string, number>>()
   const rows: string[][] = []
   for (const contender of ctx.contenders) {

@@ -4,7 +4,7 @@ import { num, pm, ratio, sig, type Table } from '../lib/format.js'
 import { interleave } from '../lib/interleave.js'
 import { ROW } from '../lib/row.js'
 import { median, spreadPct } from '../lib/stats.js'
-import { floorNamed, type BenchContext, type WorkloadResult } from './context.js'
+import { floorMedian, floorNamed, type BenchContext, type WorkloadResult } from './context.js'
 
 /** Herd sizes from the issue, and herds per repetition at scale 1 (each on a fresh cold id). */
 const HERDS: readonly { n: number; perRep: number }[] = [
@@ -47,7 +47,7 @@ export async function runW2(ctx: BenchContext): Promise<WorkloadResult> {
       return { usPerWaiter: (totalMs * 1000) / (n * herds), loadsPerHerd: loads / herds, identical }
     }
     const runs = await interleave(`W2 herd N=${num(n)}`, ctx.contenders, ctx.cfg.reps, measure)
-    const floorUs = floor !== undefined ? median(runs.get(floor.name)!.map((r) => r.usPerWaiter)) : Number.NaN
+    const floorUs = floorMedian(floor, runs, (r) => r.usPerWaiter)
     const rows: string[][] = []
     for (const contender of ctx.contenders) {
       const list = runs.get(contender.name)!

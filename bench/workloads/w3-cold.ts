@@ -7,7 +7,7 @@ import { runConcurrent } from '../lib/pool.js'
 import { makeIds } from '../lib/random.js'
 import { RESOLVED } from '../lib/row.js'
 import { median, spreadPct } from '../lib/stats.js'
-import { floorNamed, type BenchContext, type WorkloadResult } from './context.js'
+import { floorMedian, floorNamed, type BenchContext, type WorkloadResult } from './context.js'
 
 /**
  * W3 cold misses: 100k distinct ids fetched once each into a fresh cache, 64 at a time, with a
@@ -29,7 +29,7 @@ export async function runW3(ctx: BenchContext): Promise<WorkloadResult> {
 
   const runs = await interleave('W3 cold', ctx.contenders, ctx.cfg.reps, measure)
   const floor = floorNamed(ctx, 'floor:single-flight')
-  const floorOps = floor !== undefined ? median(runs.get(floor.name)!.map((r) => r.opsPerSec)) : Number.NaN
+  const floorOps = floorMedian(floor, runs, (r) => r.opsPerSec)
   const metrics = new Map<string, Record<string, number>>()
   const rows: string[][] = []
   for (const contender of ctx.contenders) {

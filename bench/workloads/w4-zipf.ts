@@ -7,7 +7,7 @@ import { runConcurrent } from '../lib/pool.js'
 import { makeIds, zipfSequence } from '../lib/random.js'
 import { RESOLVED } from '../lib/row.js'
 import { median, spreadPct } from '../lib/stats.js'
-import { floorNamed, type BenchContext, type WorkloadResult } from './context.js'
+import { floorMedian, floorNamed, type BenchContext, type WorkloadResult } from './context.js'
 
 const KEYS = 100_000
 const CAPACITY = 10_000
@@ -35,7 +35,7 @@ export async function runW4(ctx: BenchContext): Promise<WorkloadResult> {
 
   const runs = await interleave('W4 zipf', ctx.contenders, ctx.cfg.heavyReps, measure)
   const floor = floorNamed(ctx, 'floor:single-flight')
-  const floorOps = floor !== undefined ? median(runs.get(floor.name)!.map((r) => r.opsPerSec)) : Number.NaN
+  const floorOps = floorMedian(floor, runs, (r) => r.opsPerSec)
   const metrics = new Map<string, Record<string, number>>()
   const rows: string[][] = []
   for (const contender of ctx.contenders) {

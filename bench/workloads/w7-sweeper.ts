@@ -9,7 +9,7 @@ import { makeIds, seededRandom } from '../lib/random.js'
 import { RESOLVED, ROW } from '../lib/row.js'
 import { sleep } from '../lib/sleep.js'
 import { median } from '../lib/stats.js'
-import { floorNamed, type BenchContext, type WorkloadResult } from './context.js'
+import { floorMedian, floorNamed, type BenchContext, type WorkloadResult } from './context.js'
 
 /** EchoStore's rows get ttl 60 s ± 500 ms on a frozen clock, so all expire within one second. */
 const SWEEP_TTL = 60_000
@@ -134,7 +134,7 @@ export async function runW7(ctx: BenchContext): Promise<WorkloadResult> {
   const reps = ctx.cfg.heavyReps
   const runs = await interleave('W7 sweeper', able, reps, (c, rep) => (c.sweeper !== undefined ? measureSweeper(c, rows, ids, rep) : measurePurge(c, rows, ids)))
   const floor = floorNamed(ctx, 'floor:map')
-  const floorRate = floor !== undefined && runs.has(floor.name) ? median(runs.get(floor.name)!.map((r) => r.rowsPerSec)) : Number.NaN
+  const floorRate = floorMedian(floor, runs, (r) => r.rowsPerSec)
   const metrics = new Map<string, Record<string, number>>()
   const tableRows: string[][] = []
   for (const contender of ctx.contenders) {

@@ -40,6 +40,18 @@ export function testPrefix(label: string): string {
   return `echostore-test:${label}:${randomBytes(6).toString('hex')}:`
 }
 
+/** Every key under `prefix`, sorted (SCAN, never KEYS). */
+export async function keysUnder(client: Redis, prefix: string): Promise<string[]> {
+  const keys: string[] = []
+  let cursor = '0'
+  do {
+    const [next, batch] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
+    cursor = next
+    keys.push(...batch)
+  } while (cursor !== '0')
+  return keys.sort()
+}
+
 /** Deletes every key under `prefix` (SCAN, never KEYS). */
 export async function cleanPrefix(client: Redis, prefix: string): Promise<void> {
   let cursor = '0'
