@@ -234,7 +234,7 @@ export function busContract(setup: () => Promise<BusFixture>): void {
   it('closes idempotently, then refuses publish and ignores subscribe', async () => {
     await fx.a.close()
     await fx.a.close()
-    await expect(fx.a.publish(message(1))).rejects.toMatchObject({ code: 'BUS_CLOSED' })
+    await expect(fx.a.publish(message(1))).rejects.toMatchObject({ code: 'ECHOSTORE_BUS_CLOSED' })
     const unsubscribe = fx.a.subscribe(() => {
       throw new Error('must not be called')
     })

@@ -213,15 +213,15 @@ describeRedis('redisBus', () => {
       const stranded = bus.publish(message(1))
       expect(await firstError).toMatchObject({ code: 'ECONNREFUSED' })
       await bus.close()
-      await expect(stranded).rejects.toMatchObject({ code: 'BUS_CLOSED' })
-      await expect(subscribed).rejects.toMatchObject({ code: 'BUS_CLOSED' })
+      await expect(stranded).rejects.toMatchObject({ code: 'ECHOSTORE_BUS_CLOSED' })
+      await expect(subscribed).rejects.toMatchObject({ code: 'ECHOSTORE_BUS_CLOSED' })
     })
 
     it('rejects subscribed() when closed before the first subscription', async () => {
       const bus = redisBus({ url: REDIS_URL, channel: testPrefix('early-close') })
       const subscribed = bus.subscribed()
       await bus.close()
-      await expect(subscribed).rejects.toMatchObject({ code: 'BUS_CLOSED' })
+      await expect(subscribed).rejects.toMatchObject({ code: 'ECHOSTORE_BUS_CLOSED' })
     })
   })
 })

@@ -75,10 +75,12 @@ describe('a herd of cold readers coalesces onto one load', () => {
     await table.close()
   })
 
-  it('the first miss starts its loader before fetch returns, so a test can move a manual clock right after', async () => {
+  it('the first miss starts its loader within the same turn, a microtask later: after one await a test can move a manual clock', async () => {
     const table = createTable<string>({ clock: manualClock() })
     let called = false
     void table.fetch('k', () => ((called = true), 'v'))
+    expect(called).toBe(false) // the miss waits for the turn's batch
+    await Promise.resolve()
     expect(called).toBe(true)
     expect(table.stats().inflight).toBe(1)
     await table.close()

@@ -86,16 +86,6 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
     expect(timeless(await h.store.get(t, 'x'))).toEqual({ kind: 'value', value: 'new', version: 6 })
   })
 
-  it('deletes an entry whatever its version; deleting a missing entry is fine', async () => {
-    const t = freshTable()
-    await h.store.set(t, 'x', value('v', 9))
-    await h.store.delete(t, 'x')
-    expect(await h.store.get(t, 'x')).toBeUndefined()
-    await h.store.delete(t, 'x')
-    expect(await h.store.set(t, 'x', value('lower', 1))).toBe(true)
-    expect((await h.store.get(t, 'x'))?.value).toBe('lower')
-  })
-
   it('expires an entry after its ttl; an expired entry no longer fences versions', async () => {
     const t = freshTable()
     await h.store.set(t, 'e', value('soon gone', 7, 1_000))
@@ -135,7 +125,6 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
     await h.store.set(t, 'n', value('written elsewhere', 100))
     expect(await h.store.nextVersion(t, 'n')).toBe(101)
     expect(await h.store.nextVersion(t, 'n')).toBe(102)
-    await h.store.delete(t, 'n')
     expect(await h.store.nextVersion(t, 'n')).toBe(103)
     expect(await h.store.nextVersion(t, 'other')).toBe(1)
     expect(await h.store.nextVersion(freshTable(), 'n')).toBe(1)
@@ -154,7 +143,6 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
     await h.store.set(t, '1', value('string', 9))
     expect(timeless(await h.store.get(t, 1))).toEqual({ kind: 'value', value: 'number', version: 1 })
     expect(timeless(await h.store.get(t, '1'))).toEqual({ kind: 'value', value: 'string', version: 9 })
-    await h.store.delete(t, '1')
     expect((await h.store.get(t, 1))?.value).toBe('number')
     expect(await h.store.nextVersion(t, 1)).toBe(2)
   })

@@ -164,9 +164,9 @@ describe('a change older than what the table knows', () => {
   it('never reaches L2, even when L2 lost the newer entry', async () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })
-    const table = createTable<string>({ name: 't', clock, l2 })
+    const table = createTable<string>({ name: 't', clock, l2, ttl: 1_000, jitter: 0, loadTimeout: 500, sweepInterval: 1e9 })
     await table.put('q', 'v10', { version: 10 })
-    await l2.delete('t', 'q') // L2 lost it (eviction, flush, failover)
+    clock.advance(1_001) // L2 lost it (its lifetime passed); L1 still holds the expired row and its version
     expect(await table.put('q', 'v5', { version: 5 })).toMatchObject({ applied: false, l2: 'refused' })
     expect(await table.invalidate('q', { version: 6 })).toMatchObject({ applied: false, l2: 'refused' })
     expect(await l2.get('t', 'q')).toBeUndefined()

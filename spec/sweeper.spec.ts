@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { createTable, manualClock } from '../src/index.js'
-import type { Id } from '../src/id.js'
-import { RowStore } from '../src/row-store.js'
-import { SWEEP_SLICE, Sweeper } from '../src/sweeper.js'
-
-/** A row store that counts how many rows the sweeper looks at. */
-class CountingRows<V> extends RowStore<V> {
-  lookups = 0
-  override reclaim(id: Id, now: number) {
-    this.lookups++
-    return super.reclaim(id, now)
-  }
-}
+import { randomUUID } from 'node:crypto'
+import { IdIndex, SHARD_ROWS } from '../src/rows/id-index.js'
+import { RowStore, newSweepCursor } from '../src/rows/row-store.js'
+import { SWEEP_SLICE } from '../src/sweeper.js'
 
 describe('the sweeper reclaims expired rows on its tick', () => {
   it('reclaims expired rows every sweepInterval, counting swept and sweeps, and keeps live ones', async () => {
@@ -20,14 +12,14 @@ describe('the sweeper reclaims expired rows on its tick', () => {
     await Promise.all([1, 2, 3].map((id) => table.fetch(id, () => id)))
     clock.set(500)
     await table.fetch(4, () => 4) // expires at 1500
-    clock.set(1_100) // the bucket of rows expiring at 1000 has fully passed by 1100
+    clock.set(1_100) // the pass at 1000 reclaimed the rows expiring at 1000
     expect(table.stats()).toMatchObject({ swept: 3, size: 1, sweeps: 11 })
     clock.set(1_700)
     expect(table.stats()).toMatchObject({ swept: 4, size: 0 })
     await table.close()
   })
 
-  it('a row replaced before its old expiry is not reclaimed by the stale index entry', async () => {
+  it('a row replaced before its old expiry is not reclaimed at the old expiry', async () => {
     const clock = manualClock(0)
     const table = createTable<string>({ ttl: 1_000, jitter: 0, sweepInterval: 100, clock })
     await table.fetch('k', () => 'old')
@@ -39,46 +31,73 @@ describe('the sweeper reclaims expired rows on its tick', () => {
     await table.close()
   })
 
-  it('a tick looks only at buckets that have passed, never at the whole map', () => {
+  it('a pass starts at most once every max(sweepInterval, ttl / 16) ms, whatever the tick', async () => {
     const clock = manualClock(0)
-    const rows = new CountingRows<number>(100_001)
-    const sweeper = new Sweeper(clock, 1_000, 1_000, () => {})
-    for (let i = 0; i < 100_000; i++) {
-      rows.set(i, i, 60_000, 0)
-      sweeper.track(i, 60_000)
-    }
-    rows.set('due', 0, 500, 0)
-    sweeper.track('due', 500)
-    expect(sweeper.reclaim(rows, 1_000)).toBe(1)
-    expect(rows.lookups).toBe(1)
-    expect(rows.size).toBe(100_000)
+    const table = createTable<number>({ ttl: 64_000, jitter: 0, sweepInterval: 1_000, clock })
+    await table.fetch(1, () => 1)
+    clock.set(10_000) // ticks at 1 s, 2 s, … 10 s; passes start at 1 s, 5 s and 9 s (a period of 64 s / 16 = 4 s)
+    expect(table.stats()).toMatchObject({ sweeps: 3, swept: 0, size: 1 })
+    await table.close()
   })
 
-  it('1,000,000 rows expiring at once are reclaimed in slices of at most SWEEP_SLICE, each asked for through the clock', () => {
-    const clock = manualClock(0)
-    const requests: boolean[] = []
+  it('1,000,000 rows expiring at once are reclaimed by one pass, in slices of at most SWEEP_SLICE rows', () => {
     const rows = new RowStore<number>(1_000_000)
-    const sweeper = new Sweeper(clock, 1_000, 1_000, (_, first) => requests.push(first))
-    for (let i = 0; i < 1_000_000; i++) {
-      rows.set(i, i, 900, 0)
-      sweeper.track(i, 900)
-    }
+    for (let i = 0; i < 1_000_000; i++) rows.write(i, i, 900, 0)
+    const cursor = newSweepCursor()
     let slices = 0
     let longest = 0
-    while (rows.size > 0) {
-      const before = rows.size
-      sweeper.reclaim(rows, 1_000)
-      longest = Math.max(longest, before - rows.size)
+    while (!cursor.done) {
+      const swept = rows.sweep(cursor, 1_000, SWEEP_SLICE)
+      longest = Math.max(longest, swept)
       slices++
-      if (rows.size > 0) {
-        expect(clock.pending()).toBe(1) // the continuation, through the clock
-        clock.advance(0)
-      }
     }
+    expect(rows.size).toBe(0)
     expect(longest).toBeLessThanOrEqual(SWEEP_SLICE)
-    expect(slices).toBe(Math.ceil(1_000_000 / SWEEP_SLICE))
-    expect(requests.every((first) => first === false)).toBe(true)
-    expect(sweeper.indexed()).toBe(0)
+    expect(slices).toBeLessThanOrEqual(Math.ceil(1_000_000 / SWEEP_SLICE) + 1)
+  })
+
+  it('a slice walks at most SWEEP_SLICE rows, live or not, and a pass walks each row once', () => {
+    const rows = new RowStore<number>(100_001)
+    for (let i = 0; i < 100_000; i++) rows.write(i, i, 60_000, 0)
+    rows.write('due', 0, 500, 0)
+    const cursor = newSweepCursor()
+    let slices = 0
+    let swept = 0
+    while (!cursor.done) {
+      swept += rows.sweep(cursor, 1_000, SWEEP_SLICE)
+      slices++
+    }
+    expect(swept).toBe(1)
+    expect(rows.size).toBe(100_000)
+    expect(slices).toBeLessThanOrEqual(Math.ceil(100_001 / SWEEP_SLICE) + 1)
+  })
+
+  it('ids spread over the index’s shards, so no shard holds much more than its share', () => {
+    const index = new IdIndex(1_000_000)
+    expect(index.shards).toBe(2 ** Math.ceil(Math.log2(1_000_000 / SHARD_ROWS)))
+    for (const ids of [Array.from({ length: 200_000 }, (_, i) => `user:${i}`), Array.from({ length: 200_000 }, (_, i) => i), Array.from({ length: 200_000 }, () => randomUUID())]) {
+      const counts = new Array<number>(index.shards).fill(0)
+      for (const id of ids) counts[index.shardOf(id)]!++
+      const share = ids.length / index.shards
+      expect(Math.max(...counts)).toBeLessThan(share * 1.25)
+      expect(Math.min(...counts)).toBeGreaterThan(share * 0.75)
+    }
+    expect(new IdIndex(SHARD_ROWS).shards).toBe(1)
+  })
+
+  it('a large expiring cohort is reclaimed through the clock, one slice per timer', async () => {
+    const clock = manualClock(0)
+    const table = createTable<number>({ ttl: 1_000, jitter: 0, sweepInterval: 1_000, clock, capacity: 100_000 })
+    for (let i = 0; i < 50_000; i++) await table.put(i, i)
+    const slices: number[] = []
+    table.events.on('sweep', ({ swept }) => slices.push(swept))
+    clock.set(999)
+    expect(table.stats().swept).toBe(0)
+    clock.advance(1) // the tick at 1 s starts a pass; each further slice is a 0 ms timer, run within this advance
+    expect(table.stats()).toMatchObject({ swept: 50_000, size: 0, sweeps: 1 })
+    expect(slices.length).toBeGreaterThanOrEqual(Math.ceil(50_000 / SWEEP_SLICE))
+    expect(Math.max(...slices)).toBeLessThanOrEqual(SWEEP_SLICE)
+    await table.close()
   })
 
   it('a table drives the slices itself: a large expiring cohort is fully reclaimed through the clock', async () => {

@@ -1,3 +1,4 @@
+import { badArgument } from './errors.js'
 /** The longest delay a Node timer honours (2^31 − 1 ms, about 24.8 days); longer ones fire after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647
 
@@ -70,7 +71,7 @@ interface ManualTimer {
  * scheduled; a timer scheduled while `advance` runs, and due within the advanced span, runs too.
  */
 export function manualClock(start = 0): ManualClock {
-  if (!(Number.isFinite(start) && start >= 0)) throw new RangeError(`manualClock: start must be a finite number ≥ 0, got ${start}`)
+  if (!(Number.isFinite(start) && start >= 0)) throw badArgument(RangeError, `manualClock: start must be a finite number ≥ 0, got ${start}`)
   let now = start
   let seq = 0
   const timers = new Set<ManualTimer>()
@@ -85,7 +86,7 @@ export function manualClock(start = 0): ManualClock {
   }
 
   function runUntil(target: number): void {
-    if (!Number.isFinite(target)) throw new RangeError(`manualClock: cannot move to ${target}`)
+    if (!Number.isFinite(target)) throw badArgument(RangeError, `manualClock: cannot move to ${target}`)
     for (let timer = nextDue(target); timer !== undefined; timer = nextDue(target)) {
       timers.delete(timer)
       now = Math.max(now, timer.at)
@@ -105,7 +106,7 @@ export function manualClock(start = 0): ManualClock {
       timers.delete(handle as ManualTimer)
     },
     advance(ms) {
-      if (!(ms >= 0)) throw new RangeError(`manualClock.advance: ms must be ≥ 0, got ${ms}`)
+      if (!(ms >= 0)) throw badArgument(RangeError, `manualClock.advance: ms must be ≥ 0, got ${ms}`)
       runUntil(now + ms)
     },
     set(t) {

@@ -1,15 +1,15 @@
 /*
- * The table's counters: one Float64Array, one named slot per counter, bumped in place. Written by
- * the table facade (hits, misses, negative_hits, cancelled, bus_errors, coh_invalid), the L2 facade
- * (l2_*), the running flight (loads) and the owner (everything else); read by `stats()`, which
- * copies them into a frozen snapshot.
+ * A table's counters, in two `Float64Array`s with one named slot per counter, bumped in place:
+ * the hit path's own (hits, misses, negative_hits), written only by the table facade as it answers
+ * a read; and the owner's (everything else), written only by the owner. `stats()` copies both into
+ * one frozen snapshot.
  */
 
-/** Every counter's name, in the order of their slots (and of `stats()`'s keys). */
-export const COUNTER_NAMES = [
-  'hits',
-  'misses',
-  'negative_hits',
+/** The counters the hit path bumps itself, in slot order. */
+export const READ_COUNTER_NAMES = ['hits', 'misses', 'negative_hits'] as const
+
+/** The counters the owner writes, in slot order. */
+export const OWNER_COUNTER_NAMES = [
   'coalesced',
   'flights',
   'fills',
@@ -35,15 +35,28 @@ export const COUNTER_NAMES = [
   'bus_errors',
 ] as const
 
+/** Every counter's name, in `stats()` order. */
+export const COUNTER_NAMES = [...READ_COUNTER_NAMES, ...OWNER_COUNTER_NAMES] as const
+
 /** A counter's name. */
 export type CounterName = (typeof COUNTER_NAMES)[number]
+/** A counter the owner writes. */
+export type OwnerCounterName = (typeof OWNER_COUNTER_NAMES)[number]
 
-/** Slot index of each counter in the array. */
-export const C = Object.fromEntries(COUNTER_NAMES.map((name, slot) => [name, slot])) as { readonly [K in CounterName]: number }
+/** Slot of each hit-path counter in its array. */
+export const R = { hits: 0, misses: 1, negative_hits: 2 } as const satisfies Record<(typeof READ_COUNTER_NAMES)[number], number>
 
-/** A fresh zeroed counters array. */
-export function newCounters(): Float64Array {
-  return new Float64Array(COUNTER_NAMES.length)
+/** Slot of each owner counter in its array. */
+export const C = Object.fromEntries(OWNER_COUNTER_NAMES.map((name, slot) => [name, slot])) as { readonly [K in OwnerCounterName]: number }
+
+/** A fresh zeroed array for the hit path's counters. */
+export function newReadCounters(): Float64Array {
+  return new Float64Array(READ_COUNTER_NAMES.length)
+}
+
+/** A fresh zeroed array for the owner's counters. */
+export function newOwnerCounters(): Float64Array {
+  return new Float64Array(OWNER_COUNTER_NAMES.length)
 }
 
 /** A table's stats: every counter, plus what is true now. */
@@ -56,13 +69,14 @@ export type Stats = { readonly [K in CounterName]: number } & {
   readonly hit_rate: number
 }
 
-/** A frozen snapshot of the counters and the live gauges. */
-export function snapshot(counters: Float64Array, size: number, inflight: number): Stats {
+/** A frozen snapshot of both counter arrays and the live gauges. */
+export function snapshot(reads: Float64Array, counters: Float64Array, size: number, inflight: number): Stats {
   const out: Record<string, number> = {}
-  for (let slot = 0; slot < COUNTER_NAMES.length; slot++) out[COUNTER_NAMES[slot]!] = counters[slot]!
-  const reads = counters[C.hits]! + counters[C.misses]!
-  out.size = size
-  out.inflight = inflight
-  out.hit_rate = reads === 0 ? 0 : counters[C.hits]! / reads
+  for (let slot = 0; slot < READ_COUNTER_NAMES.length; slot++) out[READ_COUNTER_NAMES[slot]!] = reads[slot]!
+  for (let slot = 0; slot < OWNER_COUNTER_NAMES.length; slot++) out[OWNER_COUNTER_NAMES[slot]!] = counters[slot]!
+  const total = reads[R.hits]! + reads[R.misses]!
+  out['size'] = size
+  out['inflight'] = inflight
+  out['hit_rate'] = total === 0 ? 0 : reads[R.hits]! / total
   return Object.freeze(out) as Stats
 }

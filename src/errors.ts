@@ -1,46 +1,143 @@
+/**
+ * Every error EchoStore raises, in one tree. Conditions of the cache itself (a closed table, a
+ * deadline, a corrupt L2 entry, a closed bus) are subclasses of {@link EchoStoreError}, each with a
+ * stable `ECHOSTORE_*` code. Bad arguments are the platform's own `TypeError` (wrong type) and
+ * `RangeError` (out of range), built by {@link badArgument} with the code `ECHOSTORE_BAD_ARGUMENT`.
+ * Every message starts with {@link PREFIX}.
+ */
 import type { Id } from './id.js'
 
-/** Base of every error EchoStore raises on its own behalf; `code` is stable across releases. */
+/** The one prefix of every message EchoStore writes. */
+export const PREFIX = 'echostore: '
+
+/** Longest id shown in a message, in UTF-16 code units; a longer one is cut with an ellipsis. */
+const SHOWN_ID_LENGTH = 64
+
+/** An id as a message shows it: JSON (so `1` and `"1"` differ), cut to a readable length. */
+export function showId(id: Id): string {
+  if (typeof id === 'number') return String(id)
+  const text = JSON.stringify(id.length > SHOWN_ID_LENGTH ? id.slice(0, SHOWN_ID_LENGTH) : id)
+  return id.length > SHOWN_ID_LENGTH ? `${text.slice(0, -1)}…" (${id.length} chars)` : text
+}
+
+/** Describes any value for an error message without throwing, whatever it is. */
+export function describe(value: unknown): string {
+  if (typeof value === 'string') return value.length > SHOWN_ID_LENGTH ? showId(value) : JSON.stringify(value)
+  if (typeof value === 'bigint') return `${value}n`
+  if (typeof value === 'function') return 'a function'
+  if (typeof value === 'symbol') return value.toString()
+  if (value === null || typeof value !== 'object') return String(value)
+  return Array.isArray(value) ? 'an array' : 'an object'
+}
+
+/** A bad argument: a `TypeError` (wrong type) or `RangeError` (out of range) with the code `ECHOSTORE_BAD_ARGUMENT`. */
+export function badArgument(Kind: typeof TypeError | typeof RangeError, message: string): TypeError | RangeError {
+  return Object.assign(new Kind(PREFIX + message), { code: 'ECHOSTORE_BAD_ARGUMENT' as const })
+}
+
+/** `TypeError` for a value of the wrong type, `RangeError` for a number out of range: the rule for numeric options. */
+export function badNumber(value: unknown, message: string): TypeError | RangeError {
+  return badArgument(typeof value === 'number' ? RangeError : TypeError, message)
+}
+
+/** Base of every error EchoStore raises for a condition of its own; `code` is stable across releases. */
 export abstract class EchoStoreError extends Error {
-  /** A stable machine-readable code. */
+  /** A stable machine-readable code, `ECHOSTORE_*`. */
   abstract readonly code: string
-  constructor(
-    /** The table that raised it. */
-    readonly table: string,
-    /** The id the fetch asked for. */
-    readonly id: Id,
-    message: string,
-  ) {
-    super(message)
+  constructor(message: string, options?: ErrorOptions) {
+    super(PREFIX + message, options)
     this.name = new.target.name
   }
 }
 
+/** A table's error about one id: it carries the table's name and the id. */
+export abstract class TableError extends EchoStoreError {
+  constructor(
+    /** The table that raised it. */
+    readonly table: string,
+    /** The id the call asked for. */
+    readonly id: Id,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
 /** A fetch, put or invalidate on a table that has been closed. Create a new table, or call it before `close()`. */
-export class TableClosedError extends EchoStoreError {
+export class TableClosedError extends TableError {
   readonly code = 'ECHOSTORE_TABLE_CLOSED'
   constructor(table: string, id: Id, op: 'fetch' | 'put' | 'invalidate' = 'fetch') {
-    super(table, id, `echostore: table "${table}" is closed; ${op}(${JSON.stringify(id)}) was refused`)
+    super(table, id, `table "${table}" is closed; ${op}(${showId(id)}) was refused`)
   }
 }
 
 /** This waiter's own `timeout` passed; the flight goes on for the others and still fills the table. */
-export class FetchTimeoutError extends EchoStoreError {
+export class FetchTimeoutError extends TableError {
   readonly code = 'ECHOSTORE_FETCH_TIMEOUT'
-  constructor(table: string, id: Id, readonly timeout: number) {
-    super(table, id, `echostore: fetch(${JSON.stringify(id)}) on table "${table}" gave up after its timeout of ${timeout} ms`)
+  constructor(
+    table: string,
+    id: Id,
+    /** The caller's `timeout`, in ms. */
+    readonly timeout: number,
+  ) {
+    super(table, id, `fetch(${showId(id)}) on table "${table}" gave up after its timeout of ${timeout} ms`)
   }
 }
 
 /** The flight took longer than the table's `loadTimeout`; every waiter still waiting gets this. */
-export class LoadTimeoutError extends EchoStoreError {
+export class LoadTimeoutError extends TableError {
   readonly code = 'ECHOSTORE_LOAD_TIMEOUT'
-  constructor(table: string, id: Id, readonly loadTimeout: number) {
+  constructor(
+    table: string,
+    id: Id,
+    /** The table's `loadTimeout`, in ms. */
+    readonly loadTimeout: number,
+  ) {
     super(
       table,
       id,
-      `echostore: loading ${JSON.stringify(id)} for table "${table}" took longer than loadTimeout (${loadTimeout} ms); ` +
+      `loading ${showId(id)} for table "${table}" took longer than loadTimeout (${loadTimeout} ms); ` +
         'the loader was aborted through its signal. Raise loadTimeout or make the loader faster.',
     )
+  }
+}
+
+/**
+ * An L2 store's `get` found an entry it cannot decode, or one that would pollute prototypes. The
+ * table counts it (`l2_corrupt`) and reads it as a miss.
+ */
+export class L2CorruptEntryError extends EchoStoreError {
+  readonly code = 'ECHOSTORE_L2_CORRUPT'
+  constructor(
+    /** The store's key of the entry. */
+    readonly key: string,
+    reason: string,
+  ) {
+    super(`L2 entry ${key} could not be decoded (${reason}); it is treated as a miss`)
+  }
+}
+
+/** A bus was used after `close()`: a publish refused, or a wait for a subscription that never came. */
+export class BusClosedError extends EchoStoreError {
+  readonly code = 'ECHOSTORE_BUS_CLOSED'
+  constructor(
+    /** Which bus: `localBus` or `redisBus`. */
+    readonly bus: string,
+    what: string,
+  ) {
+    super(`${bus} is closed; ${what}`)
+  }
+}
+
+/** An L2 store was called after its `close()`. */
+export class L2ClosedError extends EchoStoreError {
+  readonly code = 'ECHOSTORE_L2_CLOSED'
+  constructor(
+    /** Which store: `memoryL2` or `redisL2`. */
+    readonly store: string,
+    /** The call refused. */
+    readonly op: string,
+  ) {
+    super(`${store}.${op} called after close()`)
   }
 }

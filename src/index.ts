@@ -4,22 +4,32 @@
  */
 export { createTable, Table, type FetchOptions } from './table.js'
 export type { TableOptions } from './options.js'
-export type { Loader, LoaderContext } from './owner/flight.js'
+export type { Loader, LoaderContext } from './owner/loader.js'
+export type { OwnerInspector } from './owner/owner.js'
 export type { Stats, CounterName } from './counters.js'
 export { COUNTER_NAMES } from './counters.js'
 export type { TableEvents } from './table-events.js'
 export type { Id } from './id.js'
 export { manualClock, systemClock, type Clock, type ManualClock, type TimerHandle } from './clock.js'
-export { EchoStoreError, TableClosedError, FetchTimeoutError, LoadTimeoutError } from './errors.js'
-export { type ChangeOptions, type ChangeResult, PUBLISH_TIMEOUT } from './table.js'
+export {
+  EchoStoreError,
+  TableError,
+  TableClosedError,
+  FetchTimeoutError,
+  LoadTimeoutError,
+  L2CorruptEntryError,
+  L2ClosedError,
+  BusClosedError,
+} from './errors.js'
+export { type ChangeOptions, type ChangeResult, PUBLISH_TIMEOUT } from './changes.js'
 
 // L2: the contract, the adapters, and the fault injector for tests.
-export { type L2Store, type L2Entry, type L2Write, type L2Kind, L2CorruptEntryError, DEFAULT_L2_TIMEOUT } from './l2/store.js'
-export { BREAKER_FAILURES, BREAKER_COOLDOWN } from './l2/facade.js'
+export { type L2Store, type L2Entry, type L2Write, type L2Kind, DEFAULT_L2_TIMEOUT } from './l2/store.js'
+export { BREAKER_FAILURES, BREAKER_COOLDOWN, L2TimeoutError } from './l2/facade.js'
 export { memoryL2, type MemoryL2, type MemoryL2Options } from './l2/memory.js'
 export { redisL2, type RedisL2Options, type RedisL2Client } from './l2/redis.js'
 export { jsonCodec, v8Codec, type Codec } from './l2/codec.js'
-export { chaosL2, type ChaosL2, type ChaosFault, type ChaosOp } from './l2/chaos.js'
+export { chaosL2, ChaosError, type ChaosL2, type ChaosFault, type ChaosOp } from './l2/chaos.js'
 
 // Coherence: the bus contract, the message format, and the two transports.
 export type { Bus, BusDelivery, CoherenceMessage } from './bus/bus.js'

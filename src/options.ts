@@ -1,7 +1,8 @@
 import type { Bus } from './bus/bus.js'
 import { type Clock, MAX_TIMER_MS, systemClock } from './clock.js'
-import { describe } from './id.js'
+import { badArgument, badNumber, describe } from './errors.js'
 import type { L2Store } from './l2/store.js'
+import type { OwnerInspector } from './owner/owner.js'
 
 /** Options of {@link createTable}. Every one is optional; defaults are given beside each. */
 export interface TableOptions {
@@ -29,34 +30,36 @@ export interface TableOptions {
   l2?: L2Store
   /** A coherence bus (`localBus()`, `redisBus(...)`, or your own `Bus`). Default: none. */
   bus?: Bus
+  /**
+   * An xstate inspection observer (a function or an `{ next }` object) handed to the owner actor: it
+   * sees every batch of messages the owner receives and every snapshot it commits. Default: none.
+   */
+  inspect?: OwnerInspector
 }
 
 /** Options after defaults and validation. */
-export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus'>> & Pick<TableOptions, 'l2' | 'bus'>
+export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus' | 'inspect'>> & Pick<TableOptions, 'l2' | 'bus' | 'inspect'>
 
-const KNOWN = new Set<string>(['name', 'ttl', 'jitter', 'capacity', 'sweepInterval', 'negativeTtl', 'loadTimeout', 'coalesce', 'clock', 'random', 'l2', 'bus'])
+const KNOWN = new Set<string>(['name', 'ttl', 'jitter', 'capacity', 'sweepInterval', 'negativeTtl', 'loadTimeout', 'coalesce', 'clock', 'random', 'l2', 'bus', 'inspect'])
 
 function hasMethods(value: unknown, methods: string[]): boolean {
   return value !== null && typeof value === 'object' && methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
 }
 
 function fail(Kind: typeof TypeError | typeof RangeError, option: string, rule: string, got: unknown): never {
-  throw new Kind(`echostore: option "${option}" ${rule}, got ${describe(got)}`)
+  throw badArgument(Kind, `option "${option}" ${rule}, got ${describe(got)}`)
 }
 
 function number(option: string, value: unknown, ok: (n: number) => boolean, rule: string): number {
-  if (typeof value !== 'number') fail(TypeError, option, rule, value)
-  if (!ok(value)) fail(RangeError, option, rule, value)
+  if (typeof value !== 'number' || !ok(value)) throw badNumber(value, `option "${option}" ${rule}, got ${describe(value)}`)
   return value
 }
 
 /** Applies defaults and validates once, at construction. Throws a TypeError/RangeError naming the option and the value. */
 export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`echostore: createTable takes an options object, got ${describe(options)}`)
-  }
+  if (options === null || typeof options !== 'object') throw badArgument(TypeError, `createTable takes an options object, got ${describe(options)}`)
   for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw new TypeError(`echostore: unknown option "${key}" (known: ${[...KNOWN].join(', ')})`)
+    if (!KNOWN.has(key)) throw badArgument(TypeError, `unknown option "${key}" (known: ${[...KNOWN].join(', ')})`)
   }
   const o = options
   const name = o.name ?? 'table'
@@ -81,15 +84,18 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   }
   const random = o.random ?? Math.random
   if (typeof random !== 'function') fail(TypeError, 'random', 'must be a function returning a number in [0, 1)', random)
-  const { l2, bus } = o
+  const { l2, bus, inspect } = o
   if (l2 !== undefined) {
-    if (!hasMethods(l2, ['get', 'set', 'delete', 'nextVersion', 'close'])) {
-      fail(TypeError, 'l2', 'must be an L2Store (get, set, delete, nextVersion, close), such as memoryL2() or redisL2({ url })', l2)
+    if (!hasMethods(l2, ['get', 'set', 'nextVersion', 'close'])) {
+      fail(TypeError, 'l2', 'must be an L2Store (get, set, nextVersion, close), such as memoryL2() or redisL2({ url })', l2)
     }
     if (l2.timeout !== undefined) number('l2.timeout', l2.timeout, (n) => n > 0 && n <= MAX_TIMER_MS, `must be a number of ms in (0, ${MAX_TIMER_MS}]`)
   }
   if (bus !== undefined && !hasMethods(bus, ['publish', 'subscribe', 'close'])) {
     fail(TypeError, 'bus', 'must be a Bus (publish, subscribe, close), such as localBus() or redisBus({ url })', bus)
   }
-  return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, clock, random, l2, bus }
+  if (inspect !== undefined && typeof inspect !== 'function' && !hasMethods(inspect, ['next'])) {
+    fail(TypeError, 'inspect', 'must be an xstate inspection observer: a function, or an object with next(event)', inspect)
+  }
+  return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, clock, random, l2, bus, inspect }
 }

@@ -8,6 +8,7 @@
  * the others and does not reject `publish`; its error goes to `onHandlerError`, or is dropped.
  */
 import mitt from 'mitt'
+import { BusClosedError, badArgument } from '../errors.js'
 import type { Bus, BusDelivery, CoherenceMessage } from './bus.js'
 import { parseCoherenceMessage } from './message.js'
 
@@ -21,13 +22,13 @@ type Events = { delivery: BusDelivery }
 
 /**
  * Creates an in-process bus on mitt. `publish` rejects with a `TypeError` for a malformed message
- * (nothing is delivered) and, after `close()`, with an error whose `code` is `'BUS_CLOSED'`.
+ * (nothing is delivered) and, after `close()`, with a `BusClosedError` (code `ECHOSTORE_BUS_CLOSED`).
  * After `close()`, `subscribe` returns an unsubscribe that does nothing.
  */
 export function localBus(options: LocalBusOptions = {}): Bus {
   const onHandlerError = options.onHandlerError
   if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
-    throw new TypeError(`localBus: onHandlerError must be a function, got ${typeof onHandlerError}`)
+    throw badArgument(TypeError, `localBus: onHandlerError must be a function, got ${typeof onHandlerError}`)
   }
   // Written by subscribe, unsubscribe and close; mitt iterates a copy of the list on emit.
   const emitter = mitt<Events>()
@@ -35,15 +36,15 @@ export function localBus(options: LocalBusOptions = {}): Bus {
 
   return {
     async publish(message: CoherenceMessage): Promise<void> {
-      if (closed) throw busClosed()
+      if (closed) throw new BusClosedError('localBus', 'publish refused')
       const parsed = parseCoherenceMessage(message)
-      if (!parsed.ok) throw new TypeError(`localBus.publish: invalid coherence message: ${parsed.reason}`)
+      if (!parsed.ok) throw badArgument(TypeError, `localBus.publish: invalid coherence message: ${parsed.reason}`)
       const delivery: BusDelivery = Object.freeze({ type: 'message', message: Object.freeze(parsed.message) })
       emitter.emit('delivery', delivery)
     },
 
     subscribe(handler: (delivery: BusDelivery) => void): () => void {
-      if (typeof handler !== 'function') throw new TypeError(`localBus.subscribe: handler must be a function, got ${typeof handler}`)
+      if (typeof handler !== 'function') throw badArgument(TypeError, `localBus.subscribe: handler must be a function, got ${typeof handler}`)
       if (closed) return () => {}
       // One wrapper per subscription, so subscribing one function twice means two subscriptions.
       let active = true
@@ -84,6 +85,3 @@ function reportHandlerError(
   }
 }
 
-function busClosed(): Error {
-  return Object.assign(new Error('localBus is closed: publish refused'), { code: 'BUS_CLOSED' as const })
-}

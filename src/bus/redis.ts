@@ -19,7 +19,7 @@
  * outage never crashes the process; ioredis keeps reconnecting meanwhile.
  */
 import { Redis } from 'ioredis'
-import { describe } from '../id.js'
+import { BusClosedError, badArgument, describe } from '../errors.js'
 import { FAIL_FAST } from '../redis-connection.js'
 import type { Bus, BusDelivery, CoherenceMessage } from './bus.js'
 import { decodeWire, encodeWire, parseCoherenceMessage } from './message.js'
@@ -45,7 +45,7 @@ export interface RedisBusOptions {
 export interface RedisBus extends Bus {
   /**
    * Resolves once Redis has confirmed the first subscription to the channel; rejects (code
-   * `'BUS_CLOSED'`) if the bus is closed before that. Messages published earlier are not heard.
+   * `ECHOSTORE_BUS_CLOSED`) if the bus is closed before that. Messages published earlier are not heard.
    */
   subscribed(): Promise<void>
 }
@@ -57,10 +57,10 @@ const GAP: BusDelivery = Object.freeze({ type: 'gap' })
 /**
  * Creates a Redis pub/sub bus. Throws a `TypeError` naming the option when not exactly one of
  * `client` / `url` is given or an option has the wrong type. `publish` rejects with a `TypeError`
- * for a malformed message, and with code `'BUS_CLOSED'` after `close()`; it resolves once Redis
+ * for a malformed message, and with code `ECHOSTORE_BUS_CLOSED` after `close()`; it resolves once Redis
  * has accepted the message. `close()` unsubscribes and quits the connections the bus opened
  * (dropping at once those that are not up); a publish still unanswered when it finishes (queued
- * during an outage) rejects with code `'BUS_CLOSED'`.
+ * during an outage) rejects with code `ECHOSTORE_BUS_CLOSED`.
  */
 export function redisBus(options: RedisBusOptions): RedisBus {
   const { client, url, channel = DEFAULT_CHANNEL, onHandlerError, onError } = validate(options)
@@ -160,14 +160,14 @@ export function redisBus(options: RedisBusOptions): RedisBus {
 
   return {
     async publish(message: CoherenceMessage): Promise<void> {
-      if (closed) throw busClosed()
+      if (closed) throw new BusClosedError('redisBus', 'publish refused')
       const parsed = parseCoherenceMessage(message)
-      if (!parsed.ok) throw new TypeError(`redisBus.publish: invalid coherence message: ${parsed.reason}`)
+      if (!parsed.ok) throw badArgument(TypeError, `redisBus.publish: invalid coherence message: ${parsed.reason}`)
       await Promise.race([publisher.publish(channel, encodeWire(parsed.message)), pendingRejected])
     },
 
     subscribe(handler: Handler): () => void {
-      if (typeof handler !== 'function') throw new TypeError(`redisBus.subscribe: handler must be a function, got ${typeof handler}`)
+      if (typeof handler !== 'function') throw badArgument(TypeError, `redisBus.subscribe: handler must be a function, got ${typeof handler}`)
       if (closed) return () => {}
       // One entry per subscription, so subscribing one function twice means two subscriptions.
       const entry = { handler, active: true }
@@ -186,7 +186,7 @@ export function redisBus(options: RedisBusOptions): RedisBus {
       if (closing !== undefined) return closing
       closed = true
       handlers.clear()
-      rejectSubscribed(busClosed())
+      rejectSubscribed(new BusClosedError('redisBus', 'it closed before its subscription was confirmed'))
       subscriber.off('ready', onReady)
       subscriber.off('close', onClose)
       subscriber.off('messageBuffer', onPayload)
@@ -195,7 +195,7 @@ export function redisBus(options: RedisBusOptions): RedisBus {
         await shutdown(subscriber, channel)
         if (ownsPublisher) await shutdown(publisher)
         // A quit connection has answered everything sent before it; only stranded commands remain.
-        rejectPending(busClosed())
+        rejectPending(new BusClosedError('redisBus', 'a publish was still waiting for Redis'))
       })()
       return closing
     },
@@ -218,30 +218,28 @@ async function shutdown(connection: Redis, channel?: string): Promise<void> {
 
 function validate(options: RedisBusOptions): RedisBusOptions {
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError('redisBus: options must be an object with exactly one of `client` or `url`')
+    throw badArgument(TypeError, 'redisBus: options must be an object with exactly one of `client` or `url`')
   }
   const { client, url, channel, onHandlerError, onError } = options
   if ((client === undefined) === (url === undefined)) {
-    throw new TypeError('redisBus: pass exactly one of `client` or `url`, got ' + (client === undefined ? 'neither' : 'both'))
+    throw badArgument(TypeError, 'redisBus: pass exactly one of `client` or `url`, got ' + (client === undefined ? 'neither' : 'both'))
   }
   if (client !== undefined && (typeof client !== 'object' || client === null || typeof client.duplicate !== 'function')) {
-    throw new TypeError('redisBus: `client` must be an ioredis client')
+    throw badArgument(TypeError, 'redisBus: `client` must be an ioredis client')
   }
   if (url !== undefined && (typeof url !== 'string' || url.length === 0)) {
-    throw new TypeError(`redisBus: \`url\` must be a non-empty string, got ${describe(url)}`)
+    throw badArgument(TypeError, `redisBus: \`url\` must be a non-empty string, got ${describe(url)}`)
   }
   if (channel !== undefined && (typeof channel !== 'string' || channel.length === 0)) {
-    throw new TypeError(`redisBus: \`channel\` must be a non-empty string, got ${describe(channel)}`)
+    throw badArgument(TypeError, `redisBus: \`channel\` must be a non-empty string, got ${describe(channel)}`)
   }
   if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
-    throw new TypeError(`redisBus: \`onHandlerError\` must be a function, got ${typeof onHandlerError}`)
+    throw badArgument(TypeError, `redisBus: \`onHandlerError\` must be a function, got ${typeof onHandlerError}`)
   }
   if (onError !== undefined && typeof onError !== 'function') {
-    throw new TypeError(`redisBus: \`onError\` must be a function, got ${typeof onError}`)
+    throw badArgument(TypeError, `redisBus: \`onError\` must be a function, got ${typeof onError}`)
   }
   return options
 }
 
-function busClosed(): Error {
-  return Object.assign(new Error('redisBus is closed'), { code: 'BUS_CLOSED' as const })
-}
+

@@ -1,10 +1,11 @@
 import { systemClock, type Clock, type TimerHandle } from '../clock.js'
+import { EchoStoreError, L2CorruptEntryError, badArgument, badNumber, describe } from '../errors.js'
 import type { Id } from '../id.js'
 import { l2Key } from './keys.js'
-import { L2CorruptEntryError, type L2Entry, type L2Store, type L2Write } from './store.js'
+import type { L2Entry, L2Store, L2Write } from './store.js'
 
 /** The store calls a fault can target. `close` always passes through. */
-export type ChaosOp = 'get' | 'set' | 'delete' | 'nextVersion'
+export type ChaosOp = 'get' | 'set' | 'nextVersion'
 
 /**
  * What a faulted call does instead of (or before) reaching the store:
@@ -34,7 +35,18 @@ export interface ChaosL2 extends L2Store {
   readonly stalled: number
 }
 
-const OPS: readonly ChaosOp[] = ['get', 'set', 'delete', 'nextVersion']
+/** The error a `throw` fault rejects with when it names none. */
+export class ChaosError extends EchoStoreError {
+  readonly code = 'ECHOSTORE_CHAOS'
+  constructor(
+    /** The faulted call. */
+    readonly op: ChaosOp,
+  ) {
+    super(`chaosL2: injected failure of L2 ${op}`)
+  }
+}
+
+const OPS: readonly ChaosOp[] = ['get', 'set', 'nextVersion']
 
 interface Armed {
   fault: ChaosFault
@@ -54,7 +66,7 @@ interface Stall {
  */
 export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
   const faults = new Map<ChaosOp, Armed>()
-  const calls: Record<ChaosOp, number> = { get: 0, set: 0, delete: 0, nextVersion: 0 }
+  const calls: Record<ChaosOp, number> = { get: 0, set: 0, nextVersion: 0 }
   const stalls = new Set<Stall>()
 
   function stall<T>(ms: number | undefined, call: () => Promise<T>): Promise<T> {
@@ -80,7 +92,7 @@ export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
     const { fault } = armed
     switch (fault.kind) {
       case 'throw': {
-        const error = 'error' in fault ? fault.error : new Error(`echostore chaos: L2 ${op} failed`)
+        const error = 'error' in fault ? fault.error : new ChaosError(op)
         if (fault.sync === true) throw error
         return Promise.reject(error)
       }
@@ -94,10 +106,10 @@ export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
   return {
     fail(op, fault, { times = Infinity } = {}) {
       const ops = op === 'all' ? OPS : [op]
-      if (!ops.every((o) => OPS.includes(o))) throw new TypeError(`chaosL2.fail: unknown op ${String(op)}`)
-      if (fault.kind === 'corrupt' && op !== 'get') throw new TypeError(`chaosL2.fail: 'corrupt' applies to 'get' only, got ${op}`)
-      if (fault.kind === 'stall' && fault.ms !== undefined && !(fault.ms >= 0)) throw new RangeError(`chaosL2.fail: stall ms must be ≥ 0, got ${fault.ms}`)
-      if (!(times >= 1)) throw new RangeError(`chaosL2.fail: times must be ≥ 1, got ${times}`)
+      if (!ops.every((o) => OPS.includes(o))) throw badArgument(TypeError, `chaosL2.fail: unknown op ${describe(op)} (known: ${OPS.join(', ')}, all)`)
+      if (fault.kind === 'corrupt' && op !== 'get') throw badArgument(TypeError, `chaosL2.fail: 'corrupt' applies to 'get' only, got ${describe(op)}`)
+      if (fault.kind === 'stall' && fault.ms !== undefined && !(fault.ms >= 0)) throw badNumber(fault.ms, `chaosL2.fail: stall ms must be ≥ 0, got ${describe(fault.ms)}`)
+      if (!(times >= 1)) throw badNumber(times, `chaosL2.fail: times must be ≥ 1, got ${describe(times)}`)
       for (const o of ops) faults.set(o, { fault, left: times })
     },
     heal() {
@@ -115,7 +127,6 @@ export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
     },
     get: (table: string, id: Id): Promise<L2Entry | undefined> => run('get', table, id, () => store.get(table, id)),
     set: (table: string, id: Id, entry: L2Write): Promise<boolean> => run('set', table, id, () => store.set(table, id, entry)),
-    delete: (table: string, id: Id): Promise<void> => run('delete', table, id, () => store.delete(table, id)),
     nextVersion: (table: string, id: Id): Promise<number> => run('nextVersion', table, id, () => store.nextVersion(table, id)),
     close: () => store.close(),
   }

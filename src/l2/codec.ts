@@ -1,5 +1,5 @@
 import { deserialize, serialize } from 'node:v8'
-import { describe } from '../id.js'
+import { PREFIX, badArgument, describe } from '../errors.js'
 
 /**
  * Turns an L2 value into bytes and back. Only values travel through a codec: the negative marker
@@ -21,7 +21,7 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 const SUSPECT = /proto|constructor|\\u/
 
 function refuseForbidden(key: string, value: unknown): unknown {
-  if (FORBIDDEN_KEYS.has(key)) throw new SyntaxError(`jsonCodec: refused a payload holding the key ${JSON.stringify(key)}`)
+  if (FORBIDDEN_KEYS.has(key)) throw new SyntaxError(`${PREFIX}jsonCodec: refused a payload holding the key ${JSON.stringify(key)}`)
   return value
 }
 
@@ -36,7 +36,7 @@ export const jsonCodec: Codec = {
   encode(value) {
     if (value === undefined) return ''
     const text = JSON.stringify(value) as string | undefined
-    if (text === undefined) throw new TypeError(`jsonCodec: cannot encode ${describe(value)}`)
+    if (text === undefined) throw badArgument(TypeError, `jsonCodec: cannot encode ${describe(value)}`)
     return text
   },
   decode(payload) {

@@ -1,4 +1,5 @@
-import { describe, isId, type Id } from '../id.js'
+import { badArgument, describe } from '../errors.js'
+import { isId, type Id } from '../id.js'
 
 /**
  * The Redis key layout. A data key is `prefix` verbatim, then `{` + `JSON.stringify([table, id])` + `}`;
@@ -16,8 +17,8 @@ import { describe, isId, type Id } from '../id.js'
  * - `0` and `-0` are one id (as in a `Map`).
  */
 export function l2Key(prefix: string, table: string, id: Id): string {
-  if (typeof table !== 'string') throw new TypeError(`echostore: an L2 table name must be a string, got ${describe(table)}`)
-  if (!isId(id)) throw new TypeError(`echostore: an id must be a string or a finite number, got ${describe(id)}`)
+  if (typeof table !== 'string') throw badArgument(TypeError, `an L2 table name must be a string, got ${describe(table)}`)
+  if (!isId(id)) throw badArgument(TypeError, `an id must be a string or a finite number, got ${describe(id)}`)
   return `${prefix}{${JSON.stringify([table, id])}}`
 }
 

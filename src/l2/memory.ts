@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../clock.js'
-import { describe, type Id } from '../id.js'
+import { L2ClosedError, badArgument, badNumber, describe } from '../errors.js'
+import type { Id } from '../id.js'
 import { l2Key, VERSION_TTL_MS } from './keys.js'
 import type { L2Entry, L2Kind, L2Store, L2Write } from './store.js'
 
@@ -34,9 +35,9 @@ const KINDS: ReadonlySet<unknown> = new Set<L2Kind>(['value', 'absent', 'tombsto
 const MIN_SWEEP_EVERY = 64
 
 function checkWrite(entry: L2Write): void {
-  if (!KINDS.has(entry.kind)) throw new TypeError(`memoryL2.set: kind must be 'value', 'absent' or 'tombstone', got ${describe(entry.kind)}`)
-  if (!Number.isSafeInteger(entry.version) || entry.version < 0) throw new RangeError(`memoryL2.set: version must be a safe integer ≥ 0, got ${describe(entry.version)}`)
-  if (!Number.isSafeInteger(entry.ttl) || entry.ttl < 1) throw new RangeError(`memoryL2.set: ttl must be an integer ≥ 1, got ${describe(entry.ttl)}`)
+  if (!KINDS.has(entry.kind)) throw badArgument(TypeError, `memoryL2.set: kind must be 'value', 'absent' or 'tombstone', got ${describe(entry.kind)}`)
+  if (!Number.isSafeInteger(entry.version) || entry.version < 0) throw badNumber(entry.version, `memoryL2.set: version must be a safe integer ≥ 0, got ${describe(entry.version)}`)
+  if (!Number.isSafeInteger(entry.ttl) || entry.ttl < 1) throw badNumber(entry.ttl, `memoryL2.set: ttl must be an integer ≥ 1, got ${describe(entry.ttl)}`)
 }
 
 /**
@@ -60,7 +61,7 @@ export function memoryL2({ clock = systemClock }: MemoryL2Options = {}): MemoryL
   let closed = false
 
   function open(op: string): void {
-    if (closed) throw new Error(`echostore: memoryL2.${op} called after close()`)
+    if (closed) throw new L2ClosedError('memoryL2', op)
   }
 
   function liveEntry(key: string, now: number): Stored | undefined {
@@ -111,11 +112,6 @@ export function memoryL2({ clock = systemClock }: MemoryL2Options = {}): MemoryL
       entries.set(key, { kind: entry.kind, value, version: entry.version, expiresAt: now + entry.ttl })
       maybeSweep(now)
       return true
-    },
-
-    async delete(table: string, id: Id): Promise<void> {
-      open('delete')
-      entries.delete(l2Key('', table, id))
     },
 
     async nextVersion(table: string, id: Id): Promise<number> {

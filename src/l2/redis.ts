@@ -1,9 +1,10 @@
 import { Redis, type Cluster } from 'ioredis'
 import { FAIL_FAST } from '../redis-connection.js'
-import { describe, type Id } from '../id.js'
+import { L2ClosedError, L2CorruptEntryError, badArgument, badNumber, describe } from '../errors.js'
+import type { Id } from '../id.js'
 import { jsonCodec, type Codec } from './codec.js'
 import { l2Key, VERSION_TTL_MS, versionKey } from './keys.js'
-import { L2CorruptEntryError, type L2Entry, type L2Kind, type L2Store, type L2Write } from './store.js'
+import type { L2Entry, L2Kind, L2Store, L2Write } from './store.js'
 
 /** An ioredis client the store can use: a single-node client or a cluster client. */
 export type RedisL2Client = Redis | Cluster
@@ -74,9 +75,9 @@ interface Scripts {
 }
 
 function checkWrite(entry: L2Write): void {
-  if (!Object.hasOwn(KIND_LETTER, entry.kind)) throw new TypeError(`redisL2.set: kind must be 'value', 'absent' or 'tombstone', got ${describe(entry.kind)}`)
-  if (!Number.isSafeInteger(entry.version) || entry.version < 0) throw new RangeError(`redisL2.set: version must be a safe integer ≥ 0, got ${describe(entry.version)}`)
-  if (!Number.isSafeInteger(entry.ttl) || entry.ttl < 1) throw new RangeError(`redisL2.set: ttl must be an integer ≥ 1, got ${describe(entry.ttl)}`)
+  if (!Object.hasOwn(KIND_LETTER, entry.kind)) throw badArgument(TypeError, `redisL2.set: kind must be 'value', 'absent' or 'tombstone', got ${describe(entry.kind)}`)
+  if (!Number.isSafeInteger(entry.version) || entry.version < 0) throw badNumber(entry.version, `redisL2.set: version must be a safe integer ≥ 0, got ${describe(entry.version)}`)
+  if (!Number.isSafeInteger(entry.ttl) || entry.ttl < 1) throw badNumber(entry.ttl, `redisL2.set: ttl must be an integer ≥ 1, got ${describe(entry.ttl)}`)
 }
 
 function encodeEntry(entry: L2Write, codec: Codec): Buffer {
@@ -104,22 +105,22 @@ function decodeEntry(key: string, data: Buffer, ttl: number, codec: Codec): L2En
 function validate(options: RedisL2Options): void {
   const { client, url, prefix, codec, timeout } = options
   if ((client === undefined) === (url === undefined)) {
-    throw new TypeError(`redisL2: pass exactly one of the options \`client\` and \`url\`, got ${client === undefined ? 'neither' : 'both'}`)
+    throw badArgument(TypeError, `redisL2: pass exactly one of the options \`client\` and \`url\`, got ${client === undefined ? 'neither' : 'both'}`)
   }
   if (client !== undefined && typeof (client as Partial<RedisL2Client> | null)?.defineCommand !== 'function') {
-    throw new TypeError(`redisL2: the option \`client\` must be an ioredis Redis or Cluster client, got ${describe(client)}`)
+    throw badArgument(TypeError, `redisL2: the option \`client\` must be an ioredis Redis or Cluster client, got ${describe(client)}`)
   }
   if (url !== undefined && (typeof url !== 'string' || url === '')) {
-    throw new TypeError(`redisL2: the option \`url\` must be a non-empty string, got ${describe(url)}`)
+    throw badArgument(TypeError, `redisL2: the option \`url\` must be a non-empty string, got ${describe(url)}`)
   }
   if (prefix !== undefined && (typeof prefix !== 'string' || Buffer.from(prefix, 'utf8').toString('utf8') !== prefix)) {
-    throw new TypeError(`redisL2: the option \`prefix\` must be a string without lone surrogates (keys are UTF-8), got ${describe(prefix)}`)
+    throw badArgument(TypeError, `redisL2: the option \`prefix\` must be a string without lone surrogates (keys are UTF-8), got ${describe(prefix)}`)
   }
   if (codec !== undefined && (typeof codec?.encode !== 'function' || typeof codec?.decode !== 'function')) {
-    throw new TypeError(`redisL2: the option \`codec\` must have encode and decode functions, got ${describe(codec)}`)
+    throw badArgument(TypeError, `redisL2: the option \`codec\` must have encode and decode functions, got ${describe(codec)}`)
   }
   if (timeout !== undefined && !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0)) {
-    throw new RangeError(`redisL2: the option \`timeout\` must be a finite number of ms > 0, got ${describe(timeout)}`)
+    throw badNumber(timeout, `redisL2: the option \`timeout\` must be a finite number of ms > 0, got ${describe(timeout)}`)
   }
 }
 
@@ -149,7 +150,7 @@ export function redisL2(options: RedisL2Options): L2Store {
   let closing: Promise<void> | undefined
 
   function open(op: string): void {
-    if (closing !== undefined) throw new Error(`echostore: redisL2.${op} called after close()`)
+    if (closing !== undefined) throw new L2ClosedError('redisL2', op)
   }
 
   return {
@@ -171,11 +172,6 @@ export function redisL2(options: RedisL2Options): L2Store {
       checkWrite(entry)
       const written = await scripts.echostoreL2Set(l2Key(prefix, table, id), entry.version, entry.ttl, encodeEntry(entry, codec))
       return written === 1
-    },
-
-    async delete(table: string, id: Id): Promise<void> {
-      open('delete')
-      await client.del(l2Key(prefix, table, id))
     },
 
     async nextVersion(table: string, id: Id): Promise<number> {

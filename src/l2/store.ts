@@ -25,7 +25,8 @@ export type L2Entry = L2Write
 /**
  * The L2 contract: a dumb, table-scoped key-value store with per-entry expiry and a version guard.
  * Adapters do I/O only: no timeouts, retries, counting or fallback (the table's L2 facade owns
- * that policy). Any method may reject; the facade turns every failure into a miss.
+ * that policy). Any method may reject; the facade turns every failure into a miss. A `get` that finds
+ * an entry it cannot decode rejects with `L2CorruptEntryError` (a miss, counted apart from failures).
  */
 export interface L2Store {
   /**
@@ -40,8 +41,6 @@ export interface L2Store {
    * Resolves `true` when written, `false` when refused by the version guard.
    */
   set(table: string, id: Id, entry: L2Write): Promise<boolean>
-  /** Removes the entry for (table, id), whatever its version. */
-  delete(table: string, id: Id): Promise<void>
   /** Returns the next version for (table, id): one more than the last one this store issued or saw. */
   nextVersion(table: string, id: Id): Promise<number>
   /** Releases connections the store opened itself. Idempotent. */
@@ -50,15 +49,3 @@ export interface L2Store {
 
 /** The default bound on one L2 call: 50 ms. A slow or dead L2 costs a miss at most this much. */
 export const DEFAULT_L2_TIMEOUT = 50
-
-/**
- * Thrown (or rejected) by an adapter's `get` when the stored payload cannot be decoded, or would
- * pollute prototypes. The facade counts it (`l2_corrupt`) and treats the read as a miss.
- */
-export class L2CorruptEntryError extends Error {
-  readonly code = 'ECHOSTORE_L2_CORRUPT'
-  constructor(readonly key: string, reason: string) {
-    super(`echostore: L2 entry ${key} could not be decoded (${reason}); it is treated as a miss`)
-    this.name = 'L2CorruptEntryError'
-  }
-}

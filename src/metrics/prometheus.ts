@@ -18,6 +18,7 @@
  * scrape, so the numbers of one scrape are consistent with each other (a snapshot is frozen).
  */
 import { COUNTER_NAMES, type CounterName, type Stats } from '../counters.js'
+import { badArgument } from '../errors.js'
 
 /** A label set: `{ table: 'emoji_sets' }`. */
 type Labels = Record<string, string>
@@ -166,21 +167,21 @@ function createExporter(promClient: PromClient, registry: PromRegistry, prefix: 
  */
 export function registerTableMetrics(promClient: PromClient, table: MetricsSource, options: TableMetricsOptions = {}): () => void {
   if (typeof promClient?.Counter !== 'function' || typeof promClient?.Gauge !== 'function') {
-    throw new TypeError("registerTableMetrics: pass the prom-client module (import * as promClient from 'prom-client') as the first argument")
+    throw badArgument(TypeError, "registerTableMetrics: pass the prom-client module (import * as promClient from 'prom-client') as the first argument")
   }
-  if (typeof table?.stats !== 'function') throw new TypeError('registerTableMetrics: the second argument must be a table (with stats())')
+  if (typeof table?.stats !== 'function') throw badArgument(TypeError, 'registerTableMetrics: the second argument must be a table (with stats())')
   const { registry = promClient.register, prefix = 'echostore_', label = table.name } = options
-  if (typeof registry?.registerMetric !== 'function' || typeof registry.removeSingleMetric !== 'function') throw new TypeError('registerTableMetrics: option "registry" must be a prom-client Registry')
+  if (typeof registry?.registerMetric !== 'function' || typeof registry.removeSingleMetric !== 'function') throw badArgument(TypeError, 'registerTableMetrics: option "registry" must be a prom-client Registry')
   if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$|^$/.test(prefix)) {
-    throw new TypeError(`registerTableMetrics: option "prefix" must be a valid Prometheus name prefix, got ${JSON.stringify(prefix)}`)
+    throw badArgument(TypeError, `registerTableMetrics: option "prefix" must be a valid Prometheus name prefix, got ${JSON.stringify(prefix)}`)
   }
-  if (typeof label !== 'string' || label === '') throw new TypeError(`registerTableMetrics: option "label" must be a non-empty string`)
+  if (typeof label !== 'string' || label === '') throw badArgument(TypeError, `registerTableMetrics: option "label" must be a non-empty string`)
 
   let byPrefix = exporters.get(registry)
   if (byPrefix === undefined) exporters.set(registry, (byPrefix = new Map()))
   let exporter = byPrefix.get(prefix)
   if (exporter !== undefined && exporter.sources.has(label)) {
-    throw new TypeError(`registerTableMetrics: a table labelled "${label}" is already registered here (pass a distinct "label")`)
+    throw badArgument(TypeError, `registerTableMetrics: a table labelled "${label}" is already registered here (pass a distinct "label")`)
   }
   if (exporter === undefined) {
     exporter = createExporter(promClient, registry, prefix)

@@ -2,6 +2,8 @@ import type { Clock, TimerHandle } from '../clock.js'
 
 /** Something with a deadline that may end before it. */
 export interface Expiring {
+  /** When it times out, on the clock. */
+  readonly deadline: number
   /** False once it ended on its own; an ended entry is skipped and dropped. */
   readonly running: boolean
 }
@@ -15,88 +17,81 @@ export interface Expiring {
  * Written only by the owner; the timer callback only asks the owner to expire what is due.
  */
 export class Deadlines<T extends Expiring> {
-  private queue: { item: T; at: number }[] = []
-  private head = 0
+  #queue: T[] = []
+  #head = 0
   /** Entries still queued whose item has ended. */
-  private stale = 0
-  private timer: TimerHandle | undefined = undefined
-  private armedAt = Number.POSITIVE_INFINITY
+  #stale = 0
+  #timer: TimerHandle | undefined = undefined
+  #armedAt = Number.POSITIVE_INFINITY
 
   constructor(
     private readonly clock: Clock,
-    private readonly bound: number,
     /** Called (by the timer) when a deadline may have passed; the owner then calls {@link expire}. */
     private readonly due: () => void,
   ) {}
 
-  /** Starts the bound of `item`, now. */
+  /** Queues `item`, whose deadline is no earlier than any queued one's. */
   add(item: T): void {
-    const at = this.clock.now() + this.bound
-    this.queue.push({ item, at })
-    if (this.timer === undefined) this.arm(at)
+    this.#queue.push(item)
+    if (this.#timer === undefined) this.#arm(item.deadline)
   }
 
   /** Removes and returns every running item whose deadline has passed; re-arms for the next one. */
   expire(): T[] {
     const now = this.clock.now()
     const expired: T[] = []
-    const { queue } = this
-    while (this.head < queue.length) {
-      const entry = queue[this.head]!
-      if (entry.item.running && entry.at > now) break
-      if (entry.item.running) expired.push(entry.item)
-      else this.stale--
-      this.head++
+    const queue = this.#queue
+    while (this.#head < queue.length) {
+      const item = queue[this.#head]!
+      if (item.running && item.deadline > now) break
+      if (item.running) expired.push(item)
+      else this.#stale--
+      this.#head++
     }
-    this.compact()
-    this.timer = undefined
-    this.armedAt = Number.POSITIVE_INFINITY
-    if (this.head < queue.length) this.arm(queue[this.head]!.at)
+    this.#compact()
+    this.#timer = undefined
+    this.#armedAt = Number.POSITIVE_INFINITY
+    if (this.#head < queue.length) this.#arm(queue[this.#head]!.deadline)
     return expired
   }
 
   /** Called once for each item that ends before its deadline (never for one returned by {@link expire}). */
   ended(): void {
-    this.stale++
-    const { queue } = this
-    while (this.head < queue.length && !queue[this.head]!.item.running) {
-      this.head++
-      this.stale--
+    this.#stale++
+    const queue = this.#queue
+    while (this.#head < queue.length && !queue[this.#head]!.running) {
+      this.#head++
+      this.#stale--
     }
-    this.compact()
-    if (this.head === this.queue.length) this.stop()
+    this.#compact()
+    if (this.#head === this.#queue.length) this.stop()
   }
 
   /** Cancels the timer. */
   stop(): void {
-    if (this.timer !== undefined) this.clock.clearTimeout(this.timer)
-    this.timer = undefined
-    this.armedAt = Number.POSITIVE_INFINITY
+    if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer)
+    this.#timer = undefined
+    this.#armedAt = Number.POSITIVE_INFINITY
   }
 
-  /** Entries held (running or not yet dropped); for tests. */
-  held(): number {
-    return this.queue.length - this.head
+  #arm(at: number): void {
+    if (at >= this.#armedAt && this.#timer !== undefined) return
+    if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer)
+    this.#armedAt = at
+    this.#timer = this.clock.setTimeout(this.due, Math.max(0, at - this.clock.now()))
   }
 
-  private arm(at: number): void {
-    if (at >= this.armedAt && this.timer !== undefined) return
-    if (this.timer !== undefined) this.clock.clearTimeout(this.timer)
-    this.armedAt = at
-    this.timer = this.clock.setTimeout(this.due, Math.max(0, at - this.clock.now()))
-  }
-
-  private compact(): void {
-    const { queue } = this
-    if (this.head === queue.length) {
-      this.queue = []
-      this.head = this.stale = 0
-    } else if (this.stale > 1024 && this.stale * 2 > queue.length - this.head) {
-      this.queue = queue.slice(this.head).filter((entry) => entry.item.running)
-      this.head = this.stale = 0
-    } else if (this.head > 1024 && this.head * 2 > queue.length) {
-      this.queue = queue.slice(this.head)
-      this.head = 0
+  #compact(): void {
+    const queue = this.#queue
+    if (this.#head === queue.length) {
+      this.#queue = []
+      this.#head = this.#stale = 0
+    } else if (this.#stale > 1024 && this.#stale * 2 > queue.length - this.#head) {
+      this.#queue = queue.slice(this.#head).filter((item) => item.running)
+      this.#head = this.#stale = 0
+    } else if (this.#head > 1024 && this.#head * 2 > queue.length) {
+      this.#queue = queue.slice(this.#head)
+      this.#head = 0
     }
   }
 }

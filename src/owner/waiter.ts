@@ -1,32 +1,44 @@
-import type { TimerHandle } from '../clock.js'
+import type { Clock, TimerHandle } from '../clock.js'
 import type { Flight } from './flight.js'
 
 /**
- * One caller waiting on a flight. It is answered exactly once: by its flight's outcome, by its
- * own deadline, or by its own signal. Every field is written only by the owner, except the
- * deadline timer and the abort listener, which the table installs once, right after the miss is sent.
+ * One caller with a signal or a deadline, waiting on a flight. It is answered exactly once: by its
+ * flight's outcome, by its own deadline, or by its own signal. Created and written only by the
+ * owner: it installs the deadline timer and the abort listener (as an effect, after the turn that
+ * joined the waiter), and removes both when the waiter is answered.
  */
 export class Waiter<V> {
-  /** The flight it waits on; set by the owner when the miss is processed. */
+  /** The flight it waits on; undefined when it was answered without one (from a row). */
   flight: Flight<V> | undefined = undefined
   /** True once answered; later answers are ignored. */
   settled = false
-  /** This waiter's own deadline timer, if it asked for a `timeout`. */
-  deadline: TimerHandle | undefined = undefined
-  /** The caller's signal and its listener, removed when the waiter is answered. */
-  signal: AbortSignal | undefined = undefined
-  onAbort: (() => void) | undefined = undefined
+  #deadline: TimerHandle | undefined = undefined
+  #onAbort: (() => void) | undefined = undefined
 
   constructor(
+    /** The caller's signal, if any. */
+    readonly signal: AbortSignal | undefined,
+    /** The caller's own timeout in ms, if any. */
+    readonly timeout: number | undefined,
     private readonly resolveFn: (value: V | undefined) => void,
     private readonly rejectFn: (error: unknown) => void,
-    private readonly clearTimer: (handle: TimerHandle) => void,
+    private readonly clock: Clock,
   ) {}
+
+  /** Arms the caller's deadline and listens to its signal; each calls `leave` once. Does nothing once answered. */
+  listen(leave: (reason: 'timeout' | 'cancel') => void): void {
+    if (this.settled) return
+    if (this.timeout !== undefined) this.#deadline = this.clock.setTimeout(() => leave('timeout'), this.timeout)
+    if (this.signal !== undefined) {
+      this.#onAbort = () => leave('cancel')
+      this.signal.addEventListener('abort', this.#onAbort, { once: true })
+    }
+  }
 
   /** Answers with a value; returns false when the waiter had already been answered. */
   resolve(value: V | undefined): boolean {
     if (this.settled) return false
-    this.release()
+    this.#release()
     this.resolveFn(value)
     return true
   }
@@ -34,17 +46,16 @@ export class Waiter<V> {
   /** Answers with an error; returns false when the waiter had already been answered. */
   reject(error: unknown): boolean {
     if (this.settled) return false
-    this.release()
+    this.#release()
     this.rejectFn(error)
     return true
   }
 
-  private release(): void {
+  #release(): void {
     this.settled = true
-    if (this.deadline !== undefined) this.clearTimer(this.deadline)
-    if (this.onAbort !== undefined) this.signal!.removeEventListener('abort', this.onAbort)
-    this.deadline = undefined
-    this.onAbort = undefined
-    this.signal = undefined
+    if (this.#deadline !== undefined) this.clock.clearTimeout(this.#deadline)
+    if (this.#onAbort !== undefined) this.signal!.removeEventListener('abort', this.#onAbort)
+    this.#deadline = undefined
+    this.#onAbort = undefined
   }
 }

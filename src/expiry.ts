@@ -1,6 +1,7 @@
 /**
- * When a row expires: `ttl` (or `negativeTtl`) after its write, jittered. Pure functions; the rows
- * themselves live in `row-store.ts`.
+ * The expiry policy: when a row written now stops answering hits. Values live `ttl`, negative rows
+ * `negativeTtl`, both jittered by `ttl ± trunc(ttl·jitter)`. Pure functions; the rows themselves
+ * live in `rows/row-store.ts`.
  */
 
 /** The half-width of the expiry band: `trunc(ttl · jitter)`. */

@@ -1,0 +1,123 @@
+/**
+ * The owner's handling of changes: local puts and invalidates, coherence messages from other
+ * instances, and bus gaps. Every row remembers the version of what it holds, and an invalidation
+ * leaves a tombstone that remembers its version. A change newer than a flight's starting version
+ * fences that flight: its waiters still get its answer, but it is no longer joinable and its answer
+ * is not stored.
+ */
+import { parseCoherenceMessage } from '../bus/message.js'
+import { C } from '../counters.js'
+import { emitSafely } from '../emit-safely.js'
+import type { Id } from '../id.js'
+import type { InvalidateMessage, PutMessage } from './messages.js'
+import { type OwnerState, type Turn, listening } from './state.js'
+
+/** The highest version this table holds for `id`: its row's (or tombstone's) and its joinable flight's; -1 when none. */
+export function known<V>(state: OwnerState<V>, id: Id): number {
+  const flight = state.flights.get(id)
+  return Math.max(state.rows.version(id), flight === undefined ? -1 : flight.version)
+}
+
+/** Writes a row for `id` (its slot may be given, from `rows.find`); returns the write's stamp, or -1 when it was not stored (not cacheable, or the table is full). */
+export function store<V>(turn: Turn<V>, id: Id, value: V | undefined, expiresAt: number | undefined, version: number, slot?: number): number {
+  const { rows, counters } = turn.state
+  if (expiresAt === undefined) {
+    // Not cacheable (negativeTtl 0): drop the old row, but remember a known version.
+    if (version > 0) bury(turn, id, version)
+    else rows.delete(id)
+    return -1
+  }
+  const stamp = rows.write(id, value, expiresAt, version, slot)
+  if (stamp < 0) counters[C.full_skips]++
+  return stamp
+}
+
+/** Replaces the row with a tombstone remembering `version` for `max(ttl, loadTimeout)` (none for a new id on a full table). */
+function bury<V>(turn: Turn<V>, id: Id, version: number): void {
+  turn.state.rows.bury(id, version, turn.env.clock.now() + turn.env.tombstoneLife)
+}
+
+/** Fences every running flight of `id` that started from a version no newer than `version`. */
+function fence<V>(state: OwnerState<V>, id: Id, version: number): void {
+  const flight = state.flights.get(id)
+  if (flight !== undefined && flight.version <= version) {
+    flight.fenced = true
+    state.flights.delete(id)
+  }
+  for (const solo of state.solo) if (solo.id === id && solo.version <= version) solo.fenced = true
+}
+
+/** True when a flight for `id` runs now, joinable or not. */
+function hasRunning<V>(state: OwnerState<V>, id: Id): boolean {
+  if (state.flights.has(id)) return true
+  for (const solo of state.solo) if (solo.id === id) return true
+  return false
+}
+
+/** A local put: applied unless L2 refused it or something newer is known; fences older flights of the id. */
+export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
+  const known_ = known(turn.state, put.id)
+  const version = put.version ?? Math.max(known_, 0) + 1
+  if (put.refused || version < known_) return put.reply(false, version)
+  fence(turn.state, put.id, version)
+  store(turn, put.id, put.value, put.expiresAt, version)
+  put.reply(true, version)
+}
+
+/** A local invalidate: a tombstone unless something newer is known; fences older flights of the id. */
+export function onInvalidate<V>(turn: Turn<V>, change: InvalidateMessage): void {
+  const known_ = known(turn.state, change.id)
+  const version = change.version ?? Math.max(known_, 0) + 1
+  if (version < known_) return change.reply(false, version)
+  fence(turn.state, change.id, version)
+  bury(turn, change.id, version)
+  change.reply(true, version)
+}
+
+/** Whatever the bus delivered, validated here whatever transport brought it: a gap, a coherence message, or something to count and drop. */
+export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
+  const { state, env } = turn
+  const type = readField(delivery, 'type')
+  if (type === 'gap') return onGap(turn)
+  const parsed = type === 'message' ? parseCoherenceMessage(readField(delivery, 'message')) : undefined
+  if (parsed === undefined || !parsed.ok) {
+    state.counters[C.coh_invalid]++
+    return
+  }
+  const { id, version, kind, table, origin } = parsed.message
+  if (table !== env.name || origin === env.origin) return
+  const applied = version > known(state, id)
+  if (applied) {
+    // A tombstone only where there is something to fence: messages about ids this table never
+    // read must not use up its capacity.
+    const holds = state.rows.has(id) || hasRunning(state, id)
+    fence(state, id, version)
+    if (holds) bury(turn, id, version)
+    state.counters[C.coh_applied]++
+  } else {
+    state.counters[C.coh_stale]++
+  }
+  if (listening(turn)) turn.defer(() => emitSafely(env.events, 'coherence', { table: env.name, id, version, kind, applied }))
+}
+
+/** A field of an untrusted delivery; `undefined` when it is not an object or reading it throws (a hostile getter or proxy). */
+function readField(delivery: unknown, key: 'type' | 'message'): unknown {
+  try {
+    return typeof delivery === 'object' && delivery !== null ? (delivery as Record<string, unknown>)[key] : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The bus may have lost messages: drop every L1 row and fence every running flight. */
+function onGap<V>(turn: Turn<V>): void {
+  const { state, env } = turn
+  const dropped = state.rows.size
+  state.rows.clear()
+  for (const flight of state.flights.values()) flight.fenced = true
+  for (const flight of state.solo) flight.fenced = true
+  state.flights.clear()
+  state.counters[C.coh_gaps]++
+  state.counters[C.coh_dropped] += dropped
+  if (listening(turn)) turn.defer(() => emitSafely(env.events, 'gap', { table: env.name, dropped }))
+}

@@ -1,0 +1,133 @@
+/**
+ * The owner's messages. Each is posted to the owner's mailbox, which hands everything posted in one
+ * turn of the event loop to the actor as one `batch` event (see `mailbox.ts`).
+ */
+import type { BusDelivery } from '../bus/bus.js'
+import type { OwnerCounterName } from '../counters.js'
+import type { Id } from '../id.js'
+import type { Flight, FlightResult } from './flight.js'
+import type { Loader } from './loader.js'
+import type { Waiter } from './waiter.js'
+
+/**
+ * Plain callers (no signal, no deadline) of one id that missed in one turn: they share one promise.
+ * When the mailbox saw a joinable flight for the id that already has a shared promise, they hold
+ * that one; otherwise the message has a promise of its own, which the owner settles (joining the
+ * id's flight, answering from a row, or starting a flight with `loader`). Created and written
+ * (`count`) only by the mailbox, until the turn is handed to the owner.
+ */
+export class PlainMiss<V> {
+  readonly type = 'miss'
+  /** Callers sharing this message. */
+  count = 1
+  readonly promise: Promise<V | undefined>
+  /** Settle `promise` when it is this message's own; `undefined` when the callers hold `flight`'s shared promise. */
+  resolve: ((value: V | undefined | Promise<V | undefined>) => void) | undefined = undefined
+  reject: ((error: unknown) => void) | undefined = undefined
+
+  constructor(
+    readonly id: Id,
+    readonly loader: Loader<V>,
+    /** The joinable flight the mailbox saw for the id, if any. */
+    readonly flight: Flight<V> | undefined,
+  ) {
+    const shared = flight?.shared
+    this.promise =
+      shared !== undefined
+        ? shared.promise
+        : new Promise<V | undefined>((resolve, reject) => {
+            this.resolve = resolve
+            this.reject = reject
+          })
+  }
+}
+
+/** A caller with a signal or a deadline: it gets a promise of its own and may leave early. */
+export interface WaitMessage<V> {
+  type: 'wait'
+  id: Id
+  loader: Loader<V>
+  signal: AbortSignal | undefined
+  timeout: number | undefined
+  resolve(value: V | undefined): void
+  reject(error: unknown): void
+}
+/** Something outside the owner happened that a counter counts (an L2 outcome, an already-aborted fetch, a failed broadcast). */
+export interface CountMessage { type: 'count'; counter: OwnerCounterName }
+/** A flight's loader is being called (origin work). */
+export interface LoadMessage { type: 'load'; id: Id }
+/** A flight's load finished (successfully or not). */
+export interface FlightDoneMessage<V> { type: 'flight.done'; flight: Flight<V>; result: FlightResult<V> }
+/** L2 refused a flight's write-back: it holds a newer version, so the row the flight stored must go. */
+export interface L2RefusedMessage<V> { type: 'l2.refused'; flight: Flight<V> }
+/** The earliest `loadTimeout` deadline may have passed. */
+export interface DeadlineMessage { type: 'deadline' }
+/** A waiter left before its flight answered: its deadline passed, or its signal aborted. */
+export interface WaiterLeftMessage<V> { type: 'waiter.left'; waiter: Waiter<V>; reason: 'timeout' | 'cancel' }
+/** How the owner answers a local put or invalidate: whether L1 changed, and the version it used. */
+export type ChangeReply = (applied: boolean, version: number) => void
+/** Write a row (`table.put`); `version` undefined: the next version after the highest known. */
+export interface PutMessage<V> {
+  type: 'put'
+  id: Id
+  value: V | undefined
+  expiresAt: number | undefined
+  version: number | undefined
+  /** L2's version guard refused the write: L2 holds something newer. */
+  refused: boolean
+  reply: ChangeReply
+}
+/** Drop a row and leave a tombstone (`table.invalidate`); `version` undefined: the next version. */
+export interface InvalidateMessage { type: 'invalidate'; id: Id; version: number | undefined; reply: ChangeReply }
+/** What the bus delivered: a coherence message, a gap, or something malformed. Validated by the owner. */
+export interface DeliveryMessage { type: 'delivery'; delivery: unknown }
+/** A sweeper tick (`tick`), or the next slice of a pass in progress. */
+export interface SweepMessage { type: 'sweep'; tick: boolean }
+/** Turn the coalescing gate on or off. */
+export interface GateMessage { type: 'gate'; on: boolean }
+/** Refuse new work; stop once every flight has answered. */
+export interface CloseMessage { type: 'close' }
+
+/** Every message the owner accepts. */
+export type Message<V> =
+  | PlainMiss<V>
+  | WaitMessage<V>
+  | CountMessage
+  | LoadMessage
+  | FlightDoneMessage<V>
+  | L2RefusedMessage<V>
+  | DeadlineMessage
+  | WaiterLeftMessage<V>
+  | PutMessage<V>
+  | InvalidateMessage
+  | DeliveryMessage
+  | SweepMessage
+  | GateMessage
+  | CloseMessage
+
+/** The one event the actor receives: every message posted in one turn, in the order they were posted. */
+export interface BatchEvent<V> { type: 'batch'; messages: Message<V>[] }
+
+/** Constructors, so messages are built in one place. */
+export const msg = {
+  count: (counter: OwnerCounterName): CountMessage => ({ type: 'count', counter }),
+  load: (id: Id): LoadMessage => ({ type: 'load', id }),
+  flightDone: <V>(flight: Flight<V>, result: FlightResult<V>): FlightDoneMessage<V> => ({ type: 'flight.done', flight, result }),
+  l2Refused: <V>(flight: Flight<V>): L2RefusedMessage<V> => ({ type: 'l2.refused', flight }),
+  deadline: (): DeadlineMessage => ({ type: 'deadline' }),
+  waiterLeft: <V>(waiter: Waiter<V>, reason: 'timeout' | 'cancel'): WaiterLeftMessage<V> => ({ type: 'waiter.left', waiter, reason }),
+  put: <V>(id: Id, value: V | undefined, expiresAt: number | undefined, version: number | undefined, refused: boolean, reply: ChangeReply): PutMessage<V> => ({
+    type: 'put',
+    id,
+    value,
+    expiresAt,
+    version,
+    refused,
+    reply,
+  }),
+  invalidate: (id: Id, version: number | undefined, reply: ChangeReply): InvalidateMessage => ({ type: 'invalidate', id, version, reply }),
+  delivery: (delivery: BusDelivery | unknown): DeliveryMessage => ({ type: 'delivery', delivery }),
+  sweep: (tick: boolean): SweepMessage => ({ type: 'sweep', tick }),
+  gate: (on: boolean): GateMessage => ({ type: 'gate', on }),
+  close: (): CloseMessage => ({ type: 'close' }),
+}

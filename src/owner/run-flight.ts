@@ -1,0 +1,63 @@
+import type { Clock } from '../clock.js'
+import type { Expiry } from '../expiry.js'
+import { type L2Facade, L2_FAILED } from '../l2/facade.js'
+import { l2Write } from '../l2/write.js'
+import type { Flight, FlightResult } from './flight.js'
+import type { Loader } from './loader.js'
+import { type Message, msg } from './messages.js'
+
+/** What a flight's runner needs from its table. */
+export interface RunnerDeps<V> {
+  clock: Clock
+  expiry: Expiry
+  l2: L2Facade | undefined
+  /** Posts a message to the owner's mailbox. */
+  post(message: Message<V>): void
+}
+
+/**
+ * Runs one flight's load to its result: L2 first (an entry no older than the flight's version
+ * answers, with its remaining lifetime), else the loader, whose answer is written back to L2
+ * (version-guarded) with the row's own expiry. A plain async function that never rejects: a loader
+ * that throws synchronously, rejects or returns a non-promise all become a {@link FlightResult},
+ * posted to the owner; every L2 failure is a miss. It reads the flight, never writes it; a flight
+ * the owner released meanwhile is left alone (its loader is not called, its result not posted).
+ *
+ * When L2 answered the read, the write-back is awaited, so another process that misses once this
+ * flight has answered finds the value in L2. When L2 was down for the read (error, timeout, open
+ * breaker), the write-back is not awaited, so a fetch costs at most one L2 timeout plus the loader;
+ * a refusal then arrives later, as its own message.
+ */
+export async function runFlight<V>(flight: Flight<V>, loader: Loader<V>, deps: RunnerDeps<V>): Promise<void> {
+  const { clock, expiry, l2, post } = deps
+  let result: FlightResult<V>
+  try {
+    let version = flight.version
+    let l2Answered = false
+    if (l2 !== undefined) {
+      const entry = await l2.get(flight.id)
+      l2Answered = entry !== L2_FAILED
+      if (entry !== undefined && entry !== L2_FAILED && entry.version >= version) {
+        if (entry.kind !== 'tombstone') {
+          const value = entry.kind === 'value' ? (entry.value as V) : undefined
+          post(msg.flightDone(flight, { ok: true, value, source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false }))
+          return
+        }
+        version = entry.version
+      }
+      if (!flight.running) return
+    }
+    post(msg.load(flight.id))
+    const value = await loader(flight.id, flight.context)
+    const expiresAt = expiry.draw(value, clock.now())
+    result = { ok: true, value, source: 'loader', expiresAt, version: flight.context.reported ?? version, refused: false }
+    if (l2 !== undefined && expiresAt !== undefined && flight.running && !flight.fenced) {
+      const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now()))
+      if (l2Answered) result.refused = (await written) === false
+      else void written.then((answer) => answer === false && post(msg.l2Refused(flight)))
+    }
+  } catch (error) {
+    result = { ok: false, error }
+  }
+  post(msg.flightDone(flight, result))
+}

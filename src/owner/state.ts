@@ -1,0 +1,100 @@
+import type { Emitter } from 'mitt'
+import type { Clock } from '../clock.js'
+import { C, newOwnerCounters } from '../counters.js'
+import type { Expiry } from '../expiry.js'
+import type { Id } from '../id.js'
+import type { L2Facade } from '../l2/facade.js'
+import { RowStore, type SweepCursor } from '../rows/row-store.js'
+import type { Sweeper } from '../sweeper.js'
+import type { TableEvents } from '../table-events.js'
+import { Deadlines } from './deadlines.js'
+import type { Flight } from './flight.js'
+import type { Loader } from './loader.js'
+import type { Message } from './messages.js'
+import type { RunnerDeps } from './run-flight.js'
+
+/**
+ * The owner's state: the context of its actor's snapshot. Every field is written only by the
+ * owner, inside its transition; the hit path reads `rows` (through `live`), the mailbox reads
+ * `flights` and `coalesce` to join a plain miss to a flight, and `stats()` reads the rest through
+ * the actor's `getSnapshot()`.
+ */
+export interface OwnerState<V> {
+  /** The rows. */
+  readonly rows: RowStore<V>
+  /** Joinable flights by id: flights started while the coalescing gate was on, and not fenced. */
+  readonly flights: Map<Id, Flight<V>>
+  /** Running flights that are not joinable (started with the gate off); fenced by id like the others. */
+  readonly solo: Set<Flight<V>>
+  /** Every flight's `loadTimeout`, on one timer. */
+  readonly deadlines: Deadlines<Flight<V>>
+  /** The owner's counters (see `counters.ts`). */
+  readonly counters: Float64Array
+  /** How many flights run now, joinable or not. */
+  inflight: number
+  /** The coalescing gate. */
+  coalesce: boolean
+  /** Set by `close`: stop once no flight runs. */
+  closing: boolean
+  /** The sweep pass walking the rows now, if any. */
+  sweep: SweepCursor | undefined
+  /** The earliest time the next sweep pass may start. */
+  nextSweepAt: number
+}
+
+/** What the owner works with besides its state: set at construction, never written. */
+export interface OwnerEnv<V> {
+  readonly name: string
+  /** This table instance's id on the bus: it ignores its own messages. */
+  readonly origin: string
+  readonly clock: Clock
+  readonly expiry: Expiry
+  readonly loadTimeout: number
+  /** How long a tombstone is remembered: long enough to outlive any flight or row it fences. */
+  readonly tombstoneLife: number
+  /** Least time between the starts of two sweep passes: `max(sweepInterval, ttl / 16)`. */
+  readonly sweepPeriod: number
+  readonly sweeper: Sweeper
+  readonly events: Emitter<TableEvents>
+  readonly l2: L2Facade | undefined
+  /** What a flight's runner needs (its `post` is the mailbox's). */
+  readonly runner: RunnerDeps<V>
+  /** Posts a message and hands the turn's messages to the owner now: for timers and listeners, which run outside any turn. */
+  readonly send: (message: Message<V>) => void
+}
+
+/** One transition's view: the state, the environment, the effects to run once it commits, and the flights it started. */
+export interface Turn<V> {
+  readonly state: OwnerState<V>
+  readonly env: OwnerEnv<V>
+  /** Runs `effect` after the transition commits (xstate's `defer`). */
+  readonly defer: (effect: () => void) => void
+  /** Flights started in this transition, each followed by its loader; their runners start as one effect. */
+  readonly started: (Flight<V> | Loader<V>)[]
+}
+
+/** The state of a new owner. */
+export function initialState<V>(capacity: number, coalesce: boolean, clock: Clock, deadlineDue: () => void): OwnerState<V> {
+  return {
+    rows: new RowStore<V>(capacity),
+    flights: new Map(),
+    solo: new Set(),
+    deadlines: new Deadlines<Flight<V>>(clock, deadlineDue),
+    counters: newOwnerCounters(),
+    inflight: 0,
+    coalesce,
+    closing: false,
+    sweep: undefined,
+    nextSweepAt: 0,
+  }
+}
+
+/** True while someone listens to the table's events (nothing is built otherwise). */
+export function listening<V>(turn: Turn<V>): boolean {
+  return turn.env.events.all.size > 0
+}
+
+/** Bumps one of the owner's counters. */
+export function bump<V>(turn: Turn<V>, counter: keyof typeof C, by = 1): void {
+  turn.state.counters[C[counter]] += by
+}

@@ -1,0 +1,88 @@
+import type { Id } from '../id.js'
+
+/** Rows per shard the index aims for at full capacity: a shard this size rehashes in a few milliseconds at most. */
+export const SHARD_ROWS = 131_072
+/** Most shards an index has, whatever the capacity. */
+const MAX_SHARDS = 256
+
+/**
+ * The id → slot index of a table's rows: `Map`s, one per shard, the shard chosen by a hash of the
+ * id. V8 grows and shrinks a `Map`'s hash table in one step, copying every entry; one `Map` of a
+ * million ids pauses the event loop ~20 ms when it shrinks. Split into shards of about
+ * {@link SHARD_ROWS} rows at capacity, each step copies one shard. The sweeper and the eviction
+ * hand walk a shard at a time (see {@link IdIndex.shard}), so shards shrink one by one, never together.
+ *
+ * A table of at most {@link SHARD_ROWS} rows (the default capacity included) has one shard and
+ * hashes nothing. Larger ones hash each id: a string's length and up to its first and last 16 code
+ * units (ids that differ only in between share a shard, which costs pause length, never
+ * correctness), a number's integer and fraction bits.
+ */
+export class IdIndex {
+  readonly #shards: Map<Id, number>[]
+  /** `shards − 1`; 0 when there is one shard. */
+  readonly #mask: number
+  /** The one shard, when there is one: lookups skip the hash. */
+  readonly #single: Map<Id, number> | undefined
+
+  constructor(capacity: number) {
+    const wanted = Math.min(MAX_SHARDS, Math.ceil(capacity / SHARD_ROWS))
+    const count = wanted <= 1 ? 1 : 2 ** Math.ceil(Math.log2(wanted))
+    this.#shards = Array.from({ length: count }, () => new Map<Id, number>())
+    this.#mask = count - 1
+    this.#single = count === 1 ? this.#shards[0] : undefined
+  }
+
+  /** How many shards the index has (a power of two). */
+  get shards(): number {
+    return this.#shards.length
+  }
+
+  /** The shard `id` lives in. */
+  shardOf(id: Id): number {
+    return this.#mask === 0 ? 0 : hash(id) & this.#mask
+  }
+
+  /** The shard at `index`, for walking in insertion order; only the index writes it. */
+  shard(index: number): ReadonlyMap<Id, number> {
+    return this.#shards[index]!
+  }
+
+  /** The slot of `id`, or `undefined`. */
+  get(id: Id): number | undefined {
+    const single = this.#single
+    return single !== undefined ? single.get(id) : this.#shards[hash(id) & this.#mask]!.get(id)
+  }
+
+  /** Maps `id` to `slot` (a new id goes last in its shard's insertion order). */
+  set(id: Id, slot: number): void {
+    this.#shards[this.shardOf(id)]!.set(id, slot)
+  }
+
+  /** Removes `id`; false when it was not there. */
+  delete(id: Id): boolean {
+    return this.#shards[this.shardOf(id)]!.delete(id)
+  }
+
+  /** Removes every id. */
+  clear(): void {
+    for (const shard of this.#shards) shard.clear()
+  }
+}
+
+/** A 32-bit hash of an id: FNV-1a over a string's length and up to 32 of its code units; a number's integer and fraction bits. */
+function hash(id: Id): number {
+  let h: number
+  if (typeof id === 'number') {
+    h = (id | 0) ^ Math.imul(((id - Math.floor(id)) * 4_294_967_296) | 0, 0x9e3779b1)
+  } else if (typeof id !== 'string') {
+    return 0 // not an id: the caller looks it up and finds nothing
+  } else {
+    const n = id.length
+    h = Math.imul(0x811c9dc5 ^ n, 0x01000193)
+    for (let i = n > 16 ? n - 16 : 0; i < n; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193)
+    for (let i = 0; i < 16 && i < n - 16; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193)
+  }
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  return h ^ (h >>> 13)
+}

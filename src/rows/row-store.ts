@@ -1,0 +1,209 @@
+import type { Clock } from '../clock.js'
+import type { Id } from '../id.js'
+import { IdIndex } from './id-index.js'
+
+/** Slots the columns get on the first write (or the capacity, if smaller); they double from there. */
+const FIRST_SLOTS = 1_024
+
+/** What {@link RowStore.live} answers when `id` has no live row. */
+export const NOT_LIVE: unique symbol = Symbol('not live')
+
+/** Where a sweep pass has got to: the shard it walks, and its place in that shard's insertion order. */
+export interface SweepCursor {
+  shard: number
+  entries: Iterator<[Id, number]> | undefined
+  /** True once every shard was walked. */
+  done: boolean
+}
+
+/** A cursor at the start of a pass. */
+export function newSweepCursor(): SweepCursor {
+  return { shard: 0, entries: undefined, done: false }
+}
+
+/**
+ * A table's rows, stored in columns: an {@link IdIndex} from id to a slot, and one array per field,
+ * indexed by slot, so a row costs an index entry and a cell in each column, never an object of its
+ * own. It holds at most `capacity` rows; the columns grow by doubling, never past it, and a freed
+ * slot is reused before a new one.
+ *
+ * A row is live (it answers hits) while its expiry is ahead of the clock. A negative row ("the
+ * loader found nothing") holds `undefined`. A tombstone (see {@link RowStore.bury}) answers no hit
+ * but remembers a version until its forget time.
+ *
+ * Written only by the owner; the hit path reads through {@link RowStore.live}.
+ */
+export class RowStore<V> {
+  readonly #capacity: number
+  readonly #index: IdIndex
+  /** Rows held now, tombstones included. */
+  #size = 0
+  /** Per slot: the value; `undefined` for a negative row, a tombstone or a free slot. */
+  #values: (V | undefined)[] = []
+  /** Per slot: when the row stops answering hits. A tombstone holds `-forgetAt`, never ahead of a (non-negative) clock. */
+  #expires = new Float64Array(0)
+  /** Per slot: the version of what the row holds (0 when unknown); a free slot holds the next free slot instead. */
+  #versions = new Float64Array(0)
+  /** Per slot: the stamp of the write that wrote the row (see {@link RowStore.write}). */
+  #stamps = new Uint32Array(0)
+  /** The last stamp handed out: counts the store's writes, wrapping at 2^32. */
+  #stamp = 0
+  /** The first free slot (-1: none); each free slot links to the next through `#versions`. */
+  #free = -1
+  /** Slots handed out so far; the columns' cells from here on were never used. */
+  #used = 0
+
+  constructor(capacity: number) {
+    this.#capacity = capacity
+    this.#index = new IdIndex(capacity)
+  }
+
+  /** Rows held, tombstones included. */
+  get size(): number {
+    return this.#size
+  }
+
+  /** The value of `id`'s row if it is live now on `clock` (`undefined` for a negative row), else {@link NOT_LIVE}. The clock is read only when there is a row. */
+  live(id: Id, clock: Clock): V | undefined | typeof NOT_LIVE {
+    const slot = this.#index.get(id)
+    return slot !== undefined && this.#expires[slot]! > clock.now() ? this.#values[slot] : NOT_LIVE
+  }
+
+  /** The slot of `id`'s row (or tombstone), -1 when it has none: a handle for the `…At` reads, valid until the next write or removal. */
+  find(id: Id): number {
+    return this.#index.get(id) ?? -1
+  }
+
+  /** The value of the row at `slot` (from {@link find}) if it is live at `now`, else {@link NOT_LIVE}. */
+  liveAt(slot: number, now: number): V | undefined | typeof NOT_LIVE {
+    return slot >= 0 && this.#expires[slot]! > now ? this.#values[slot] : NOT_LIVE
+  }
+
+  /** The version of the row or tombstone at `slot` (from {@link find}); -1 for no row. */
+  versionAt(slot: number): number {
+    return slot < 0 ? -1 : this.#versions[slot]!
+  }
+
+  /** True when `id` has a row (or a tombstone). */
+  has(id: Id): boolean {
+    return this.#index.get(id) !== undefined
+  }
+
+  /** The version of `id`'s row or tombstone; -1 when it has none. */
+  version(id: Id): number {
+    return this.versionAt(this.find(id))
+  }
+
+  /**
+   * Writes the row for `id` (whose slot, from {@link find}, the caller may pass to save a lookup).
+   * Returns the write's stamp, a number ≥ 0 that no later write of any row shares until 2^32 more
+   * writes (see {@link RowStore.holds}); or -1, writing nothing, when `id` has no row and the store is full.
+   */
+  write(id: Id, value: V | undefined, expiresAt: number, version: number, found: number = this.find(id)): number {
+    let slot = found
+    if (slot < 0) {
+      if (this.#size >= this.#capacity) return -1
+      slot = this.#take()
+      this.#index.set(id, slot)
+      this.#size++
+    }
+    this.#values[slot] = value
+    this.#expires[slot] = expiresAt
+    this.#versions[slot] = version
+    this.#stamp = (this.#stamp + 1) >>> 0
+    this.#stamps[slot] = this.#stamp
+    return this.#stamp
+  }
+
+  /** Replaces `id`'s row with a tombstone remembering `version` until `forgetAt`; returns as {@link RowStore.write}. */
+  bury(id: Id, version: number, forgetAt: number): number {
+    return this.write(id, undefined, -forgetAt, version)
+  }
+
+  /** True when `id`'s row is still the one the write stamped `stamp` wrote: nothing replaced or removed it since. */
+  holds(id: Id, stamp: number): boolean {
+    const slot = this.#index.get(id)
+    return slot !== undefined && this.#stamps[slot] === stamp
+  }
+
+  /** Removes `id`'s row, if any. */
+  delete(id: Id): void {
+    const slot = this.#index.get(id)
+    if (slot === undefined) return
+    this.#index.delete(id)
+    this.#release(slot)
+  }
+
+  /** Removes every row and gives the columns' memory back (stamps go on counting). */
+  clear(): void {
+    this.#index.clear()
+    this.#size = 0
+    this.#free = -1
+    this.#used = 0
+    this.#allocate(0)
+  }
+
+  /**
+   * One slice of a sweep pass: walks at most `budget` rows from `cursor`, a shard at a time in
+   * insertion order, and removes those whose expiry (a tombstone: its forget time) is not after
+   * `now`. Returns how many it removed; `cursor.done` turns true when the pass has walked every shard.
+   */
+  sweep(cursor: SweepCursor, now: number, budget: number): number {
+    let swept = 0
+    let left = budget
+    while (left > 0 && cursor.shard < this.#index.shards) {
+      const shard = this.#index.shard(cursor.shard)
+      const entries = (cursor.entries ??= shard.entries())
+      for (let next = entries.next(); ; next = entries.next()) {
+        if (next.done === true) {
+          cursor.shard++
+          cursor.entries = undefined
+          break
+        }
+        const [id, slot] = next.value
+        const expiresAt = this.#expires[slot]!
+        if ((expiresAt > 0 ? expiresAt : -expiresAt) <= now) {
+          this.#index.delete(id)
+          this.#release(slot)
+          swept++
+        }
+        if (--left === 0) break
+      }
+    }
+    cursor.done = cursor.shard >= this.#index.shards
+    return swept
+  }
+
+  #release(slot: number): void {
+    this.#values[slot] = undefined // the value can be collected
+    this.#versions[slot] = this.#free
+    this.#free = slot
+    this.#size--
+  }
+
+  /** A slot for a new row: a freed one, else the next unused one (growing the columns when none is left). */
+  #take(): number {
+    const slot = this.#free
+    if (slot >= 0) {
+      this.#free = this.#versions[slot]!
+      return slot
+    }
+    if (this.#used === this.#expires.length) this.#allocate(Math.min(this.#capacity, Math.max(FIRST_SLOTS, 2 * this.#used)))
+    return this.#used++
+  }
+
+  /** Replaces every column with one of `length` cells, keeping the first `#used`. */
+  #allocate(length: number): void {
+    const values = new Array<V | undefined>(length).fill(undefined)
+    for (let slot = 0; slot < this.#used; slot++) values[slot] = this.#values[slot]
+    this.#values = values
+    this.#expires = copied(new Float64Array(length), this.#expires, this.#used)
+    this.#versions = copied(new Float64Array(length), this.#versions, this.#used)
+    this.#stamps = copied(new Uint32Array(length), this.#stamps, this.#used)
+  }
+}
+
+function copied<T extends Float64Array | Uint32Array>(next: T, old: T, used: number): T {
+  next.set(old.subarray(0, used))
+  return next
+}
