@@ -54,7 +54,7 @@ export function renderReport(input: ReportInput): string {
   )
   parts.push(
     renderTable({
-      caption: "## Targets (issue 5)\n\nRatio: EchoStore's figure over the reference the target names (a floor, a peer, the uniform share, or the bound itself).",
+      caption: "## Targets\n\nRatio: EchoStore's figure over the reference the target names (a floor, a peer, the uniform share, or the bound itself).",
       headers: ['workload', 'target', 'measured', 'ratio', 'verdict'],
       rows: targets.map((t) => [t.workload, t.target, t.measured, t.ratio, t.verdict]),
     }),

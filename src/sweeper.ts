@@ -2,6 +2,8 @@ import type { Clock, TimerHandle } from './clock.js'
 
 /** Most rows one sweep slice walks: a slice of this size holds the event loop well under a millisecond. */
 export const SWEEP_SLICE = 2_048
+/** Most real time one sweep slice takes, in ms (a slice the JIT has not compiled yet is slower per row). */
+export const SWEEP_SLICE_MS = 1
 
 /**
  * The sweeper's timers: a tick every `interval` ms, and a continuation (a 0 ms timer) when a pass

@@ -8,7 +8,7 @@ export type WorkloadId = (typeof WORKLOADS)[number]
 
 /** The run's knobs, read from the environment once. */
 export interface BenchConfig {
-  /** BENCH_SCALE: multiplies every size (1 = the issue's sizes; 0.02 for a smoke run). */
+  /** BENCH_SCALE: multiplies every size (1 = the full sizes; 0.02 for a smoke run). */
   scale: number
   /** BENCH_REPS: interleaved repetitions per workload (medians are over these); see `heavyReps`. */
   reps: number

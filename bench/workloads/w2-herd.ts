@@ -6,7 +6,7 @@ import { ROW } from '../lib/row.js'
 import { median, spreadPct } from '../lib/stats.js'
 import { floorMedian, floorNamed, type BenchContext, type WorkloadResult } from './context.js'
 
-/** Herd sizes from the issue, and herds per repetition at scale 1 (each on a fresh cold id). */
+/** Herd sizes, and herds per repetition at scale 1 (each on a fresh cold id). */
 const HERDS: readonly { n: number; perRep: number }[] = [
   { n: 200, perRep: 50 },
   { n: 10_000, perRep: 5 },

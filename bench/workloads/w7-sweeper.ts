@@ -9,6 +9,7 @@ import { makeIds, seededRandom } from '../lib/random.js'
 import { RESOLVED, ROW } from '../lib/row.js'
 import { sleep } from '../lib/sleep.js'
 import { median } from '../lib/stats.js'
+import { SWEEP_SLICE } from '../../src/sweeper.js'
 import { floorMedian, floorNamed, type BenchContext, type WorkloadResult } from './context.js'
 
 /** EchoStore's rows get ttl 60 s ± 500 ms on a frozen clock, so all expire within one second. */
@@ -101,6 +102,32 @@ async function measureSweeper(contender: Contender, rows: number, ids: string[],
   }
 }
 
+/** The name of the in-workload floor: a bare `Map` of the same ids, deleted in the sweeper's slices. */
+export const SLICED_FLOOR = 'floor:map-slices'
+
+/**
+ * The sliced floor: a bare `Map` of the same ids, every one deleted in slices of `SWEEP_SLICE`
+ * (EchoStore's slice), each slice a 0 ms timer as the sweeper's are; watched like the sweeper. Its
+ * longest stall is what one `Map` pays when V8 shrinks its hash table in one step.
+ */
+async function measureSlicedFloor(rows: number, ids: string[]): Promise<Reclaim> {
+  const idle = await watch(() => false, CALIBRATE_MS)
+  const idleActivePerMs = idle.activeMs / idle.wallMs
+  const map = new Map<string, object>()
+  for (const id of ids) map.set(id, ROW)
+  collect()
+  let next = 0
+  const slice = (): void => {
+    const end = Math.min(rows, next + SWEEP_SLICE)
+    for (; next < end; next++) map.delete(ids[next]!)
+    if (next < rows) setTimeout(slice, 0)
+  }
+  setTimeout(slice, 0)
+  const run = await watch(() => next >= rows, WATCH_MS)
+  const sweepActive = Math.max(0.001, run.activeMs - idleActivePerMs * run.wallMs)
+  return { stallMaxMs: run.histogram.max / 1e6, stallP99Ms: run.histogram.percentile(99) / 1e6, reclaimed: next, rowsPerSec: (next * 1000) / sweepActive, doneMs: run.doneAt }
+}
+
 /**
  * Purge measurement, for contenders without a sweeper: fill with ttl 1 s, wait until every row
  * has expired, then time the contender's purge method once. It is one synchronous call, so the
@@ -132,12 +159,15 @@ export async function runW7(ctx: BenchContext): Promise<WorkloadResult> {
   const ids = makeIds('sweep-', rows)
   const able = ctx.contenders.filter((c) => c.sweeper !== undefined || c.purgeMethod !== undefined)
   const reps = ctx.cfg.heavyReps
-  const runs = await interleave('W7 sweeper', able, reps, (c, rep) => (c.sweeper !== undefined ? measureSweeper(c, rows, ids, rep) : measurePurge(c, rows, ids)))
+  const sliced = { name: SLICED_FLOOR, sweeper: `a bare Map, deleted in slices of ${num(SWEEP_SLICE)} ids through 0 ms timers`, purgeMethod: undefined }
+  const runs = await interleave('W7 sweeper', [...able, sliced], reps, (c, rep) =>
+    c === sliced ? measureSlicedFloor(rows, ids) : (c as Contender).sweeper !== undefined ? measureSweeper(c as Contender, rows, ids, rep) : measurePurge(c as Contender, rows, ids),
+  )
   const floor = floorNamed(ctx, 'floor:map')
   const floorRate = floorMedian(floor, runs, (r) => r.rowsPerSec)
   const metrics = new Map<string, Record<string, number>>()
   const tableRows: string[][] = []
-  for (const contender of ctx.contenders) {
+  for (const contender of [sliced, ...ctx.contenders]) {
     const list = runs.get(contender.name)
     if (list === undefined) {
       tableRows.push([contender.name, 'none (no sweeper, no purge method)', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a'])
@@ -164,7 +194,7 @@ export async function runW7(ctx: BenchContext): Promise<WorkloadResult> {
     section: {
       id: 'W7',
       title: 'sweeper',
-      method: `${num(rows)} rows expiring within one second. EchoStore: filled on a frozen clock with ttl 60 s ± 500 ms (jitter ${SWEEP_JITTER.toFixed(5)}), the clock then resumed at the earliest expiry; stalls are \`monitorEventLoopDelay\` (resolution 1 ms) max and p99 from then until every row was swept; rows/s = rows swept / event-loop active time (ELU, less the watcher's own idle cost). Peers have no sweeper: their purge method (if any) is timed once after every row expired (ttl 1 s), and its duration is the stall. Median over ${reps} interleaved repetitions; × floor is rows/s against the Map floor's one-pass purge.`,
+      method: `${num(rows)} rows expiring within one second. ${SLICED_FLOOR}: a bare \`Map\` of the same ids, deleted in EchoStore's slices of ${num(SWEEP_SLICE)} through 0 ms timers, watched the same way (the stall one \`Map\` pays when V8 shrinks it in one step). EchoStore: filled on a frozen clock with ttl 60 s ± 500 ms (jitter ${SWEEP_JITTER.toFixed(5)}), the clock then resumed at the earliest expiry; stalls are \`monitorEventLoopDelay\` (resolution 1 ms) max and p99 from then until every row was swept; rows/s = rows swept / event-loop active time (ELU, less the watcher's own idle cost). Peers have no sweeper: their purge method (if any) is timed once after every row expired (ttl 1 s), and its duration is the stall. Median over ${reps} interleaved repetitions; × floor is rows/s against the Map floor's one-pass purge.`,
       tables: [{ headers: ['contender', 'reclaimed by', 'max stall ms', 'p99 stall ms', 'rows reclaimed (worst rep)', 'rows/s', '× floor:map', 'ms until all reclaimed'], rows: tableRows }],
       notes: [],
     },

@@ -1,13 +1,13 @@
 import { C } from '../counters.js'
 import { emitSafely } from '../emit-safely.js'
 import { newSweepCursor } from '../rows/row-store.js'
-import { SWEEP_SLICE } from '../sweeper.js'
+import { SWEEP_SLICE, SWEEP_SLICE_MS } from '../sweeper.js'
 import { type Turn, listening } from './state.js'
 
 /**
  * A sweeper tick, or the next slice of a pass: a tick starts a pass when none runs and the last one
- * started at least a sweep period ago (`sweeps`); each slice walks at most {@link SWEEP_SLICE} rows,
- * a shard at a time, and reclaims those whose expiry (a tombstone: its forget time) has passed
+ * started at least a sweep period ago (`sweeps`); each slice walks at most {@link SWEEP_SLICE} rows
+ * and {@link SWEEP_SLICE_MS} ms, a shard at a time, and reclaims those whose expiry (a tombstone: its forget time) has passed
  * (`swept`); a pass that is not done asks the sweeper for the next slice.
  */
 export function onSweep<V>(turn: Turn<V>, tick: boolean): void {
@@ -19,7 +19,7 @@ export function onSweep<V>(turn: Turn<V>, tick: boolean): void {
     state.nextSweepAt = now + env.sweepPeriod
     state.counters[C.sweeps]++
   }
-  const swept = state.rows.sweep(state.sweep, now, SWEEP_SLICE)
+  const swept = state.rows.sweep(state.sweep, now, SWEEP_SLICE, performance.now() + SWEEP_SLICE_MS)
   state.counters[C.swept] += swept
   if (state.sweep.done) state.sweep = undefined
   else turn.defer(() => env.sweeper.continueSoon())

@@ -1,18 +1,21 @@
 import type { Id } from '../id.js'
 
-/** Rows per shard the index aims for at full capacity: a shard this size rehashes in a few milliseconds at most. */
-export const SHARD_ROWS = 131_072
-/** Most shards an index has, whatever the capacity. */
-const MAX_SHARDS = 256
+/** A table of at most this many rows has one shard and hashes nothing: rebuilding or rehashing it takes a few milliseconds at most. */
+export const SINGLE_SHARD_ROWS = 131_072
+/** Rows per shard the index aims for at full capacity, once it has several: as many as one sweep slice walks, so a mostly expired shard is rebuilt in one slice. */
+export const SHARD_ROWS = 2_048
+/** Most shards an index has, whatever the capacity (about 8M rows at {@link SHARD_ROWS} each). */
+const MAX_SHARDS = 4_096
 
 /**
  * The id → slot index of a table's rows: `Map`s, one per shard, the shard chosen by a hash of the
  * id. V8 grows and shrinks a `Map`'s hash table in one step, copying every entry; one `Map` of a
  * million ids pauses the event loop ~20 ms when it shrinks. Split into shards of about
- * {@link SHARD_ROWS} rows at capacity, each step copies one shard. The sweeper and the eviction
- * hand walk a shard at a time (see {@link IdIndex.shard}), so shards shrink one by one, never together.
+ * {@link SHARD_ROWS} rows at capacity, each step copies one shard. The sweeper walks a shard at a
+ * time (see {@link IdIndex.shard}) and rebuilds a mostly expired shard whole (see
+ * {@link IdIndex.replace}), so shards never shrink together.
  *
- * A table of at most {@link SHARD_ROWS} rows (the default capacity included) has one shard and
+ * A table of at most {@link SINGLE_SHARD_ROWS} rows (the default capacity included) has one shard and
  * hashes nothing. Larger ones hash each id: a string's length and up to its first and last 16 code
  * units (ids that differ only in between share a shard, which costs pause length, never
  * correctness), a number's integer and fraction bits.
@@ -22,10 +25,10 @@ export class IdIndex {
   /** `shards − 1`; 0 when there is one shard. */
   readonly #mask: number
   /** The one shard, when there is one: lookups skip the hash. */
-  readonly #single: Map<Id, number> | undefined
+  #single: Map<Id, number> | undefined
 
   constructor(capacity: number) {
-    const wanted = Math.min(MAX_SHARDS, Math.ceil(capacity / SHARD_ROWS))
+    const wanted = capacity <= SINGLE_SHARD_ROWS ? 1 : Math.min(MAX_SHARDS, Math.ceil(capacity / SHARD_ROWS))
     const count = wanted <= 1 ? 1 : 2 ** Math.ceil(Math.log2(wanted))
     this.#shards = Array.from({ length: count }, () => new Map<Id, number>())
     this.#mask = count - 1
@@ -61,6 +64,17 @@ export class IdIndex {
   /** Removes `id`; false when it was not there. */
   delete(id: Id): boolean {
     return this.#shards[this.shardOf(id)]!.delete(id)
+  }
+
+  /** Puts `map` in place of shard `shard` (the sweeper's rebuild of a mostly expired shard); its ids must belong to that shard. */
+  replace(shard: number, map: Map<Id, number>): void {
+    this.#shards[shard] = map
+    if (this.#single !== undefined) this.#single = map
+  }
+
+  /** Removes `id` from the shard it is known to live in (a walker of that shard): no hash. */
+  deleteIn(shard: number, id: Id): void {
+    this.#shards[shard]!.delete(id)
   }
 
   /** Removes every id. */

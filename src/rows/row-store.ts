@@ -5,20 +5,24 @@ import { IdIndex } from './id-index.js'
 /** Slots the columns get on the first write (or the capacity, if smaller); they double from there. */
 const FIRST_SLOTS = 1_024
 
+/** Largest shard the sweeper rebuilds in one step; a larger one (a table with one big shard) has its rows deleted one by one. */
+const REBUILD_ROWS = 16_384
+
 /** What {@link RowStore.live} answers when `id` has no live row. */
 export const NOT_LIVE: unique symbol = Symbol('not live')
 
 /** Where a sweep pass has got to: the shard it walks, and its place in that shard's insertion order. */
 export interface SweepCursor {
   shard: number
-  entries: Iterator<[Id, number]> | undefined
+  /** The slots of the shard being walked, in insertion order. */
+  slots: Iterator<number> | undefined
   /** True once every shard was walked. */
   done: boolean
 }
 
 /** A cursor at the start of a pass. */
 export function newSweepCursor(): SweepCursor {
-  return { shard: 0, entries: undefined, done: false }
+  return { shard: 0, slots: undefined, done: false }
 }
 
 /**
@@ -38,6 +42,8 @@ export class RowStore<V> {
   readonly #index: IdIndex
   /** Rows held now, tombstones included. */
   #size = 0
+  /** Per slot: the row's id (so a walker of slots can remove it from the index); `undefined` for a free slot. */
+  #ids: (Id | undefined)[] = []
   /** Per slot: the value; `undefined` for a negative row, a tombstone or a free slot. */
   #values: (V | undefined)[] = []
   /** Per slot: when the row stops answering hits. A tombstone holds `-forgetAt`, never ahead of a (non-negative) clock. */
@@ -105,6 +111,7 @@ export class RowStore<V> {
       if (this.#size >= this.#capacity) return -1
       slot = this.#take()
       this.#index.set(id, slot)
+      this.#ids[slot] = id
       this.#size++
     }
     this.#values[slot] = value
@@ -144,37 +151,86 @@ export class RowStore<V> {
   }
 
   /**
-   * One slice of a sweep pass: walks at most `budget` rows from `cursor`, a shard at a time in
-   * insertion order, and removes those whose expiry (a tombstone: its forget time) is not after
-   * `now`. Returns how many it removed; `cursor.done` turns true when the pass has walked every shard.
+   * One slice of a sweep pass: removes the rows whose expiry (a tombstone: its forget time) is not
+   * after `now`, walking the shards one at a time in insertion order from `cursor`. A shard of at
+   * most {@link REBUILD_ROWS} rows that are mostly reclaimable is rebuilt from its survivors in one
+   * step (one `Map` dropped whole, no per-row delete, no rehash); otherwise its reclaimable rows are deleted one by one, at most
+   * `budget` rows walked per slice. A slice also stops once `deadline` (a `performance.now()`
+   * instant) has passed, checked every 16 rows and after each rebuilt shard, so it stays short even
+   * before the JIT has compiled it. Returns how many rows it removed; `cursor.done` turns true when
+   * the pass has walked every shard.
    */
-  sweep(cursor: SweepCursor, now: number, budget: number): number {
+  sweep(cursor: SweepCursor, now: number, budget: number, deadline = Number.POSITIVE_INFINITY): number {
+    const index = this.#index
+    const expires = this.#expires
+    const ids = this.#ids
     let swept = 0
     let left = budget
-    while (left > 0 && cursor.shard < this.#index.shards) {
-      const shard = this.#index.shard(cursor.shard)
-      const entries = (cursor.entries ??= shard.entries())
-      for (let next = entries.next(); ; next = entries.next()) {
+    while (left > 0 && cursor.shard < index.shards) {
+      if (cursor.slots === undefined) {
+        const shard = index.shard(cursor.shard)
+        if (shard.size > left && left < budget) break // a shard starts a slice of its own when it does not fit the rest of this one
+        const reclaimable = this.#countReclaimable(shard, now)
+        if (reclaimable > 0 && reclaimable * 2 >= shard.size && shard.size <= REBUILD_ROWS) {
+          swept += this.#rebuild(cursor.shard, now)
+          left -= shard.size
+          cursor.shard++
+          if (performance.now() > deadline) break
+          continue
+        }
+        cursor.slots = shard.values()
+      }
+      const slots = cursor.slots
+      for (let next = slots.next(); ; next = slots.next()) {
         if (next.done === true) {
           cursor.shard++
-          cursor.entries = undefined
+          cursor.slots = undefined
           break
         }
-        const [id, slot] = next.value
-        const expiresAt = this.#expires[slot]!
-        if ((expiresAt > 0 ? expiresAt : -expiresAt) <= now) {
-          this.#index.delete(id)
+        const slot = next.value
+        if (reclaimable(expires[slot]!, now)) {
+          index.deleteIn(cursor.shard, ids[slot]!)
           this.#release(slot)
           swept++
         }
-        if (--left === 0) break
+        if (--left === 0 || ((left & 15) === 0 && performance.now() > deadline)) {
+          left = 0
+          break
+        }
       }
     }
-    cursor.done = cursor.shard >= this.#index.shards
+    cursor.done = cursor.shard >= index.shards
     return swept
   }
 
+  /** How many rows of `shard` the sweeper may reclaim at `now`. */
+  #countReclaimable(shard: ReadonlyMap<Id, number>, now: number): number {
+    const expires = this.#expires
+    let count = 0
+    for (const slot of shard.values()) if (reclaimable(expires[slot]!, now)) count++
+    return count
+  }
+
+  /** Replaces shard `shard` by a new `Map` of its rows that are not reclaimable at `now`, releasing the others; returns how many it released. */
+  #rebuild(shard: number, now: number): number {
+    const expires = this.#expires
+    const ids = this.#ids
+    const kept = new Map<Id, number>()
+    let released = 0
+    for (const slot of this.#index.shard(shard).values()) {
+      if (reclaimable(expires[slot]!, now)) {
+        this.#release(slot)
+        released++
+      } else {
+        kept.set(ids[slot]!, slot)
+      }
+    }
+    this.#index.replace(shard, kept)
+    return released
+  }
+
   #release(slot: number): void {
+    this.#ids[slot] = undefined
     this.#values[slot] = undefined // the value can be collected
     this.#versions[slot] = this.#free
     this.#free = slot
@@ -194,13 +250,23 @@ export class RowStore<V> {
 
   /** Replaces every column with one of `length` cells, keeping the first `#used`. */
   #allocate(length: number): void {
-    const values = new Array<V | undefined>(length).fill(undefined)
-    for (let slot = 0; slot < this.#used; slot++) values[slot] = this.#values[slot]
-    this.#values = values
+    this.#ids = grown(this.#ids, length, this.#used)
+    this.#values = grown(this.#values, length, this.#used)
     this.#expires = copied(new Float64Array(length), this.#expires, this.#used)
     this.#versions = copied(new Float64Array(length), this.#versions, this.#used)
     this.#stamps = copied(new Uint32Array(length), this.#stamps, this.#used)
   }
+}
+
+/** True when a row whose expiry column holds `expiresAt` may be reclaimed at `now`: its expiry, or a tombstone's forget time, has passed. */
+function reclaimable(expiresAt: number, now: number): boolean {
+  return (expiresAt > 0 ? expiresAt : -expiresAt) <= now
+}
+
+function grown<T>(old: (T | undefined)[], length: number, used: number): (T | undefined)[] {
+  const next = new Array<T | undefined>(length).fill(undefined)
+  for (let slot = 0; slot < used; slot++) next[slot] = old[slot]
+  return next
 }
 
 function copied<T extends Float64Array | Uint32Array>(next: T, old: T, used: number): T {
