@@ -85,6 +85,11 @@ export class Table<V> {
    */
   fetch(id: Id, loader: Loader<V>, options?: FetchOptions): Promise<V | undefined> {
     if (options === undefined && typeof loader === 'function' && this.#closing === undefined) {
+      const repeat = this.#owner.repeat(id) // a herd: the same id as this turn's last miss, so no row to find
+      if (repeat !== undefined) {
+        this.#reads[R.misses]++
+        return repeat
+      }
       // Only valid ids are ever stored, so a live row means the id is valid.
       const value = this.#rows.live(id, this.#clock)
       if (value !== NOT_LIVE) return this.#hit(value)

@@ -20,6 +20,8 @@ export class Mailbox<V> {
   #batch: Message<V>[] = []
   /** This turn's plain misses by id, until the batch is handed over. */
   readonly #misses = new Map<Id, PlainMiss<V>>()
+  /** The last of them: a herd repeats one id, and a repeat needs no lookup. */
+  #last: PlainMiss<V> | undefined = undefined
   readonly #deliver: (messages: Message<V>[]) => void
   readonly #owner: Pick<OwnerState<V>, 'flights' | 'coalesce'>
 
@@ -43,14 +45,28 @@ export class Mailbox<V> {
     const pending = this.#misses.get(id)
     if (pending !== undefined) {
       pending.count++
+      this.#last = pending
       return pending.promise
     }
     const owner = this.#owner
     const coalesce = owner.coalesce
     const message = new PlainMiss(id, loader, coalesce ? owner.flights.get(id) : undefined)
-    if (coalesce) this.#misses.set(id, message)
+    if (coalesce) this.#misses.set(id, (this.#last = message))
     this.post(message)
     return message.promise
+  }
+
+  /**
+   * The herd's shortcut: when `id` is the id of this turn's last plain miss, counts one more caller
+   * on it and returns its promise; otherwise `undefined`. Rows change only when a turn is handed
+   * over, which forgets the last miss, so an id pending this turn has no live row: a repeat needs
+   * neither the row lookup nor the miss lookup.
+   */
+  repeat(id: Id): Promise<V | undefined> | undefined {
+    const last = this.#last
+    if (last === undefined || last.id !== id) return undefined
+    last.count++
+    return last.promise
   }
 
   /** Adds `message` to this turn's batch, handed over a microtask later (or by the next {@link send}). */
@@ -69,6 +85,7 @@ export class Mailbox<V> {
     const messages = this.#batch
     this.#batch = []
     this.#misses.clear()
+    this.#last = undefined
     this.#deliver(messages)
   }
 }

@@ -27,6 +27,8 @@ export type OwnerInspector = Observer<InspectionEvent> | ((event: InspectionEven
 export interface Owner<V> {
   /** A plain miss (no signal, no deadline): joins the id's flight or starts one; the promise is shared with the id's other plain callers. */
   miss(id: Id, loader: Loader<V>): Promise<V | undefined>
+  /** A plain read of the id this turn's last plain miss was for: counted on that miss, its promise returned; else `undefined` (see `Mailbox.repeat`). */
+  repeat(id: Id): Promise<V | undefined> | undefined
   /** A miss with a signal or a deadline: the caller's own promise, which may settle early. */
   wait(id: Id, loader: Loader<V>, signal: AbortSignal | undefined, timeout: number | undefined): Promise<V | undefined>
   /** Posts a message (handed over with the rest of this turn's). */
@@ -97,6 +99,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   env.sweeper.start()
   return {
     miss: (id, loader) => mailbox.miss(id, loader),
+    repeat: (id) => mailbox.repeat(id),
     wait(id, loader, signal, timeout) {
       return new Promise<V | undefined>((resolve, reject) => post({ type: 'wait', id, loader, signal, timeout, resolve, reject }))
     },
