@@ -80,7 +80,7 @@ export function onWait<V>(turn: Turn<V>, wait: WaitMessage<V>): void {
 export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, reason: 'timeout' | 'cancel'): void {
   const { state, env } = turn
   const flight = waiter.flight
-  const error = reason === 'timeout' ? new FetchTimeoutError(env.name, flight!.id, waiter.timeout!) : waiter.signal!.reason
+  const error = reason === 'timeout' ? new FetchTimeoutError(env.name, flight!.id, waiter.timeout!) : abortReason(waiter.signal!)
   if (!waiter.reject(error)) return
   state.counters[reason === 'timeout' ? C.timeouts : C.cancelled]++
   if (flight === undefined || !flight.running) return
@@ -90,5 +90,14 @@ export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, reason: 'timeo
     release(turn, flight)
     state.counters[C.abandoned]++
     flight.context.abort(error)
+  }
+}
+
+/** A signal's reason; what its getter threw, when it throws (a hostile subclass): the waiter is answered either way. */
+function abortReason(signal: AbortSignal): unknown {
+  try {
+    return signal.reason
+  } catch (error) {
+    return error
   }
 }
