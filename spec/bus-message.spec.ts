@@ -1,8 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { CoherenceMessage } from '../src/bus/bus.js'
+import { MAX_ID_LENGTH } from '../src/id.js'
+import { MAX_VERSION } from '../src/versions.js'
 import {
-  MAX_ID_LENGTH,
   MAX_ORIGIN_LENGTH,
   MAX_TABLE_LENGTH,
   MAX_WIRE_BYTES,
@@ -20,7 +21,7 @@ const finite = fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => n 
 const validMessage: fc.Arbitrary<CoherenceMessage> = fc.record({
   table: text(1, 40),
   id: fc.oneof(text(0, 40), fc.integer(), finite),
-  version: fc.oneof(fc.nat(), fc.maxSafeNat()),
+  version: fc.oneof(fc.nat(), fc.integer({ min: 0, max: MAX_VERSION }), fc.constant(MAX_VERSION)),
   kind: fc.constantFrom('put' as const, 'invalidate' as const),
   origin: text(1, 40),
 })
@@ -39,7 +40,7 @@ const invalidValues: Record<keyof CoherenceMessage, fc.Arbitrary<unknown>> = {
   version: fc.oneof(
     fc.double({ max: -Number.MIN_VALUE, noNaN: true }),
     fc.double({ min: 0, max: 1e12, noNaN: true }).filter((n) => !Number.isInteger(n)),
-    fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53),
+    fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, MAX_VERSION + 1, Number.MAX_SAFE_INTEGER, 2 ** 53),
     notA('number'),
   ),
   kind: fc.anything().filter((v) => v !== 'put' && v !== 'invalidate'),
@@ -154,17 +155,18 @@ describe('parseCoherenceMessage', () => {
     expect(parseCoherenceMessage(proxy)).toEqual({ ok: false, reason: 'message could not be read' })
   })
 
-  it('accepts fields at their limits and rejects the encoded message when it would not fit the wire', () => {
-    const atLimits = message(1, {
-      table: 't'.repeat(MAX_TABLE_LENGTH),
-      id: 'i'.repeat(MAX_ID_LENGTH),
-      origin: 'o'.repeat(MAX_ORIGIN_LENGTH),
-    })
-    expect(parseCoherenceMessage(atLimits)).toEqual({ ok: true, message: atLimits })
-    expect(decodeWire(encodeWire(atLimits))).toEqual({ ok: true, message: atLimits })
-    // Each control character takes 6 bytes in JSON: within the id limit, over the wire limit.
-    const parsed = parseCoherenceMessage(message(1, { id: '\u0001'.repeat(MAX_ID_LENGTH) }))
-    expect(parsed).toEqual({ ok: false, reason: `encoded message is larger than ${MAX_WIRE_BYTES} bytes` })
+  it('carries every message with its fields at their limits, even when every code unit takes 6 bytes of JSON', () => {
+    for (const unit of ['i', '\u0001', '\ud800']) {
+      const atLimits = message(MAX_VERSION, {
+        table: unit.repeat(MAX_TABLE_LENGTH),
+        id: unit.repeat(MAX_ID_LENGTH),
+        origin: unit.repeat(MAX_ORIGIN_LENGTH),
+      })
+      expect(parseCoherenceMessage(atLimits)).toEqual({ ok: true, message: atLimits })
+      expect(Buffer.byteLength(encodeWire(atLimits))).toBeLessThanOrEqual(MAX_WIRE_BYTES)
+      expect(decodeWire(encodeWire(atLimits))).toEqual({ ok: true, message: atLimits })
+    }
+    expect(parseCoherenceMessage(message(1, { id: 'i'.repeat(MAX_ID_LENGTH + 1) }))).toMatchObject({ ok: false })
   })
 })
 

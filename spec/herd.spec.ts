@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createTable, manualClock } from '../src/index.js'
+import { SelfFetchError, createTable, manualClock } from '../src/index.js'
 import { latchedLoader, settle } from './support/latch.js'
 
 type Item = { id: string | number; n: number }
@@ -100,7 +100,7 @@ describe('a herd of cold readers coalesces onto one load', () => {
     await table.close()
   })
 
-  it('a hit answers without a message: a loader that re-enters fetch is served and counted', async () => {
+  it('a hit answers without a message: a loader that re-enters fetch is served a hit, and refused its own id at once', async () => {
     const table = createTable<string>({ clock: manualClock() })
     await table.put('warm', 'w')
     const inner: Promise<string | undefined>[] = []
@@ -109,8 +109,10 @@ describe('a herd of cold readers coalesces onto one load', () => {
       return 'c'
     })
     expect(value).toBe('c')
-    expect(await Promise.all(inner)).toEqual(['w', 'c'])
-    expect(table.stats()).toMatchObject({ hits: 1, misses: 2, coalesced: 1, loads: 1 })
+    expect(await inner[0]).toBe('w')
+    await expect(inner[1]).rejects.toBeInstanceOf(SelfFetchError)
+    await expect(inner[1]).rejects.toMatchObject({ code: 'ECHOSTORE_SELF_FETCH', table: 'table', id: 'cold' })
+    expect(table.stats()).toMatchObject({ hits: 1, misses: 1, coalesced: 0, loads: 1 })
     await table.close()
   })
 })

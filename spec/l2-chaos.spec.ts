@@ -38,7 +38,7 @@ describe('chaosL2', () => {
     const { chaos } = make()
     expect(await chaos.set('t', 1, entry('one'))).toBe(true)
     expect((await chaos.get('t', 1))?.value).toBe('one')
-    expect(await chaos.nextVersion('t', 1)).toBe(2)
+    expect(await chaos.nextVersion('t', 1, 0)).toBe(2)
     expect(chaos.calls).toEqual({ get: 1, set: 1, nextVersion: 1 })
   })
 
@@ -100,7 +100,7 @@ describe('chaosL2', () => {
   it('heal() releases timed stalls early and clears their timers', async () => {
     const { chaos, clock } = make()
     chaos.fail('all', { kind: 'stall', ms: 1_000 })
-    const calls = [chaos.get('t', 1), chaos.nextVersion('t', 1), chaos.set('t', 2, entry('two'))]
+    const calls = [chaos.get('t', 1), chaos.nextVersion('t', 1, 0), chaos.set('t', 2, entry('two'))]
     expect(chaos.stalled).toBe(3)
     expect(clock.pending()).toBe(3)
     chaos.heal()

@@ -13,12 +13,19 @@ describe('jsonCodec', () => {
   it.each([
     ['__proto__', '{"__proto__":{"polluted":1}}'],
     ['nested constructor.prototype', '{"a":{"b":[{"constructor":{"prototype":{"polluted":1}}}]}}'],
-    ['a bare prototype key', '{"prototype":{"polluted":1}}'],
     ['an escaped __proto__', '{"\\u005f\\u005fproto\\u005f\\u005f":{"polluted":1}}'],
-    ['an escaped constructor', '{"\\u0063onstructor":{"polluted":1}}'],
+    ['an escaped constructor.prototype', '{"\\u0063onstructor":{"\\u0070rototype":{"polluted":1}}}'],
   ])('rejects a payload holding %s and pollutes nothing', (_label, text) => {
     expect(() => jsonCodec.decode(bytes(text))).toThrow(SyntaxError)
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(Object.prototype).not.toHaveProperty('polluted')
+  })
+
+  it('round-trips ordinary data holding a constructor or a prototype key: only keys that can pollute are refused', () => {
+    for (const value of [{ constructor: 'Ford Motor Co' }, { prototype: { draft: 2 } }, { constructor: { name: 'x' } }, [{ constructor: 7 }]]) {
+      expect(jsonCodec.decode(asBuffer(jsonCodec.encode(value)))).toEqual(value)
+    }
+    expect(jsonCodec.decode(bytes('{"\\u0063onstructor":{"polluted":1}}'))).toEqual({ constructor: { polluted: 1 } })
     expect(Object.prototype).not.toHaveProperty('polluted')
   })
 

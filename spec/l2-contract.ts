@@ -118,23 +118,47 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
 
   it('issues versions per (table, id) that only grow, and exceed any version stored', async () => {
     const t = freshTable()
-    const first = await h.store.nextVersion(t, 'n')
+    const first = await h.store.nextVersion(t, 'n', 0)
     expect(first).toBeGreaterThanOrEqual(1)
-    const second = await h.store.nextVersion(t, 'n')
+    const second = await h.store.nextVersion(t, 'n', 0)
     expect(second).toBe(first + 1)
     await h.store.set(t, 'n', value('written elsewhere', 100))
-    expect(await h.store.nextVersion(t, 'n')).toBe(101)
-    expect(await h.store.nextVersion(t, 'n')).toBe(102)
-    expect(await h.store.nextVersion(t, 'n')).toBe(103)
-    expect(await h.store.nextVersion(t, 'other')).toBe(1)
-    expect(await h.store.nextVersion(freshTable(), 'n')).toBe(1)
+    expect(await h.store.nextVersion(t, 'n', 0)).toBe(101)
+    expect(await h.store.nextVersion(t, 'n', 0)).toBe(102)
+    expect(await h.store.nextVersion(t, 'n', 0)).toBe(103)
+    expect(await h.store.nextVersion(t, 'other', 0)).toBe(1)
+    expect(await h.store.nextVersion(freshTable(), 'n', 0)).toBe(1)
+  })
+
+  it('never issues less than the caller’s floor, and goes on from the highest of floor, last issued and held', async () => {
+    const t = freshTable()
+    expect(await h.store.nextVersion(t, 'f', 5_000)).toBe(5_000)
+    expect(await h.store.nextVersion(t, 'f', 10)).toBe(5_001)
+    await h.store.set(t, 'f', value('ahead', 9_000))
+    expect(await h.store.nextVersion(t, 'f', 10)).toBe(9_001)
+    expect(await h.store.nextVersion(t, 'f', 20_000)).toBe(20_000)
+  })
+
+  it('issues distinct versions to concurrent callers, whatever floors they bring', async () => {
+    const t = freshTable()
+    const versions = await Promise.all(Array.from({ length: 25 }, () => h.store.nextVersion(t, 'same-floor', 7)))
+    expect(new Set(versions).size).toBe(25)
+    expect(Math.min(...versions)).toBe(7)
   })
 
   it('issues distinct versions to concurrent callers', async () => {
     const t = freshTable()
-    const versions = await Promise.all(Array.from({ length: 25 }, () => h.store.nextVersion(t, 'c')))
+    const versions = await Promise.all(Array.from({ length: 25 }, () => h.store.nextVersion(t, 'c', 0)))
     expect(new Set(versions).size).toBe(25)
     expect(Math.max(...versions)).toBe(25)
+  })
+
+  it('refuses a floor or a written version out of range, naming it', async () => {
+    const t = freshTable()
+    for (const bad of [-1, 1.5, Number.NaN, 2 ** 52 + 1]) {
+      await expect(h.store.nextVersion(t, 'r', bad)).rejects.toThrow(/floor must be an integer in \[0, 4503599627370496\]/)
+      await expect(h.store.set(t, 'r', value('x', bad))).rejects.toThrow(/version must be an integer in \[0, 4503599627370496\]/)
+    }
   })
 
   it('keeps the number 1 and the string "1" apart', async () => {
@@ -144,7 +168,7 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
     expect(timeless(await h.store.get(t, 1))).toEqual({ kind: 'value', value: 'number', version: 1 })
     expect(timeless(await h.store.get(t, '1'))).toEqual({ kind: 'value', value: 'string', version: 9 })
     expect((await h.store.get(t, 1))?.value).toBe('number')
-    expect(await h.store.nextVersion(t, 1)).toBe(2)
+    expect(await h.store.nextVersion(t, 1, 0)).toBe(2)
   })
 
   it('keeps tables apart: same id in two tables, and `a:b`/`c` vs `a`/`b:c`', async () => {

@@ -57,13 +57,13 @@ describe('memoryL2', () => {
   it('forgets a version counter VERSION_TTL_MS after its last issue, then restarts above the live entry', async () => {
     const clock = manualClock()
     const store = memoryL2({ clock })
-    expect(await store.nextVersion('t', 'a')).toBe(1)
-    expect(await store.nextVersion('t', 'a')).toBe(2)
+    expect(await store.nextVersion('t', 'a', 0)).toBe(1)
+    expect(await store.nextVersion('t', 'a', 0)).toBe(2)
     clock.advance(7 * 24 * 60 * 60 * 1000)
-    expect(await store.nextVersion('t', 'a')).toBe(1)
+    expect(await store.nextVersion('t', 'a', 0)).toBe(1)
     await store.set('t', 'a', { kind: 'value', value: 'v', version: 40, ttl: 30 * 24 * 60 * 60 * 1000 })
     clock.advance(7 * 24 * 60 * 60 * 1000)
-    expect(await store.nextVersion('t', 'a')).toBe(41)
+    expect(await store.nextVersion('t', 'a', 0)).toBe(41)
   })
 
   it('works on the system clock by default', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { v8Codec } from '../src/l2/codec.js'
 import { l2Key, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
 import { redisL2 } from '../src/l2/redis.js'
-import { L2CorruptEntryError } from '../src/errors.js'
+import { L2CorruptEntryError, L2UnfitValueError } from '../src/errors.js'
 import { l2ContractSuite } from './l2-contract.js'
 import { describeRedis, keysUnder, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
 
@@ -27,7 +27,7 @@ describeRedis('redisL2 on Redis', () => {
     const store = redisL2({ url: REDIS_URL, prefix: own })
     await store.set('emoji_sets', 'party', { kind: 'value', value: ['🎉'], version: 1, ttl: 60_000 })
     await store.set('a:b', 1, { kind: 'absent', version: 1, ttl: 60_000 })
-    await store.nextVersion('emoji_sets', 'party')
+    await store.nextVersion('emoji_sets', 'party', 0)
     await store.close()
     expect(await keysUnder(raw(), own)).toEqual(
       [l2Key(own, 'emoji_sets', 'party'), l2Key(own, 'a:b', 1), versionKey(own, 'emoji_sets', 'party')].sort(),
@@ -49,12 +49,12 @@ describeRedis('redisL2 on Redis', () => {
 
   it('gives the version key a long expiry, renewed by each nextVersion', async () => {
     const store = redisL2({ url: REDIS_URL, prefix })
-    await store.nextVersion('ver', 'a')
+    await store.nextVersion('ver', 'a', 0)
     await store.set('ver', 'a', { kind: 'value', value: 1, version: 1, ttl: 5_000 })
     const pttl = await raw().pttl(versionKey(prefix, 'ver', 'a'))
     expect(pttl).toBeGreaterThan(VERSION_TTL_MS - 60_000)
     expect(pttl).toBeLessThanOrEqual(VERSION_TTL_MS)
-    expect(await store.nextVersion('ver', 'a')).toBe(2)
+    expect(await store.nextVersion('ver', 'a', 0)).toBe(2)
     await store.close()
   })
 
@@ -80,10 +80,47 @@ describeRedis('redisL2 on Redis', () => {
     await store.close()
   })
 
-  it('rejects a value the codec cannot carry and writes nothing', async () => {
+  it('rejects a value the codec cannot carry (a BigInt, a cycle) with L2UnfitValueError, and writes nothing', async () => {
     const store = redisL2({ url: REDIS_URL, prefix })
-    await expect(store.set('enc', 'big', { kind: 'value', value: 1n, version: 1, ttl: 5_000 })).rejects.toThrow(TypeError)
+    const cycle: Record<string, unknown> = {}
+    cycle['self'] = cycle
+    for (const value of [1n, cycle]) {
+      const error = await store.set('enc', 'big', { kind: 'value', value, version: 1, ttl: 5_000 }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(L2UnfitValueError)
+      expect(error).toMatchObject({ reason: 'codec', key: l2Key(prefix, 'enc', 'big') })
+    }
     expect(await raw().exists(l2Key(prefix, 'enc', 'big'))).toBe(0)
+    await store.close()
+  })
+
+  it('neither writes nor reads across the wire an entry larger than maxValueBytes', async () => {
+    const small = redisL2({ url: REDIS_URL, prefix, maxValueBytes: 1_000 })
+    const large = redisL2({ url: REDIS_URL, prefix })
+    const big = 'x'.repeat(2_000)
+    await expect(small.set('size', 'a', { kind: 'value', value: big, version: 1, ttl: 5_000 })).rejects.toMatchObject({ reason: 'size' })
+    expect(await raw().exists(l2Key(prefix, 'size', 'a'))).toBe(0)
+    expect(await small.set('size', 'a', { kind: 'value', value: 'x'.repeat(900), version: 1, ttl: 5_000 })).toBe(true)
+    expect(await large.set('size', 'b', { kind: 'value', value: big, version: 1, ttl: 5_000 })).toBe(true)
+    const error = await small.get('size', 'b').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(L2UnfitValueError)
+    expect(error).toMatchObject({ reason: 'size' })
+    expect((await large.get('size', 'b'))?.value).toBe(big)
+    for (const bad of [0, 1.5, -1, '1k']) expect(() => redisL2({ url: REDIS_URL, prefix, maxValueBytes: bad as number })).toThrow(/maxValueBytes/)
+    await Promise.all([small.close(), large.close()])
+  })
+
+  it('repairs a garbage version key (not a number, another type, out of range) on the next mint', async () => {
+    const store = redisL2({ url: REDIS_URL, prefix })
+    const garbage: [string, () => Promise<unknown>][] = [
+      ['text', () => raw().set(versionKey(prefix, 'vk', 'text'), 'not a number')],
+      ['hash', () => raw().hset(versionKey(prefix, 'vk', 'hash'), 'a', '1')],
+      ['huge', () => raw().set(versionKey(prefix, 'vk', 'huge'), '9007199254740993')],
+    ]
+    for (const [id, plant] of garbage) {
+      await plant()
+      expect(await store.nextVersion('vk', id, 10)).toBe(10)
+      expect(await store.nextVersion('vk', id, 10)).toBe(11)
+    }
     await store.close()
   })
 
@@ -95,6 +132,7 @@ describeRedis('redisL2 on Redis', () => {
       ['JSON holding __proto__', 'v1:{"__proto__":{"polluted":1}}'],
       ['JSON holding constructor.prototype', 'v1:{"a":[{"constructor":{"prototype":{"polluted":1}}}]}'],
       ['an escaped __proto__ key', 'v1:{"\\u005f_proto__":{"polluted":1}}'],
+      ['a version above 2^52', 'v9007199254740993:1'],
     ]
     it.each(cases)('%s', async (_label, payload) => {
       const store = redisL2({ url: REDIS_URL, prefix })
@@ -115,6 +153,15 @@ describeRedis('redisL2 on Redis', () => {
       const store = redisL2({ url: REDIS_URL, prefix, codec: v8Codec })
       await raw().set(l2Key(prefix, 'corrupt', 'v8'), Buffer.from([0x76, 0x31, 0x3a, 0xff, 0x0f, 0x6f, 0x22]), 'PX', 5_000)
       await expect(store.get('corrupt', 'v8')).rejects.toBeInstanceOf(L2CorruptEntryError)
+      await store.close()
+    })
+
+    it('a key of another Redis type: a read is a corrupt miss, and the next write replaces it', async () => {
+      const store = redisL2({ url: REDIS_URL, prefix })
+      await raw().rpush(l2Key(prefix, 'corrupt', 'list'), 'a', 'b')
+      await expect(store.get('corrupt', 'list')).rejects.toBeInstanceOf(L2CorruptEntryError)
+      expect(await store.set('corrupt', 'list', { kind: 'value', value: 'fixed', version: 1, ttl: 5_000 })).toBe(true)
+      expect((await store.get('corrupt', 'list'))?.value).toBe('fixed')
       await store.close()
     })
 

@@ -9,20 +9,22 @@ import type { Clock } from './clock.js'
 import { emitSafely } from './emit-safely.js'
 import { TableClosedError, badArgument, badNumber, describe, showId } from './errors.js'
 import type { Expiry } from './expiry.js'
-import { type Id, isId } from './id.js'
-import { type L2Answer, L2_FAILED } from './l2/facade.js'
+import { type Id, badId, isId } from './id.js'
+import { type L2Answer, L2_FAILED, type L2WriteOutcome } from './l2/facade.js'
+import type { L2Write } from './l2/store.js'
 import { l2Write } from './l2/write.js'
 import { known } from './owner/changes.js'
 import { type ChangeReply, type Message, msg } from './owner/messages.js'
 import type { Owner } from './owner/owner.js'
 import type { TableEvents } from './table-events.js'
+import { MAX_VERSION, isVersion, mintVersion } from './versions.js'
 
 /** Options of `table.put` and `table.invalidate`. */
 export interface ChangeOptions {
   /**
-   * The version of this change: a number that grows with each change of the id (a row version, an
-   * `updated_at` in ms). Default: the next version (L2's per-id counter when an L2 is set, else
-   * the highest version this table knows + 1).
+   * The version of this change: an integer in [0, 2^52] that grows with each change of the id (a row
+   * version, an `updated_at` in ms). Default: a minted one, above every version known for the id and
+   * no lower than the clock's millisecond × 1,024 (L2's script mints it when L2 is set and answers).
    */
   version?: number
 }
@@ -61,8 +63,8 @@ export interface ChangeDeps<V> {
 }
 
 /** How an L2 write answered, as a {@link ChangeResult}'s `l2`. */
-function l2Outcome(answer: L2Answer<boolean>): ChangeResult['l2'] {
-  return answer === L2_FAILED ? 'failed' : answer ? 'written' : 'refused'
+function l2Outcome(answer: L2Answer<L2WriteOutcome>): ChangeResult['l2'] {
+  return answer === L2_FAILED ? 'failed' : answer === 'refused' ? 'refused' : 'written'
 }
 
 /** A table's puts and invalidates. */
@@ -71,49 +73,64 @@ export class Changes<V> {
 
   /** See `Table.put`. */
   async put(id: Id, value: V | undefined, options: ChangeOptions | undefined): Promise<ChangeResult> {
-    const { owner, clock, expiry, tombstoneLife } = this.deps
-    const given = await this.#versionFor(this.#check(id, options, 'put'), id)
+    const { clock, expiry, tombstoneLife } = this.deps
+    const version = await this.#versionOf(id, this.#check(id, options, 'put'), 'put')
     const now = clock.now()
     const expiresAt = expiry.draw(value, now)
-    let l2: ChangeResult['l2'] = 'none'
-    if (owner.l2 !== undefined) {
-      if (given === L2_FAILED || given === undefined) l2 = 'failed' // L2 could not even issue a version
-      else if (given < known(owner.state, id)) l2 = 'refused' // older than this table knows: L2 must not get it either
-      else l2 = l2Outcome(await owner.l2.set(id, expiresAt === undefined ? l2Write.tombstone(given, tombstoneLife) : l2Write.row(value, given, expiresAt, now)))
-    }
-    const version = given === L2_FAILED ? undefined : given
+    const tombstone = l2Write.tombstone(version, tombstoneLife)
+    const l2 = await this.#writeL2(id, version, expiresAt === undefined ? tombstone : l2Write.row(value, version, expiresAt, now), tombstone)
     const change = await this.#change((reply) => msg.put(id, value, expiresAt, version, l2 === 'refused', reply))
     return { applied: change.applied && l2 !== 'refused', version: change.version, l2, broadcast: await this.#broadcast(id, change.version, 'put') }
   }
 
   /** See `Table.invalidate`. */
   async invalidate(id: Id, options: ChangeOptions | undefined): Promise<ChangeResult> {
-    const { owner, tombstoneLife } = this.deps
-    const given = await this.#versionFor(this.#check(id, options, 'invalidate'), id)
-    const version = given === L2_FAILED ? undefined : given
-    const bury = (v: number) => owner.l2!.set(id, l2Write.tombstone(v, tombstoneLife))
-    let l2: ChangeResult['l2'] = 'none'
-    if (owner.l2 !== undefined && version !== undefined) l2 = version < known(owner.state, id) ? 'refused' : l2Outcome(await bury(version))
+    const version = await this.#versionOf(id, this.#check(id, options, 'invalidate'), 'invalidate')
+    const tombstone = l2Write.tombstone(version, this.deps.tombstoneLife)
+    const l2 = await this.#writeL2(id, version, tombstone, tombstone)
     const change = await this.#change((reply) => msg.invalidate(id, version, reply))
-    if (owner.l2 !== undefined && version === undefined) l2 = l2Outcome(await bury(change.version))
     return { applied: change.applied && l2 !== 'refused', version: change.version, l2, broadcast: await this.#broadcast(id, change.version, 'invalidate') }
   }
 
   /** Validates a change's id and options; returns the version it was given, if any. */
   #check(id: Id, options: ChangeOptions | undefined, op: 'put' | 'invalidate'): number | undefined {
-    if (!isId(id)) throw badArgument(TypeError, `${op} id must be a string or a finite number, got ${describe(id)}`)
+    if (!isId(id)) throw badId(op, id)
     if (this.deps.closed()) throw new TableClosedError(this.deps.name, id, op)
     const version = options?.version
-    if (version !== undefined && !(Number.isSafeInteger(version) && version >= 0)) {
-      throw badNumber(version, `${op}(${showId(id)}) option "version" must be an integer ≥ 0, got ${describe(version)}`)
+    if (version !== undefined && !isVersion(version)) {
+      throw badNumber(version, `${op}(${showId(id)}) option "version" must be an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
     }
     return version
   }
 
-  /** The version a change carries: the caller's, else L2's next one ({@link L2_FAILED} when L2 cannot answer); `undefined` lets the owner assign highest + 1. */
-  async #versionFor(given: number | undefined, id: Id): Promise<L2Answer<number> | undefined> {
+  /**
+   * The version a change carries: the caller's, else a minted one: above every version this table
+   * knows for the id and no lower than the clock's (see `versions.ts`), by L2's script when L2
+   * answers (so no other writer gets it), else here.
+   */
+  async #versionOf(id: Id, given: number | undefined, op: 'put' | 'invalidate'): Promise<number> {
     if (given !== undefined) return given
-    return this.deps.owner.l2?.nextVersion(id)
+    const { owner, clock, name } = this.deps
+    const floor = mintVersion(known(owner.state, id), clock.now())
+    if (floor === undefined) {
+      throw badArgument(RangeError, `${op}(${showId(id)}) on table "${name}": the id already holds version ${MAX_VERSION}, the largest there is; give no version above it`)
+    }
+    const minted = owner.l2 === undefined ? L2_FAILED : await owner.l2.nextVersion(id, floor)
+    return minted === L2_FAILED ? floor : minted
+  }
+
+  /**
+   * Writes a change to L2 (before L1, so no flight can read the old entry once L1 has changed):
+   * `entry`, or `unfit` in its place when L2 will not hold the value (too large, not encodable),
+   * so that L2 never serves what the change replaced. A change older than what this table knows
+   * is not sent: L2 may have lost the newer entry, and must not get the older one back.
+   */
+  async #writeL2(id: Id, version: number, entry: L2Write, unfit: L2Write): Promise<ChangeResult['l2']> {
+    const l2 = this.deps.owner.l2
+    if (l2 === undefined) return 'none'
+    if (version < known(this.deps.owner.state, id)) return 'refused'
+    const written = await l2.set(id, entry)
+    return l2Outcome(written === 'unfit' && entry !== unfit ? await l2.set(id, unfit) : written)
   }
 
   /** Sends a change to the owner and waits for its reply; a stopped owner answers "not applied". */

@@ -27,6 +27,8 @@ export const OWNER_COUNTER_NAMES = [
   'l2_timeouts',
   'l2_skipped',
   'l2_corrupt',
+  'l2_oversize',
+  'l2_codec_errors',
   'coh_applied',
   'coh_stale',
   'coh_invalid',

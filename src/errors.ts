@@ -141,3 +141,34 @@ export class L2ClosedError extends EchoStoreError {
     super(`${store}.${op} called after close()`)
   }
 }
+
+/**
+ * A value an L2 store will not hold: larger than its `maxValueBytes`, or one its codec cannot encode
+ * (a `BigInt` or a cycle with JSON). The table counts it (`l2_oversize`, `l2_codec_errors`), reads
+ * such an entry as a miss, and keeps L2 from serving an older value instead (a put writes a tombstone).
+ */
+export class L2UnfitValueError extends EchoStoreError {
+  readonly code = 'ECHOSTORE_L2_UNFIT'
+  constructor(
+    /** The store's key of the entry. */
+    readonly key: string,
+    /** Why: too large, or not encodable. */
+    readonly reason: 'size' | 'codec',
+    detail: string,
+  ) {
+    super(`L2 entry ${key} ${reason === 'size' ? 'is larger than the store accepts' : 'cannot be encoded'} (${detail}); the table answers from the loader`)
+  }
+}
+
+/** A loader fetched its own id from its own table while loading it: that fetch would wait on its own load. */
+export class SelfFetchError extends TableError {
+  readonly code = 'ECHOSTORE_SELF_FETCH'
+  constructor(table: string, id: Id) {
+    super(
+      table,
+      id,
+      `the loader of ${showId(id)} on table "${table}" fetched ${showId(id)} from the same table: that fetch would wait on its own load until loadTimeout. ` +
+        'Return the value from the loader instead, or read it from the origin.',
+    )
+  }
+}

@@ -15,7 +15,10 @@ export function jitterSpread(ttl: number, jitter: number): number {
  */
 export function jitteredExpiry(now: number, ttl: number, spread: number, random: () => number): number {
   if (spread === 0) return now + ttl
-  const offset = Math.min(2 * spread, Math.floor(random() * (2 * spread + 1))) - spread
+  const draw = random()
+  // A source that goes bad after construction (NaN, out of range) yields the band's middle, never a row that cannot expire.
+  const unit = draw >= 0 && draw < 1 ? draw : 0.5
+  const offset = Math.min(2 * spread, Math.floor(unit * (2 * spread + 1))) - spread
   return now + ttl + offset
 }
 

@@ -1,7 +1,21 @@
+import { badArgument, describe } from './errors.js'
+
 /** A row's key: a string or a finite number. `1` and `'1'` are different ids in every layer. */
 export type Id = string | number
 
-/** True for a valid id: any string, or a finite number. */
+/**
+ * The longest string id, in UTF-16 code units, in every layer: 16,384. JSON writes at most 6 bytes
+ * per code unit, so a coherence message carrying the longest id still fits the bus's 128 KiB.
+ */
+export const MAX_ID_LENGTH = 16_384
+
+/** True for a valid id: a string of at most {@link MAX_ID_LENGTH} code units, or a finite number. */
 export function isId(id: unknown): id is Id {
-  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))
+  return typeof id === 'string' ? id.length <= MAX_ID_LENGTH : typeof id === 'number' && Number.isFinite(id)
+}
+
+/** The error for an id that {@link isId} refused, naming the call: a `RangeError` for a string too long, else a `TypeError`. */
+export function badId(call: string, id: unknown): TypeError | RangeError {
+  if (typeof id === 'string') return badArgument(RangeError, `${call} id is longer than ${MAX_ID_LENGTH} characters (got ${id.length}): ${describe(id)}`)
+  return badArgument(TypeError, `${call} id must be a string or a finite number, got ${describe(id)}`)
 }

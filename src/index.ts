@@ -3,13 +3,14 @@
  * The public surface only; see README.md for the contract.
  */
 export { createTable, Table, type FetchOptions } from './table.js'
-export type { TableOptions } from './options.js'
+export { type TableOptions, MAX_TTL, MAX_CAPACITY } from './options.js'
 export type { Loader, LoaderContext } from './owner/loader.js'
 export type { OwnerInspector } from './owner/owner.js'
 export type { Stats, CounterName } from './counters.js'
 export { COUNTER_NAMES } from './counters.js'
 export type { TableEvents } from './table-events.js'
-export type { Id } from './id.js'
+export { type Id, MAX_ID_LENGTH } from './id.js'
+export { MAX_VERSION } from './versions.js'
 export { manualClock, systemClock, type Clock, type ManualClock, type TimerHandle } from './clock.js'
 export {
   EchoStoreError,
@@ -20,6 +21,8 @@ export {
   L2CorruptEntryError,
   L2ClosedError,
   BusClosedError,
+  L2UnfitValueError,
+  SelfFetchError,
 } from './errors.js'
 export { type ChangeOptions, type ChangeResult, PUBLISH_TIMEOUT } from './changes.js'
 
@@ -27,7 +30,7 @@ export { type ChangeOptions, type ChangeResult, PUBLISH_TIMEOUT } from './change
 export { type L2Store, type L2Entry, type L2Write, type L2Kind, DEFAULT_L2_TIMEOUT } from './l2/store.js'
 export { BREAKER_FAILURES, BREAKER_COOLDOWN, L2TimeoutError } from './l2/facade.js'
 export { memoryL2, type MemoryL2, type MemoryL2Options } from './l2/memory.js'
-export { redisL2, type RedisL2Options, type RedisL2Client } from './l2/redis.js'
+export { redisL2, DEFAULT_MAX_VALUE_BYTES, type RedisL2Options, type RedisL2Client } from './l2/redis.js'
 export { jsonCodec, v8Codec, type Codec } from './l2/codec.js'
 export { chaosL2, ChaosError, type ChaosL2, type ChaosFault, type ChaosOp } from './l2/chaos.js'
 

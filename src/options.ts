@@ -55,6 +55,22 @@ function number(option: string, value: unknown, ok: (n: number) => boolean, rule
   return value
 }
 
+/** The longest row lifetime a table accepts (`ttl`, `negativeTtl`): a year, in ms. Longer ones overflow what L2 lifetimes and expiry arithmetic hold exactly. */
+export const MAX_TTL = 365 * 24 * 60 * 60 * 1_000
+/** The most rows a table holds: 2^30. */
+export const MAX_CAPACITY = 2 ** 30
+
+/** Draws once from `random`: a source that answers anything but a number in [0, 1) is refused now, not met as rows that never hit. */
+function checkRandom(random: () => number): void {
+  let sample: unknown
+  try {
+    sample = random()
+  } catch (error) {
+    throw badArgument(TypeError, `option "random" threw when called (${error instanceof Error ? error.message : String(error)}); it must return a number in [0, 1)`)
+  }
+  if (!(typeof sample === 'number' && sample >= 0 && sample < 1)) fail(RangeError, 'random', 'must return a number in [0, 1); it returned', sample)
+}
+
 /** Applies defaults and validates once, at construction. Throws a TypeError/RangeError naming the option and the value. */
 export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   if (options === null || typeof options !== 'object') throw badArgument(TypeError, `createTable takes an options object, got ${describe(options)}`)
@@ -64,12 +80,12 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   const o = options
   const name = o.name ?? 'table'
   if (typeof name !== 'string' || name.length === 0) fail(TypeError, 'name', 'must be a non-empty string', name)
-  const ttl = number('ttl', o.ttl ?? 60_000, (n) => Number.isFinite(n) && n > 0, 'must be a finite number > 0')
+  const ttl = number('ttl', o.ttl ?? 60_000, (n) => n >= 1 && n <= MAX_TTL, `must be a number of ms in [1, ${MAX_TTL}] (a year)`)
   const jitter = number('jitter', o.jitter ?? 0.1, (n) => n >= 0 && n < 1, 'must be a number with 0 ≤ jitter < 1')
-  const capacity = number('capacity', o.capacity ?? 100_000, (n) => Number.isInteger(n) && n >= 1, 'must be an integer ≥ 1')
-  const sweepInterval = number('sweepInterval', o.sweepInterval ?? 1_000, (n) => n > 0 && n <= MAX_TIMER_MS, `must be a number of ms in (0, ${MAX_TIMER_MS}]`)
-  const negativeTtl = number('negativeTtl', o.negativeTtl ?? Math.min(ttl, 5_000), (n) => Number.isFinite(n) && n >= 0, 'must be a finite number ≥ 0')
-  const loadTimeout = number('loadTimeout', o.loadTimeout ?? 30_000, (n) => n > 0 && n <= MAX_TIMER_MS, `must be a number of ms in (0, ${MAX_TIMER_MS}]`)
+  const capacity = number('capacity', o.capacity ?? 100_000, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_CAPACITY, `must be an integer in [1, ${MAX_CAPACITY}]`)
+  const sweepInterval = number('sweepInterval', o.sweepInterval ?? 1_000, (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
+  const negativeTtl = number('negativeTtl', o.negativeTtl ?? Math.min(ttl, 5_000), (n) => n === 0 || (n >= 1 && n <= MAX_TTL), `must be 0 (no negative rows) or a number of ms in [1, ${MAX_TTL}]`)
+  const loadTimeout = number('loadTimeout', o.loadTimeout ?? 30_000, (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
   const coalesce = o.coalesce ?? true
   if (typeof coalesce !== 'boolean') fail(TypeError, 'coalesce', 'must be a boolean', coalesce)
   const clock = o.clock ?? systemClock
@@ -84,12 +100,13 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   }
   const random = o.random ?? Math.random
   if (typeof random !== 'function') fail(TypeError, 'random', 'must be a function returning a number in [0, 1)', random)
+  checkRandom(random)
   const { l2, bus, inspect } = o
   if (l2 !== undefined) {
     if (!hasMethods(l2, ['get', 'set', 'nextVersion', 'close'])) {
       fail(TypeError, 'l2', 'must be an L2Store (get, set, nextVersion, close), such as memoryL2() or redisL2({ url })', l2)
     }
-    if (l2.timeout !== undefined) number('l2.timeout', l2.timeout, (n) => n > 0 && n <= MAX_TIMER_MS, `must be a number of ms in (0, ${MAX_TIMER_MS}]`)
+    if (l2.timeout !== undefined) number('l2.timeout', l2.timeout, (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
   }
   if (bus !== undefined && !hasMethods(bus, ['publish', 'subscribe', 'close'])) {
     fail(TypeError, 'bus', 'must be a Bus (publish, subscribe, close), such as localBus() or redisBus({ url })', bus)

@@ -4,9 +4,9 @@ import type { Bus } from './bus/bus.js'
 import { type ChangeOptions, type ChangeResult, Changes } from './changes.js'
 import { type Clock, MAX_TIMER_MS } from './clock.js'
 import { R, type Stats, newReadCounters, snapshot } from './counters.js'
-import { TableClosedError, badArgument, badNumber, describe, showId } from './errors.js'
+import { SelfFetchError, TableClosedError, badArgument, badNumber, describe, showId } from './errors.js'
 import { expiryPolicy } from './expiry.js'
-import { type Id, isId } from './id.js'
+import { type Id, badId, isId } from './id.js'
 import type { Loader } from './owner/loader.js'
 import { msg } from './owner/messages.js'
 import { type Owner, startOwner } from './owner/owner.js'
@@ -94,6 +94,7 @@ export class Table<V> {
       const value = this.#rows.live(id, this.#clock)
       if (value !== NOT_LIVE) return this.#hit(value)
       if (isId(id)) {
+        if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
         this.#reads[R.misses]++
         return this.#owner.miss(id, loader)
       }
@@ -158,7 +159,7 @@ export class Table<V> {
 
   /** Everything but the plain path: validation, options, the lookup again, and the miss. Never throws: bad input rejects. */
   #fetchWithOptions(id: Id, loader: Loader<V>, options: FetchOptions | undefined): Promise<V | undefined> {
-    if (!isId(id)) return Promise.reject(badArgument(TypeError, `fetch id must be a string or a finite number, got ${describe(id)}`))
+    if (!isId(id)) return Promise.reject(badId('fetch', id))
     if (typeof loader !== 'function') return Promise.reject(badArgument(TypeError, `fetch(${showId(id)}) needs a loader function, got ${describe(loader)}`))
     if (this.#closing !== undefined) return Promise.reject(new TableClosedError(this.name, id))
     let signal: AbortSignal | undefined
@@ -174,6 +175,7 @@ export class Table<V> {
     }
     const value = this.#rows.live(id, this.#clock)
     if (value !== NOT_LIVE) return this.#hit(value)
+    if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
     this.#reads[R.misses]++
     if (signal === undefined && timeout === undefined) return this.#owner.miss(id, loader)
     return this.#owner.wait(id, loader, signal, timeout)

@@ -8,23 +8,24 @@
  * - `table`: non-empty string, at most `MAX_TABLE_LENGTH` UTF-16 code units;
  * - `id`: a string (at most `MAX_ID_LENGTH` code units) or a finite number; the JSON type is the
  *   id's type, so `1` and `"1"` stay different ids;
- * - `version`: an integer ≥ 0 (a safe integer; `-0` reads as `0`), as tables use;
+ * - `version`: an integer in [0, 2^52] (`-0` reads as `0`), as tables use;
  * - `kind`: `"put"` or `"invalidate"`;
  * - `origin`: non-empty string, at most `MAX_ORIGIN_LENGTH` code units.
  *
  * Unknown extra keys are ignored (a newer publisher may add fields during a rolling upgrade),
  * except `__proto__`, `constructor` and `prototype`, which reject the message. A valid message is
  * always re-read into a fresh object holding only the five known fields, so nothing a sender adds
- * is ever merged into anything. The whole encoded message must fit in `MAX_WIRE_BYTES`.
+ * is ever merged into anything. JSON writes at most 6 bytes per UTF-16 code unit, so a message with
+ * every field at its limit still fits in `MAX_WIRE_BYTES`: whatever a table accepts, the bus carries.
  */
+import { MAX_ID_LENGTH } from '../id.js'
+import { MAX_VERSION, isVersion } from '../versions.js'
 import type { CoherenceMessage } from './bus.js'
 
 /** Largest payload `decodeWire` reads, in bytes; larger payloads are refused before parsing. */
 export const MAX_WIRE_BYTES = 128 * 1024
 /** Longest `table` name, in UTF-16 code units. */
 export const MAX_TABLE_LENGTH = 1024
-/** Longest string `id`, in UTF-16 code units. */
-export const MAX_ID_LENGTH = 64 * 1024
 /** Longest `origin`, in UTF-16 code units. */
 export const MAX_ORIGIN_LENGTH = 256
 
@@ -32,9 +33,6 @@ export const MAX_ORIGIN_LENGTH = 256
 export type ParseResult = { ok: true; message: CoherenceMessage } | { ok: false; reason: string }
 
 const POISONED_KEYS = ['__proto__', 'constructor', 'prototype'] as const
-// JSON writes at most 6 bytes per UTF-16 code unit (`\u0000`); below this many code units in the
-// three strings the encoding cannot exceed MAX_WIRE_BYTES, so the exact size is only measured above.
-const SAFE_CODE_UNITS = Math.floor((MAX_WIRE_BYTES - 256) / 6)
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 const refuse = (reason: string): ParseResult => ({ ok: false, reason })
@@ -73,9 +71,7 @@ function parseObject(raw: unknown): ParseResult {
   } else if (typeof id !== 'number' || !Number.isFinite(id)) {
     return refuse('id must be a string or a finite number')
   }
-  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) {
-    return refuse('version must be an integer >= 0')
-  }
+  if (!isVersion(version)) return refuse(`version must be an integer in [0, ${MAX_VERSION}]`)
   if (kind !== 'put' && kind !== 'invalidate') return refuse('kind must be "put" or "invalidate"')
   if (typeof origin !== 'string' || origin.length === 0) return refuse('origin must be a non-empty string')
   if (origin.length > MAX_ORIGIN_LENGTH) return refuse(`origin is longer than ${MAX_ORIGIN_LENGTH}`)
@@ -87,10 +83,6 @@ function parseObject(raw: unknown): ParseResult {
     version: version + 0,
     kind,
     origin,
-  }
-  const codeUnits = table.length + origin.length + (typeof id === 'string' ? id.length : 0)
-  if (codeUnits > SAFE_CODE_UNITS && Buffer.byteLength(encodeWire(message)) > MAX_WIRE_BYTES) {
-    return refuse(`encoded message is larger than ${MAX_WIRE_BYTES} bytes`)
   }
   return { ok: true, message }
 }

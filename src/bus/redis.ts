@@ -84,13 +84,10 @@ export function redisBus(options: RedisBusOptions): RedisBus {
     rejectSubscribed = reject
   })
   firstSubscription.catch(() => {})
-  // Rejected once close() has shut the connections down: ioredis never settles a command still
-  // waiting in the offline queue of a connection that was dropped while reconnecting.
-  let rejectPending!: (error: Error) => void
-  const pendingRejected = new Promise<never>((_, reject) => {
-    rejectPending = reject
-  })
-  pendingRejected.catch(() => {})
+  // Publishes Redis has not answered yet, by their reject function: close() rejects those still
+  // here once it has shut the connections down, because ioredis never settles a command waiting in
+  // the offline queue of a connection dropped while reconnecting. Written by publish and close.
+  const unanswered = new Set<(error: Error) => void>()
 
   const report = (error: unknown): void => {
     if (onError === undefined) return
@@ -163,7 +160,14 @@ export function redisBus(options: RedisBusOptions): RedisBus {
       if (closed) throw new BusClosedError('redisBus', 'publish refused')
       const parsed = parseCoherenceMessage(message)
       if (!parsed.ok) throw badArgument(TypeError, `redisBus.publish: invalid coherence message: ${parsed.reason}`)
-      await Promise.race([publisher.publish(channel, encodeWire(parsed.message)), pendingRejected])
+      const sent = publisher.publish(channel, encodeWire(parsed.message))
+      await new Promise<void>((resolve, reject) => {
+        unanswered.add(reject)
+        sent.then(
+          () => (unanswered.delete(reject), resolve()),
+          (error: unknown) => (unanswered.delete(reject), reject(error)),
+        )
+      })
     },
 
     subscribe(handler: Handler): () => void {
@@ -195,7 +199,8 @@ export function redisBus(options: RedisBusOptions): RedisBus {
         await shutdown(subscriber, channel)
         if (ownsPublisher) await shutdown(publisher)
         // A quit connection has answered everything sent before it; only stranded commands remain.
-        rejectPending(new BusClosedError('redisBus', 'a publish was still waiting for Redis'))
+        for (const reject of unanswered) reject(new BusClosedError('redisBus', 'a publish was still waiting for Redis'))
+        unanswered.clear()
       })()
       return closing
     },

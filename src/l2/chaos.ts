@@ -127,7 +127,7 @@ export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
     },
     get: (table: string, id: Id): Promise<L2Entry | undefined> => run('get', table, id, () => store.get(table, id)),
     set: (table: string, id: Id, entry: L2Write): Promise<boolean> => run('set', table, id, () => store.set(table, id, entry)),
-    nextVersion: (table: string, id: Id): Promise<number> => run('nextVersion', table, id, () => store.nextVersion(table, id)),
+    nextVersion: (table: string, id: Id, floor: number): Promise<number> => run('nextVersion', table, id, () => store.nextVersion(table, id, floor)),
     close: () => store.close(),
   }
 }

@@ -14,14 +14,19 @@ export interface Codec {
   decode(payload: Buffer): unknown
 }
 
-/** Keys a decoded object may not hold: a later merge of such an object could pollute prototypes. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+/** Text that might spell a dangerous key, directly or through `\u` escapes; anything else parses fast. */
+const SUSPECT = /proto|\\u/
 
-/** Text that might spell a forbidden key, directly or through `\u` escapes; anything else parses fast. */
-const SUSPECT = /proto|constructor|\\u/
-
-function refuseForbidden(key: string, value: unknown): unknown {
-  if (FORBIDDEN_KEYS.has(key)) throw new SyntaxError(`${PREFIX}jsonCodec: refused a payload holding the key ${JSON.stringify(key)}`)
+/**
+ * Refuses the keys that can pollute prototypes when a decoded object is later merged: `__proto__`
+ * anywhere, and `prototype` inside a `constructor` object. Any other key, `constructor` holding a
+ * string or a number included, is ordinary data.
+ */
+function refusePolluting(key: string, value: unknown): unknown {
+  if (key === '__proto__') throw new SyntaxError(`${PREFIX}jsonCodec: refused a payload holding the key "__proto__"`)
+  if (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype')) {
+    throw new SyntaxError(`${PREFIX}jsonCodec: refused a payload holding the key "constructor.prototype"`)
+  }
   return value
 }
 
@@ -29,8 +34,9 @@ function refuseForbidden(key: string, value: unknown): unknown {
  * The default codec: JSON as UTF-8. `undefined` is the empty payload (so it round trips); `null`,
  * numbers, strings, booleans, arrays and plain objects round trip as JSON does (`Date` becomes a
  * string, `undefined` inside objects is dropped). A top-level value JSON cannot carry (a function, a
- * symbol) or a `BigInt` throws on encode. `decode` rejects any payload whose JSON holds a
- * `__proto__`, `constructor` or `prototype` key, at any depth and however it is escaped.
+ * symbol), a `BigInt` or a cycle throws on encode (the table counts it `l2_codec_errors` and writes
+ * nothing). `decode` rejects a payload holding a `__proto__` key, or a `prototype` key inside a
+ * `constructor` object, at any depth and however it is escaped.
  */
 export const jsonCodec: Codec = {
   encode(value) {
@@ -42,7 +48,7 @@ export const jsonCodec: Codec = {
   decode(payload) {
     if (payload.length === 0) return undefined
     const text = payload.toString('utf8')
-    return SUSPECT.test(text) ? JSON.parse(text, refuseForbidden) : JSON.parse(text)
+    return SUSPECT.test(text) ? JSON.parse(text, refusePolluting) : JSON.parse(text)
   },
 }
 

@@ -2,7 +2,7 @@ import type { Emitter } from 'mitt'
 import type { Clock } from '../clock.js'
 import type { OwnerCounterName } from '../counters.js'
 import { emitSafely } from '../emit-safely.js'
-import { EchoStoreError, L2CorruptEntryError } from '../errors.js'
+import { EchoStoreError, L2CorruptEntryError, L2UnfitValueError } from '../errors.js'
 import type { Id } from '../id.js'
 import type { TableEvents } from '../table-events.js'
 import { DEFAULT_L2_TIMEOUT, type L2Entry, type L2Store, type L2Write } from './store.js'
@@ -16,6 +16,9 @@ export const BREAKER_COOLDOWN = 1_000
 export const L2_FAILED: unique symbol = Symbol('L2 failed')
 /** A facade call's answer: the store's, or {@link L2_FAILED}. */
 export type L2Answer<T> = T | typeof L2_FAILED
+
+/** What a write did: `written`; `refused` (the store holds a newer version); `unfit` (a value the store will not hold: too large or not encodable). */
+export type L2WriteOutcome = 'written' | 'refused' | 'unfit'
 
 /** An L2 call that outlived the store's `timeout`; reported on the table's `l2_error` event. */
 export class L2TimeoutError extends EchoStoreError {
@@ -57,17 +60,18 @@ export class L2Facade {
 
   /** The live entry, `undefined` on a miss (a corrupt entry included), or {@link L2_FAILED}. */
   get(id: Id): Promise<L2Answer<L2Entry | undefined>> {
-    return this.#call('get', id, () => this.store.get(this.table, id))
+    return this.#call('get', id, () => this.store.get(this.table, id), undefined)
   }
 
-  /** Writes an entry: `true` written, `false` refused by the version guard, or {@link L2_FAILED}. */
-  set(id: Id, entry: L2Write): Promise<L2Answer<boolean>> {
-    return this.#call('set', id, () => this.store.set(this.table, id, entry))
+  /** Writes an entry (see {@link L2WriteOutcome}), or answers {@link L2_FAILED}. */
+  async set(id: Id, entry: L2Write): Promise<L2Answer<L2WriteOutcome>> {
+    const written = await this.#call<boolean | 'unfit'>('set', id, () => this.store.set(this.table, id, entry), 'unfit')
+    return written === L2_FAILED || written === 'unfit' ? written : written ? 'written' : 'refused'
   }
 
-  /** The next version for `id` from the store, or {@link L2_FAILED}. */
-  nextVersion(id: Id): Promise<L2Answer<number>> {
-    return this.#call('nextVersion', id, () => this.store.nextVersion(this.table, id))
+  /** The next version for `id` from the store, no lower than `floor`, or {@link L2_FAILED}. */
+  nextVersion(id: Id, floor: number): Promise<L2Answer<number>> {
+    return this.#call('nextVersion', id, () => this.store.nextVersion(this.table, id, floor), L2_FAILED)
   }
 
   /** True while the breaker skips L2. */
@@ -75,7 +79,12 @@ export class L2Facade {
     return this.#failures >= BREAKER_FAILURES && this.clock.now() < this.#openUntil
   }
 
-  #call<T>(op: string, id: Id, run: () => Promise<T>): Promise<L2Answer<T>> {
+  /**
+   * One store call under the policy. A corrupt entry or an unfit value answers `unusable` (a miss
+   * for a read, `'unfit'` for a write): the store answered, so it is counted but is no failure and
+   * never trips the breaker.
+   */
+  #call<T>(op: string, id: Id, run: () => Promise<T>, unusable: L2Answer<T>): Promise<L2Answer<T>> {
     if (this.isOpen()) {
       this.count('l2_skipped')
       return Promise.resolve(L2_FAILED)
@@ -95,10 +104,11 @@ export class L2Facade {
         this.clock.clearTimeout(timer)
         if (answer !== L2_FAILED) {
           this.#failures = 0
-        } else if (error instanceof L2CorruptEntryError) {
-          this.count('l2_corrupt') // L2 answered: a miss, not an outage
+        } else if (error instanceof L2CorruptEntryError || error instanceof L2UnfitValueError) {
+          // L2 answered: a miss (or a value it will not hold), not an outage.
+          this.count(error instanceof L2CorruptEntryError ? 'l2_corrupt' : error.reason === 'size' ? 'l2_oversize' : 'l2_codec_errors')
           this.#failures = 0
-          answer = undefined as T
+          answer = unusable
         } else {
           this.count('l2_errors')
           this.#failed(op, id, error)

@@ -1,5 +1,5 @@
 import { badArgument, describe } from '../errors.js'
-import { isId, type Id } from '../id.js'
+import { badId, isId, type Id } from '../id.js'
 
 /**
  * The Redis key layout. A data key is `prefix` verbatim, then `{` + `JSON.stringify([table, id])` + `}`;
@@ -18,7 +18,7 @@ import { isId, type Id } from '../id.js'
  */
 export function l2Key(prefix: string, table: string, id: Id): string {
   if (typeof table !== 'string') throw badArgument(TypeError, `an L2 table name must be a string, got ${describe(table)}`)
-  if (!isId(id)) throw badArgument(TypeError, `an id must be a string or a finite number, got ${describe(id)}`)
+  if (!isId(id)) throw badId('an L2', id)
   return `${prefix}{${JSON.stringify([table, id])}}`
 }
 

@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../clock.js'
 import { L2ClosedError, badArgument, badNumber, describe } from '../errors.js'
 import type { Id } from '../id.js'
+import { MAX_VERSION, isVersion } from '../versions.js'
 import { l2Key, VERSION_TTL_MS } from './keys.js'
 import type { L2Entry, L2Kind, L2Store, L2Write } from './store.js'
 
@@ -36,15 +37,20 @@ const MIN_SWEEP_EVERY = 64
 
 function checkWrite(entry: L2Write): void {
   if (!KINDS.has(entry.kind)) throw badArgument(TypeError, `memoryL2.set: kind must be 'value', 'absent' or 'tombstone', got ${describe(entry.kind)}`)
-  if (!Number.isSafeInteger(entry.version) || entry.version < 0) throw badNumber(entry.version, `memoryL2.set: version must be a safe integer ≥ 0, got ${describe(entry.version)}`)
+  if (!isVersion(entry.version)) throw badNumber(entry.version, `memoryL2.set: version must be an integer in [0, ${MAX_VERSION}], got ${describe(entry.version)}`)
   if (!Number.isSafeInteger(entry.ttl) || entry.ttl < 1) throw badNumber(entry.ttl, `memoryL2.set: ttl must be an integer ≥ 1, got ${describe(entry.ttl)}`)
+}
+
+function checkFloor(floor: number): void {
+  if (!isVersion(floor)) throw badNumber(floor, `memoryL2.nextVersion: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
 }
 
 /**
  * An in-process L2 with the same semantics as `redisL2`: entries expire after their `ttl` on the
  * clock, `set` is refused only when the held version is strictly higher, `nextVersion` per
- * (table, id) is one more than the larger of the last version it issued and the live entry's
- * version, and (table, id) pairs are keyed as in Redis (`1` and `'1'` are distinct).
+ * (table, id) is the largest of the caller's floor, one more than the last version it issued and one
+ * more than the live entry's version, and (table, id) pairs are keyed as in Redis (`1` and `'1'`
+ * are distinct). Values are held as given, never encoded: `maxValueBytes` does not apply here.
  *
  * Values are held by reference, as an L1 holds them: mutating an object after `set`, or one read by
  * `get`, changes what the store holds. Expired entries are dropped when a read or write meets them,
@@ -114,13 +120,14 @@ export function memoryL2({ clock = systemClock }: MemoryL2Options = {}): MemoryL
       return true
     },
 
-    async nextVersion(table: string, id: Id): Promise<number> {
+    async nextVersion(table: string, id: Id, floor: number): Promise<number> {
       open('nextVersion')
+      checkFloor(floor)
       const key = l2Key('', table, id)
       const now = clock.now()
       const issued = liveCounter(key, now)?.version ?? 0
       const held = liveEntry(key, now)?.version ?? 0
-      const version = Math.max(issued, held) + 1
+      const version = Math.max(issued + 1, held + 1, floor)
       counters.set(key, { version, expiresAt: now + VERSION_TTL_MS })
       maybeSweep(now)
       return version

@@ -1,10 +1,13 @@
 import { Redis, type Cluster } from 'ioredis'
 import { FAIL_FAST } from '../redis-connection.js'
-import { L2ClosedError, L2CorruptEntryError, badArgument, badNumber, describe } from '../errors.js'
+import { L2ClosedError, L2CorruptEntryError, L2UnfitValueError, badArgument, badNumber, describe } from '../errors.js'
 import type { Id } from '../id.js'
+import { MAX_VERSION, isVersion } from '../versions.js'
 import { jsonCodec, type Codec } from './codec.js'
 import { l2Key, VERSION_TTL_MS, versionKey } from './keys.js'
-import type { L2Entry, L2Kind, L2Store, L2Write } from './store.js'
+import { HEADER_SCAN, decodeEntry, encodeEntry, isKind } from './redis-entry.js'
+import { GET_LUA, GET_STATUS, NEXT_VERSION_LUA, SET_LUA } from './redis-scripts.js'
+import type { L2Entry, L2Store, L2Write } from './store.js'
 
 /** An ioredis client the store can use: a single-node client or a cluster client. */
 export type RedisL2Client = Redis | Cluster
@@ -24,86 +27,32 @@ export interface RedisL2Options {
    * (the adapter sets no timers). Default: none here, so the table uses `DEFAULT_L2_TIMEOUT` (50 ms).
    */
   timeout?: number
+  /**
+   * Largest encoded value, in bytes, the store writes or decodes; a larger one is never written (the
+   * table counts `l2_oversize` and answers from the loader) and a larger entry found is never read
+   * across the wire, so decoding it cannot hold the event loop. Default {@link DEFAULT_MAX_VALUE_BYTES} (1 MiB).
+   */
+  maxValueBytes?: number
 }
-
-/**
- * Entry layout: one string key per entry, `<kind><version>:` then the codec payload. The kind is one
- * letter (`v` value, `a` absent, `t` tombstone), the version is decimal, and absent and tombstone
- * entries carry no payload. The header is ASCII and never longer than 18 bytes (a safe integer has at
- * most 16 digits); the scripts read only its first 32 bytes.
- */
-const KIND_LETTER: Record<L2Kind, string> = { value: 'v', absent: 'a', tombstone: 't' }
-const LETTER_KIND: Record<string, L2Kind | undefined> = { v: 'value', a: 'absent', t: 'tombstone' }
-const HEADER = /^([vat])(\d{1,16}):/
-const HEADER_SCAN = 32
-
-/** Reads the entry and its remaining lifetime in one step: `nil`, or `{payload, pttl}`. */
-const GET_LUA = `
-local payload = redis.call('GET', KEYS[1])
-if not payload then return false end
-return {payload, redis.call('PTTL', KEYS[1])}
-`
-
-/** Writes ARGV[3] with `PX ARGV[2]` unless the held entry's version is strictly above ARGV[1]. */
-const SET_LUA = `
-local held = string.match(redis.call('GETRANGE', KEYS[1], 0, ${HEADER_SCAN - 1}), '^[vat](%d+):')
-if held and tonumber(held) > tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[2])
-return 1
-`
-
-/**
- * INCRs the version key (KEYS[1]) but never answers less than the data entry's (KEYS[2]) version + 1,
- * then renews the version key's lifetime to ARGV[1] ms.
- */
-const NEXT_VERSION_LUA = `
-local version = redis.call('INCR', KEYS[1])
-local held = string.match(redis.call('GETRANGE', KEYS[2], 0, ${HEADER_SCAN - 1}), '^[vat](%d+):')
-if held and version <= tonumber(held) then
-  version = tonumber(held) + 1
-  redis.call('SET', KEYS[1], string.format('%.0f', version))
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return version
-`
 
 /** The commands `defineCommand` installs on the client (ioredis loads them with EVALSHA, EVAL on NOSCRIPT). */
 interface Scripts {
-  echostoreL2GetBuffer(key: string): Promise<[Buffer, number] | null>
+  echostoreL2GetBuffer(key: string, maxBytes: number): Promise<[number, Buffer?, number?] | null>
   echostoreL2Set(key: string, version: number, ttl: number, data: Buffer): Promise<number>
-  echostoreL2NextVersion(versionKey: string, dataKey: string, versionTtl: number): Promise<number>
+  echostoreL2NextVersion(versionKey: string, dataKey: string, versionTtl: number, floor: number): Promise<number>
 }
 
+/** The default bound on one encoded value: 1 MiB. Larger values are neither written nor decoded. */
+export const DEFAULT_MAX_VALUE_BYTES = 1_048_576
+
 function checkWrite(entry: L2Write): void {
-  if (!Object.hasOwn(KIND_LETTER, entry.kind)) throw badArgument(TypeError, `redisL2.set: kind must be 'value', 'absent' or 'tombstone', got ${describe(entry.kind)}`)
-  if (!Number.isSafeInteger(entry.version) || entry.version < 0) throw badNumber(entry.version, `redisL2.set: version must be a safe integer ≥ 0, got ${describe(entry.version)}`)
+  if (!isKind(entry.kind)) throw badArgument(TypeError, `redisL2.set: kind must be 'value', 'absent' or 'tombstone', got ${describe(entry.kind)}`)
+  if (!isVersion(entry.version)) throw badNumber(entry.version, `redisL2.set: version must be an integer in [0, ${MAX_VERSION}], got ${describe(entry.version)}`)
   if (!Number.isSafeInteger(entry.ttl) || entry.ttl < 1) throw badNumber(entry.ttl, `redisL2.set: ttl must be an integer ≥ 1, got ${describe(entry.ttl)}`)
 }
 
-function encodeEntry(entry: L2Write, codec: Codec): Buffer {
-  const header = Buffer.from(`${KIND_LETTER[entry.kind]}${entry.version}:`, 'latin1')
-  if (entry.kind !== 'value') return header
-  const payload = codec.encode(entry.value)
-  return Buffer.concat([header, typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload])
-}
-
-function decodeEntry(key: string, data: Buffer, ttl: number, codec: Codec): L2Entry {
-  const match = HEADER.exec(data.subarray(0, HEADER_SCAN).toString('latin1'))
-  const kind = match && LETTER_KIND[match[1]!]
-  if (!match || !kind) throw new L2CorruptEntryError(key, 'no entry header')
-  const version = Number(match[2])
-  if (kind !== 'value') return { kind, version, ttl }
-  let value: unknown
-  try {
-    value = codec.decode(data.subarray(match[0].length))
-  } catch (error) {
-    throw new L2CorruptEntryError(key, error instanceof Error ? error.message : String(error))
-  }
-  return { kind, value, version, ttl }
-}
-
 function validate(options: RedisL2Options): void {
-  const { client, url, prefix, codec, timeout } = options
+  const { client, url, prefix, codec, timeout, maxValueBytes } = options
   if ((client === undefined) === (url === undefined)) {
     throw badArgument(TypeError, `redisL2: pass exactly one of the options \`client\` and \`url\`, got ${client === undefined ? 'neither' : 'both'}`)
   }
@@ -122,15 +71,23 @@ function validate(options: RedisL2Options): void {
   if (timeout !== undefined && !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0)) {
     throw badNumber(timeout, `redisL2: the option \`timeout\` must be a finite number of ms > 0, got ${describe(timeout)}`)
   }
+  if (maxValueBytes !== undefined && !(Number.isSafeInteger(maxValueBytes) && maxValueBytes >= 1 && maxValueBytes <= MAX_REDIS_STRING)) {
+    throw badNumber(maxValueBytes, `redisL2: the option \`maxValueBytes\` must be an integer in [1, ${MAX_REDIS_STRING}], got ${describe(maxValueBytes)}`)
+  }
 }
 
+/** The largest string Redis holds (512 MiB), less room for the header. */
+const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
+
 /**
- * An L2 on Redis through ioredis. Each entry is one string key (see `l2Key` for the layout) written
- * by a script that refuses only a strictly lower version than the one held, with `PX ttl`; `get`
- * reads the entry and its `PTTL` atomically and answers the remaining lifetime. `nextVersion` INCRs a
- * per-(table, id) version key, never answering less than the held entry's version + 1; the version
- * key lives `VERSION_TTL_MS` (7 days) after its last use. An entry that cannot be decoded, holds
- * poisoned JSON or has no expiry makes `get` reject with `L2CorruptEntryError`.
+ * An L2 on Redis through ioredis. Each entry is one string key (see `l2Key` for the key, and
+ * `redis-entry.ts` for the bytes) written by a script that refuses only a strictly higher version
+ * than the one held, with `PX ttl`; `get` reads the entry and its `PTTL` atomically and answers the
+ * remaining lifetime. `nextVersion` mints the next version in a per-(table, id) version key (see
+ * `redis-scripts.ts`), which lives `VERSION_TTL_MS` (7 days) after its last use. An entry that
+ * cannot be decoded, holds poisoned JSON, another Redis type, or has no expiry makes `get` reject
+ * with `L2CorruptEntryError`; one larger than `maxValueBytes` with `L2UnfitValueError`; the next
+ * write replaces either.
  *
  * The adapter does I/O only: no timeouts, retries or fallback (the table's facade owns them). The
  * scripts are installed on the client with `defineCommand` (`echostoreL2Get`, `echostoreL2Set`,
@@ -138,7 +95,7 @@ function validate(options: RedisL2Options): void {
  */
 export function redisL2(options: RedisL2Options): L2Store {
   validate(options)
-  const { prefix = 'echostore:', codec = jsonCodec } = options
+  const { prefix = 'echostore:', codec = jsonCodec, maxValueBytes = DEFAULT_MAX_VALUE_BYTES } = options
   const owned = options.client === undefined
   const client: RedisL2Client = options.client ?? new Redis(options.url!, FAIL_FAST)
   // An outage must never crash the process: the failure reaches the caller through the rejected command.
@@ -159,24 +116,28 @@ export function redisL2(options: RedisL2Options): L2Store {
     async get(table: string, id: Id): Promise<L2Entry | undefined> {
       open('get')
       const key = l2Key(prefix, table, id)
-      const reply = await scripts.echostoreL2GetBuffer(key)
+      const reply = await scripts.echostoreL2GetBuffer(key, maxValueBytes + HEADER_SCAN)
       if (reply === null) return undefined
-      const [data, ttl] = reply
+      const [status, data, ttl] = reply
+      if (status === GET_STATUS.wrongType) throw new L2CorruptEntryError(key, 'the key holds another Redis type')
+      if (status === GET_STATUS.tooLarge) throw new L2UnfitValueError(key, 'size', `larger than maxValueBytes ${maxValueBytes}`)
       if (ttl === -1) throw new L2CorruptEntryError(key, 'the key has no expiry')
-      if (ttl <= 0) return undefined
+      if (ttl === undefined || ttl <= 0 || data === undefined) return undefined
       return decodeEntry(key, data, ttl, codec)
     },
 
     async set(table: string, id: Id, entry: L2Write): Promise<boolean> {
       open('set')
       checkWrite(entry)
-      const written = await scripts.echostoreL2Set(l2Key(prefix, table, id), entry.version, entry.ttl, encodeEntry(entry, codec))
+      const key = l2Key(prefix, table, id)
+      const written = await scripts.echostoreL2Set(key, entry.version, entry.ttl, encodeEntry(key, entry, codec, maxValueBytes))
       return written === 1
     },
 
-    async nextVersion(table: string, id: Id): Promise<number> {
+    async nextVersion(table: string, id: Id, floor: number): Promise<number> {
       open('nextVersion')
-      return scripts.echostoreL2NextVersion(versionKey(prefix, table, id), l2Key(prefix, table, id), VERSION_TTL_MS)
+      if (!isVersion(floor)) throw badNumber(floor, `redisL2.nextVersion: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
+      return scripts.echostoreL2NextVersion(versionKey(prefix, table, id), l2Key(prefix, table, id), VERSION_TTL_MS, floor)
     },
 
     close(): Promise<void> {

@@ -37,12 +37,18 @@ export interface L2Store {
   /** The live entry for (table, id), or `undefined` when there is none or it has expired. */
   get(table: string, id: Id): Promise<L2Entry | undefined>
   /**
-   * Writes the entry unless the store holds a strictly higher version for (table, id).
-   * Resolves `true` when written, `false` when refused by the version guard.
+   * Writes the entry unless the store holds a strictly higher version for (table, id); a key that
+   * holds garbage is overwritten. Resolves `true` when written, `false` when refused by the version
+   * guard; rejects with `L2UnfitValueError` for a value the store will not hold (too large, or not
+   * encodable), writing nothing.
    */
   set(table: string, id: Id, entry: L2Write): Promise<boolean>
-  /** Returns the next version for (table, id): one more than the last one this store issued or saw. */
-  nextVersion(table: string, id: Id): Promise<number>
+  /**
+   * Mints the next version for (table, id), atomically: the largest of `floor`, one more than the
+   * last version it minted for the pair, and one more than the held entry's version. Two callers
+   * never get the same version. A garbage version record is repaired, never a failure.
+   */
+  nextVersion(table: string, id: Id, floor: number): Promise<number>
   /** Releases connections the store opened itself. Idempotent. */
   close(): Promise<void>
 }

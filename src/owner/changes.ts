@@ -56,21 +56,19 @@ function hasRunning<V>(state: OwnerState<V>, id: Id): boolean {
 
 /** A local put: applied unless L2 refused it or something newer is known; fences older flights of the id. */
 export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
-  const known_ = known(turn.state, put.id)
-  const version = put.version ?? Math.max(known_, 0) + 1
-  if (put.refused || version < known_) return put.reply(false, version)
-  fence(turn.state, put.id, version)
-  store(turn, put.id, put.value, put.expiresAt, version)
+  const { id, version } = put
+  if (put.refused || version < known(turn.state, id)) return put.reply(false, version)
+  fence(turn.state, id, version)
+  store(turn, id, put.value, put.expiresAt, version)
   put.reply(true, version)
 }
 
 /** A local invalidate: a tombstone unless something newer is known; fences older flights of the id. */
 export function onInvalidate<V>(turn: Turn<V>, change: InvalidateMessage): void {
-  const known_ = known(turn.state, change.id)
-  const version = change.version ?? Math.max(known_, 0) + 1
-  if (version < known_) return change.reply(false, version)
-  fence(turn.state, change.id, version)
-  bury(turn, change.id, version)
+  const { id, version } = change
+  if (version < known(turn.state, id)) return change.reply(false, version)
+  fence(turn.state, id, version)
+  bury(turn, id, version)
   change.reply(true, version)
 }
 
@@ -86,7 +84,9 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
   }
   const { id, version, kind, table, origin } = parsed.message
   if (table !== env.name || origin === env.origin) return
-  const applied = version > known(state, id)
+  // An equal version from another origin may be another change (two writers that minted alike while
+  // L2 was down): dropping the row is always safe, so it applies.
+  const applied = version >= known(state, id)
   if (applied) {
     // A tombstone only where there is something to fence: messages about ids this table never
     // read must not use up its capacity.

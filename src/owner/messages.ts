@@ -66,19 +66,19 @@ export interface DeadlineMessage { type: 'deadline' }
 export interface WaiterLeftMessage<V> { type: 'waiter.left'; waiter: Waiter<V>; reason: 'timeout' | 'cancel' }
 /** How the owner answers a local put or invalidate: whether L1 changed, and the version it used. */
 export type ChangeReply = (applied: boolean, version: number) => void
-/** Write a row (`table.put`); `version` undefined: the next version after the highest known. */
+/** Write a row (`table.put`) carrying `version`. */
 export interface PutMessage<V> {
   type: 'put'
   id: Id
   value: V | undefined
   expiresAt: number | undefined
-  version: number | undefined
+  version: number
   /** L2's version guard refused the write: L2 holds something newer. */
   refused: boolean
   reply: ChangeReply
 }
-/** Drop a row and leave a tombstone (`table.invalidate`); `version` undefined: the next version. */
-export interface InvalidateMessage { type: 'invalidate'; id: Id; version: number | undefined; reply: ChangeReply }
+/** Drop a row and leave a tombstone carrying `version` (`table.invalidate`). */
+export interface InvalidateMessage { type: 'invalidate'; id: Id; version: number; reply: ChangeReply }
 /** What the bus delivered: a coherence message, a gap, or something malformed. Validated by the owner. */
 export interface DeliveryMessage { type: 'delivery'; delivery: unknown }
 /** A sweeper tick (`tick`), or the next slice of a pass in progress. */
@@ -116,7 +116,7 @@ export const msg = {
   l2Refused: <V>(flight: Flight<V>): L2RefusedMessage<V> => ({ type: 'l2.refused', flight }),
   deadline: (): DeadlineMessage => ({ type: 'deadline' }),
   waiterLeft: <V>(waiter: Waiter<V>, reason: 'timeout' | 'cancel'): WaiterLeftMessage<V> => ({ type: 'waiter.left', waiter, reason }),
-  put: <V>(id: Id, value: V | undefined, expiresAt: number | undefined, version: number | undefined, refused: boolean, reply: ChangeReply): PutMessage<V> => ({
+  put: <V>(id: Id, value: V | undefined, expiresAt: number | undefined, version: number, refused: boolean, reply: ChangeReply): PutMessage<V> => ({
     type: 'put',
     id,
     value,
@@ -125,7 +125,7 @@ export const msg = {
     refused,
     reply,
   }),
-  invalidate: (id: Id, version: number | undefined, reply: ChangeReply): InvalidateMessage => ({ type: 'invalidate', id, version, reply }),
+  invalidate: (id: Id, version: number, reply: ChangeReply): InvalidateMessage => ({ type: 'invalidate', id, version, reply }),
   delivery: (delivery: BusDelivery | unknown): DeliveryMessage => ({ type: 'delivery', delivery }),
   sweep: (tick: boolean): SweepMessage => ({ type: 'sweep', tick }),
   gate: (on: boolean): GateMessage => ({ type: 'gate', on }),

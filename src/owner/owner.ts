@@ -18,6 +18,7 @@ import type { Loader } from './loader.js'
 import { ownerLogic } from './logic.js'
 import { Mailbox } from './mailbox.js'
 import { type Message, msg } from './messages.js'
+import { type RunnerDeps, loaderOnStack } from './run-flight.js'
 import { type OwnerEnv, type OwnerState, initialState } from './state.js'
 
 /** An xstate inspection observer (or function): it sees every batch the owner receives and every snapshot it commits. */
@@ -31,6 +32,8 @@ export interface Owner<V> {
   repeat(id: Id): Promise<V | undefined> | undefined
   /** A miss with a signal or a deadline: the caller's own promise, which may settle early. */
   wait(id: Id, loader: Loader<V>, signal: AbortSignal | undefined, timeout: number | undefined): Promise<V | undefined>
+  /** True when called from the synchronous part of the loader of `id` on this table (a fetch of `id` now would wait on its own load). */
+  insideLoaderOf(id: Id): boolean
   /** Posts a message (handed over with the rest of this turn's). */
   post(message: Message<V>): void
   /** Posts a message and hands the turn over now. */
@@ -91,7 +94,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
         return message.reject!(new TableClosedError(name, message.id))
       case 'put':
       case 'invalidate':
-        return message.reply(false, message.version ?? 0)
+        return message.reply(false, message.version)
     }
   }
 
@@ -100,6 +103,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   return {
     miss: (id, loader) => mailbox.miss(id, loader),
     repeat: (id) => mailbox.repeat(id),
+    insideLoaderOf: (id) => loaderOnStack.deps === (env.runner as unknown as RunnerDeps<never>) && loaderOnStack.id === id,
     wait(id, loader, signal, timeout) {
       return new Promise<V | undefined>((resolve, reject) => post({ type: 'wait', id, loader, signal, timeout, resolve, reject }))
     },

@@ -1,10 +1,18 @@
 import type { Clock } from '../clock.js'
+import type { Id } from '../id.js'
 import type { Expiry } from '../expiry.js'
 import { type L2Facade, L2_FAILED } from '../l2/facade.js'
 import { l2Write } from '../l2/write.js'
 import type { Flight, FlightResult } from './flight.js'
 import type { Loader } from './loader.js'
 import { type Message, msg } from './messages.js'
+
+/**
+ * The loader running right now, synchronously, and the runner deps (one per table) of its flight:
+ * a fetch of that id on that table from inside the loader would wait on its own load. Written only
+ * by {@link runFlight}, around the loader's synchronous part.
+ */
+export const loaderOnStack: { deps: RunnerDeps<never> | undefined; id: Id | undefined } = { deps: undefined, id: undefined }
 
 /** What a flight's runner needs from its table. */
 export interface RunnerDeps<V> {
@@ -48,16 +56,29 @@ export async function runFlight<V>(flight: Flight<V>, loader: Loader<V>, deps: R
       if (!flight.running) return
     }
     post(msg.load(flight.id))
-    const value = await loader(flight.id, flight.context)
+    const value = await callLoader(flight, loader, deps)
     const expiresAt = expiry.draw(value, clock.now())
     result = { ok: true, value, source: 'loader', expiresAt, version: flight.context.reported ?? version, refused: false }
     if (l2 !== undefined && expiresAt !== undefined && flight.running && !flight.fenced) {
       const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now()))
-      if (l2Answered) result.refused = (await written) === false
-      else void written.then((answer) => answer === false && post(msg.l2Refused(flight)))
+      if (l2Answered) result.refused = (await written) === 'refused'
+      else void written.then((answer) => answer === 'refused' && post(msg.l2Refused(flight)))
     }
   } catch (error) {
     result = { ok: false, error }
   }
   post(msg.flightDone(flight, result))
+}
+
+/** Calls the loader, marking it as on the stack while its synchronous part runs (see {@link loaderOnStack}). */
+function callLoader<V>(flight: Flight<V>, loader: Loader<V>, deps: RunnerDeps<V>): ReturnType<Loader<V>> {
+  const outer = { deps: loaderOnStack.deps, id: loaderOnStack.id }
+  loaderOnStack.deps = deps as unknown as RunnerDeps<never>
+  loaderOnStack.id = flight.id
+  try {
+    return loader(flight.id, flight.context)
+  } finally {
+    loaderOnStack.deps = outer.deps
+    loaderOnStack.id = outer.id
+  }
 }
