@@ -5,6 +5,7 @@
  */
 import { badArgument, describe } from '../errors.js'
 import type { Id } from '../id.js'
+import { MAX_VERSION, isVersion } from '../versions.js'
 import type { LoaderContext } from './loader.js'
 import type { PlainMiss } from './messages.js'
 import type { Waiter } from './waiter.js'
@@ -100,7 +101,7 @@ export class FlightContext implements LoaderContext {
   /** A bound function, made only when a loader asks for it. */
   get setVersion(): (version: number) => void {
     return (version) => {
-      if (!(Number.isSafeInteger(version) && version >= 0)) throw badArgument(TypeError, `setVersion takes an integer ≥ 0, got ${describe(version)}`)
+      if (!isVersion(version)) throw badArgument(TypeError, `setVersion takes an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
       this.reported = version
     }
   }
