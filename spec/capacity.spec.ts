@@ -1,17 +1,62 @@
+/**
+ * A full table: a new id takes the place of a row that was not read lately (SIEVE's victim) when
+ * it was asked for more often than that row (TinyLFU admission); otherwise it is not stored
+ * (`full_skips`), and its waiters still get their answer.
+ */
 import { describe, expect, it } from 'vitest'
 import { createTable, manualClock } from '../src/index.js'
+import { latchedLoader, settle } from './support/latch.js'
 
 describe('capacity', () => {
-  it('a fill for a new id on a full table is not stored (full_skips), but its waiters get the value', async () => {
+  it('a fill for a new id that admission refuses is not stored (full_skips), but every waiter gets the value', async () => {
     const table = createTable<string>({ capacity: 2, clock: manualClock() })
-    await table.fetch('a', () => 'A')
-    await table.fetch('b', () => 'B')
-    const [c1, c2] = await Promise.all([table.fetch('c', () => 'C'), table.fetch('c', () => 'C2')])
-    expect([c1, c2]).toEqual(['C', 'C'])
-    expect(table.stats()).toMatchObject({ size: 2, full_skips: 1, fills: 2 })
+    for (let i = 0; i < 3; i++) await table.fetch('a', () => 'A').then(() => table.fetch('b', () => 'B'))
+    const origin = latchedLoader<string>()
+    const readers = [table.fetch('c', origin.loader), table.fetch('c', origin.loader)]
+    await settle()
+    origin.only().resolve('C')
+    expect(await Promise.all(readers)).toEqual(['C', 'C'])
+    expect(table.stats()).toMatchObject({ size: 2, full_skips: 1, evictions: 0, fills: 2, loads: 3 })
     let loads = 0
     await table.fetch('c', () => (loads++, 'C'))
     expect(loads).toBe(1) // it was not stored
+    await table.close()
+  })
+
+  it('a new id read more often than the victim takes its place (evictions), and is then a hit', async () => {
+    const table = createTable<string>({ capacity: 2, clock: manualClock() })
+    await table.fetch('a', () => 'A')
+    await table.fetch('b', () => 'B')
+    let loads = 0
+    const hot = () => (loads++, 'H')
+    for (let i = 0; i < 5; i++) expect(await table.fetch('h', hot)).toBe('H')
+    expect(table.stats()).toMatchObject({ size: 2, evictions: 1 })
+    expect(loads).toBeLessThanOrEqual(2) // its second miss outweighs a row read once
+    await table.close()
+  })
+
+  it('after filling 10,000 rows, 1,000 reads of a new hot id cost at most 2 loads (lru-cache: 1)', async () => {
+    const table = createTable<number>({ capacity: 10_000, clock: manualClock() })
+    for (let i = 0; i < 10_000; i++) await table.fetch(i, () => i)
+    let loads = 0
+    for (let i = 0; i < 1_000; i++) await table.fetch('hot', () => (loads++, -1))
+    expect(loads).toBeLessThanOrEqual(2)
+    expect(table.stats()).toMatchObject({ size: 10_000, evictions: 1 })
+    await table.close()
+  })
+
+  it('a row read often survives a scan of capacity × 10 one-off ids', async () => {
+    const table = createTable<string>({ capacity: 100, clock: manualClock() })
+    let hotLoads = 0
+    const hot = () => (hotLoads++, 'hot')
+    for (let i = 0; i < 100; i++) await table.fetch(`warm-${i}`, () => 'w')
+    for (let round = 0; round < 20; round++) await table.fetch('hot', hot)
+    for (let i = 0; i < 1_000; i++) {
+      await table.fetch(`scan-${i}`, () => 's')
+      if (i % 10 === 0) await table.fetch('hot', hot)
+    }
+    expect(hotLoads).toBe(1)
+    expect(table.stats().size).toBeLessThanOrEqual(100)
     await table.close()
   })
 
@@ -23,15 +68,20 @@ describe('capacity', () => {
     expect(await table.fetch('a', () => 'v2')).toBe('v2')
     await table.put('a', 'v3')
     expect(await table.fetch('a', () => 'never')).toBe('v3')
-    expect(table.stats()).toMatchObject({ size: 1, full_skips: 0 })
+    expect(table.stats()).toMatchObject({ size: 1, full_skips: 0, evictions: 0 })
     await table.close()
   })
 
-  it('a put for a new id on a full table is skipped too', async () => {
+  it('a put for a new id on a full table goes through admission too', async () => {
     const table = createTable<string>({ capacity: 1, clock: manualClock() })
     await table.put('a', 'A')
-    await table.put('b', 'B')
-    expect(table.stats()).toMatchObject({ size: 1, full_skips: 1 })
+    await table.fetch('a', () => 'never') // a is read: the hand counts that read when it passes a
+    await table.put('b', 'B') // asked for once, less often than a: refused
+    await table.put('b', 'B') // as often as a: refused
+    expect(table.stats()).toMatchObject({ size: 1, full_skips: 2, evictions: 0 })
+    await table.put('b', 'B') // more often than a now: it takes a's place
+    expect(table.stats()).toMatchObject({ size: 1, full_skips: 2, evictions: 1 })
+    expect(await table.fetch('b', () => 'never')).toBe('B')
     await table.close()
   })
 })

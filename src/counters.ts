@@ -18,6 +18,7 @@ export const OWNER_COUNTER_NAMES = [
   'load_errors',
   'abandoned',
   'full_skips',
+  'evictions',
   'swept',
   'sweeps',
   'fenced',

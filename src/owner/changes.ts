@@ -18,8 +18,12 @@ export function known<V>(state: OwnerState<V>, id: Id): number {
   return Math.max(state.rows.version(id), flight === undefined ? -1 : flight.version)
 }
 
-/** Writes a row for `id` (its slot may be given, from `rows.find`); returns the write's stamp, or -1 when it was not stored (not cacheable, or the table is full). */
-export function store<V>(turn: Turn<V>, id: Id, value: V | undefined, expiresAt: number | undefined, version: number, slot?: number): number {
+/**
+ * Writes a row for `id` (its slot may be given, from `rows.find`); returns the write's stamp, or -1
+ * when it was not stored: not cacheable, or a new id on a full table that admission refused. A new
+ * id on a full table takes the place of the eviction hand's victim when admission lets it in.
+ */
+export function store<V>(turn: Turn<V>, id: Id, value: V | undefined, expiresAt: number | undefined, version: number, slot = turn.state.rows.find(id)): number {
   const { rows, counters } = turn.state
   if (expiresAt === undefined) {
     // Not cacheable (negativeTtl 0): drop the old row, but remember a known version.
@@ -27,9 +31,20 @@ export function store<V>(turn: Turn<V>, id: Id, value: V | undefined, expiresAt:
     else rows.delete(id)
     return -1
   }
-  const stamp = rows.write(id, value, expiresAt, version, slot)
-  if (stamp < 0) counters[C.full_skips]++
-  return stamp
+  if (slot < 0 && rows.full) {
+    if (!rows.evictFor(id, keepTombstonesAfter(turn))) {
+      counters[C.full_skips]++
+      return -1
+    }
+    counters[C.evictions]++
+  }
+  return rows.write(id, value, expiresAt, version, slot)
+}
+
+/** The forget time after which a tombstone may still fence a running flight: one younger than `loadTimeout` stays. */
+function keepTombstonesAfter<V>(turn: Turn<V>): number {
+  const { clock, tombstoneLife, loadTimeout } = turn.env
+  return clock.now() + tombstoneLife - loadTimeout
 }
 
 /** Replaces the row with a tombstone remembering `version` for `max(ttl, loadTimeout)` (none for a new id on a full table). */
@@ -57,6 +72,7 @@ function hasRunning<V>(state: OwnerState<V>, id: Id): boolean {
 /** A local put: applied unless L2 refused it or something newer is known; fences older flights of the id. */
 export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
   const { id, version } = put
+  turn.state.rows.touch(id, 1)
   if (put.refused || version < known(turn.state, id)) return put.reply(false, version)
   fence(turn.state, id, version)
   store(turn, id, put.value, put.expiresAt, version)

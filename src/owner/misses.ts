@@ -21,6 +21,7 @@ import { Waiter } from './waiter.js'
  */
 export function onPlainMiss<V>(turn: Turn<V>, miss: PlainMiss<V>): void {
   const { state, env } = turn
+  state.rows.touch(miss.id, miss.count)
   const flight = miss.flight ?? (state.coalesce ? state.flights.get(miss.id) : undefined)
   if (flight !== undefined) {
     state.counters[C.coalesced] += miss.count
@@ -55,6 +56,7 @@ function answerLate<V>(miss: PlainMiss<V>, flight: Flight<V>): void {
 /** A caller with a signal or a deadline: it joins or starts a flight like any miss, and may leave early. */
 export function onWait<V>(turn: Turn<V>, wait: WaitMessage<V>): void {
   const { state, env } = turn
+  state.rows.touch(wait.id, 1)
   const waiter = new Waiter<V>(wait.signal, wait.timeout, wait.resolve, wait.reject, env.clock)
   const flight = state.coalesce ? state.flights.get(wait.id) : undefined
   if (flight !== undefined) {

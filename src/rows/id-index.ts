@@ -42,7 +42,7 @@ export class IdIndex {
 
   /** The shard `id` lives in. */
   shardOf(id: Id): number {
-    return this.#mask === 0 ? 0 : hash(id) & this.#mask
+    return this.#mask === 0 ? 0 : hashId(id) & this.#mask
   }
 
   /** The shard at `index`, for walking in insertion order; only the index writes it. */
@@ -53,7 +53,7 @@ export class IdIndex {
   /** The slot of `id`, or `undefined`. */
   get(id: Id): number | undefined {
     const single = this.#single
-    return single !== undefined ? single.get(id) : this.#shards[hash(id) & this.#mask]!.get(id)
+    return single !== undefined ? single.get(id) : this.#shards[hashId(id) & this.#mask]!.get(id)
   }
 
   /** Maps `id` to `slot` (a new id goes last in its shard's insertion order). */
@@ -84,7 +84,7 @@ export class IdIndex {
 }
 
 /** A 32-bit hash of an id: FNV-1a over a string's length and up to 32 of its code units; a number's integer and fraction bits. */
-function hash(id: Id): number {
+export function hashId(id: Id): number {
   let h: number
   if (typeof id === 'number') {
     h = (id | 0) ^ Math.imul(((id - Math.floor(id)) * 4_294_967_296) | 0, 0x9e3779b1)

@@ -1,12 +1,16 @@
 import type { Clock } from '../clock.js'
 import type { Id } from '../id.js'
-import { IdIndex } from './id-index.js'
+import { FrequencySketch } from './frequency-sketch.js'
+import { IdIndex, hashId } from './id-index.js'
 
 /** Slots the columns get on the first write (or the capacity, if smaller); they double from there. */
 const FIRST_SLOTS = 1_024
 
 /** Largest shard the sweeper rebuilds in one step; a larger one (a table with one big shard) has its rows deleted one by one. */
 const REBUILD_ROWS = 16_384
+
+/** Most rows the eviction hand passes for one insert: a full table never walks its rows in one step. */
+const HAND_STEPS = 64
 
 /** What {@link RowStore.live} answers when `id` has no live row. */
 export const NOT_LIVE: unique symbol = Symbol('not live')
@@ -35,7 +39,14 @@ export function newSweepCursor(): SweepCursor {
  * loader found nothing") holds `undefined`. A tombstone (see {@link RowStore.bury}) answers no hit
  * but remembers a version until its forget time.
  *
- * Written only by the owner; the hit path reads through {@link RowStore.live}.
+ * A full store makes room for a new id the SIEVE way (Zhang et al., NSDI 2024), with TinyLFU
+ * admission: a hit sets its row's visited bit (no reordering, no allocation); a hand walks each
+ * shard in insertion order, clearing visited bits, to the first unvisited row, the victim; the new
+ * id takes its place only if it was asked for more often lately than the victim (see
+ * {@link FrequencySketch}), so one-off ids never flush the rows read again (see {@link RowStore.evictFor}).
+ *
+ * Written only by the owner, but for the visited bits, which the hit path sets (through
+ * {@link RowStore.live}) and the owner's hand clears.
  */
 export class RowStore<V> {
   readonly #capacity: number
@@ -52,6 +63,12 @@ export class RowStore<V> {
   #versions = new Float64Array(0)
   /** Per slot: the stamp of the write that wrote the row (see {@link RowStore.write}). */
   #stamps = new Uint32Array(0)
+  /** Per slot: 1 once the row was read since the hand last passed it. Set by the hit path, cleared by the hand. */
+  #visited = new Uint8Array(0)
+  /** How often each id was asked for lately: the admission filter. */
+  readonly #sketch: FrequencySketch
+  /** Per shard: the eviction hand, where it stopped in the shard's insertion order (undefined: at the oldest row). */
+  readonly #hands: (Iterator<number> | undefined)[]
   /** The last stamp handed out: counts the store's writes, wrapping at 2^32. */
   #stamp = 0
   /** The first free slot (-1: none); each free slot links to the next through `#versions`. */
@@ -62,6 +79,8 @@ export class RowStore<V> {
   constructor(capacity: number) {
     this.#capacity = capacity
     this.#index = new IdIndex(capacity)
+    this.#sketch = new FrequencySketch(capacity)
+    this.#hands = new Array<Iterator<number> | undefined>(this.#index.shards).fill(undefined)
   }
 
   /** Rows held, tombstones included. */
@@ -69,10 +88,66 @@ export class RowStore<V> {
     return this.#size
   }
 
-  /** The value of `id`'s row if it is live now on `clock` (`undefined` for a negative row), else {@link NOT_LIVE}. The clock is read only when there is a row. */
+  /** True when a new id has no room without an eviction. */
+  get full(): boolean {
+    return this.#size >= this.#capacity
+  }
+
+  /**
+   * The value of `id`'s row if it is live now on `clock` (`undefined` for a negative row), else
+   * {@link NOT_LIVE}; a live row is marked visited. The clock is read only when there is a row.
+   */
   live(id: Id, clock: Clock): V | undefined | typeof NOT_LIVE {
     const slot = this.#index.get(id)
-    return slot !== undefined && this.#expires[slot]! > clock.now() ? this.#values[slot] : NOT_LIVE
+    if (slot === undefined || this.#expires[slot]! <= clock.now()) return NOT_LIVE
+    this.#visited[slot] = 1
+    return this.#values[slot]
+  }
+
+  /** Counts `times` requests of `id` in the admission filter (a miss, a put). */
+  touch(id: Id, times: number): void {
+    this.#sketch.increment(hashId(id), times)
+  }
+
+  /**
+   * Makes room for `id`, which has no row, in a full store: the hand of `id`'s shard (or, when that
+   * shard is empty, of the next) walks at most {@link HAND_STEPS} rows, clearing visited bits, to the
+   * first unvisited row that may go (a tombstone whose forget time is after `keepTombstonesAfter`
+   * stays: it may still fence a running flight); `id` takes its place if the admission filter has
+   * seen it more often than the victim. Returns true when it evicted the victim, false when `id` is
+   * refused (nothing changed but the hand and visited bits).
+   */
+  evictFor(id: Id, keepTombstonesAfter: number): boolean {
+    const hash = hashId(id)
+    const shards = this.#index.shards
+    let shard = hash & (shards - 1)
+    while (this.#index.shard(shard).size === 0) shard = (shard + 1) & (shards - 1)
+    const victim = this.#victim(shard, keepTombstonesAfter)
+    if (victim < 0) return false
+    const victimId = this.#ids[victim]!
+    if (this.#sketch.frequency(hash) <= this.#sketch.frequency(hashId(victimId))) return false
+    this.#index.deleteIn(shard, victimId)
+    this.#release(victim)
+    return true
+  }
+
+  /** The slot the hand of `shard` stops at (-1: none within its steps), clearing the visited bits it passes and counting them in the filter. */
+  #victim(shard: number, keepTombstonesAfter: number): number {
+    const visited = this.#visited
+    const expires = this.#expires
+    let candidate = -1
+    for (let step = 0; step < HAND_STEPS; step++) {
+      let next = (this.#hands[shard] ??= this.#index.shard(shard).values()).next()
+      if (next.done === true) next = (this.#hands[shard] = this.#index.shard(shard).values()).next()
+      if (next.done === true) return candidate
+      const slot = next.value
+      if (expires[slot]! < 0 && -expires[slot]! > keepTombstonesAfter) continue // may fence a flight
+      if (visited[slot] === 0) return slot
+      visited[slot] = 0
+      this.#sketch.increment(hashId(this.#ids[slot]!))
+      candidate = slot
+    }
+    return candidate
   }
 
   /** The slot of `id`'s row (or tombstone), -1 when it has none: a handle for the `…At` reads, valid until the next write or removal. */
@@ -110,6 +185,7 @@ export class RowStore<V> {
     if (slot < 0) {
       if (this.#size >= this.#capacity) return -1
       slot = this.#take()
+      this.#visited[slot] = 0
       this.#index.set(id, slot)
       this.#ids[slot] = id
       this.#size++
@@ -144,6 +220,7 @@ export class RowStore<V> {
   /** Removes every row and gives the columns' memory back (stamps go on counting). */
   clear(): void {
     this.#index.clear()
+    this.#hands.fill(undefined)
     this.#size = 0
     this.#free = -1
     this.#used = 0
@@ -226,6 +303,7 @@ export class RowStore<V> {
       }
     }
     this.#index.replace(shard, kept)
+    this.#hands[shard] = undefined
     return released
   }
 
@@ -255,6 +333,7 @@ export class RowStore<V> {
     this.#expires = copied(new Float64Array(length), this.#expires, this.#used)
     this.#versions = copied(new Float64Array(length), this.#versions, this.#used)
     this.#stamps = copied(new Uint32Array(length), this.#stamps, this.#used)
+    this.#visited = copied(new Uint8Array(length), this.#visited, this.#used)
   }
 }
 
@@ -269,7 +348,7 @@ function grown<T>(old: (T | undefined)[], length: number, used: number): (T | un
   return next
 }
 
-function copied<T extends Float64Array | Uint32Array>(next: T, old: T, used: number): T {
+function copied<T extends Float64Array | Uint32Array | Uint8Array>(next: T, old: T, used: number): T {
   next.set(old.subarray(0, used))
   return next
 }
