@@ -7,6 +7,8 @@ export interface L2Harness {
   store: L2Store
   /** Makes the entry for (table, id), written with `ttl` ms, expire now (or ensures it has). */
   expire(table: string, id: Id, ttl: number): Promise<void>
+  /** Makes the entry for (table, id) `ms` older: its lifetime left shrinks by `ms`. */
+  age(table: string, id: Id, ms: number): Promise<void>
 }
 
 let tables = 0
@@ -93,6 +95,21 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
     expect(await h.store.get(t, 'e')).toBeUndefined()
     expect(await h.store.set(t, 'e', value('after', 1))).toBe(true)
     expect(timeless(await h.store.get(t, 'e'))).toEqual({ kind: 'value', value: 'after', version: 1 })
+  })
+
+  it('keeps an entry written with grace past its ttl: its ttl left goes to 0 and below, then it is gone', async () => {
+    const t = freshTable()
+    expect(await h.store.set(t, 'g', { kind: 'value', value: 'kept', version: 2, ttl: 1_000, grace: 10_000 })).toBe(true)
+    const fresh = await h.store.get(t, 'g')
+    expect(fresh).toMatchObject({ kind: 'value', value: 'kept', version: 2, grace: 10_000 })
+    expect(fresh!.ttl).toBeGreaterThan(0)
+    expect(fresh!.ttl).toBeLessThanOrEqual(1_000)
+    await h.age(t, 'g', 5_000)
+    const graced = await h.store.get(t, 'g')
+    expect(graced).toMatchObject({ kind: 'value', value: 'kept', version: 2, grace: 10_000 })
+    expect(graced!.ttl).toBeLessThanOrEqual(-3_000)
+    await h.age(t, 'g', 7_000)
+    expect(await h.store.get(t, 'g')).toBeUndefined()
   })
 
   it('guards versions: a lower one is refused, an equal or higher one is written', async () => {

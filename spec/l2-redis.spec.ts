@@ -19,6 +19,12 @@ describeRedis('redisL2 on Redis', () => {
       expire: async (table, id) => {
         await raw().pexpireat(l2Key(prefix, table, id), 1)
       },
+      age: async (table, id, ms) => {
+        const key = l2Key(prefix, table, id)
+        const left = await raw().pttl(key)
+        if (left <= ms) await raw().del(key)
+        else await raw().pexpire(key, left - ms)
+      },
     }))
   })
 

@@ -57,6 +57,8 @@ export interface ChangeDeps<V> {
   clock: Clock
   expiry: Expiry
   tombstoneLife: number
+  /** Ms an L2 entry is kept past its row's expiry (the table's `grace`). */
+  grace: number
   events: Emitter<TableEvents>
   /** True once the table is closing: changes are refused. */
   closed(): boolean
@@ -73,12 +75,12 @@ export class Changes<V> {
 
   /** See `Table.put`. */
   async put(id: Id, value: V | undefined, options: ChangeOptions | undefined): Promise<ChangeResult> {
-    const { clock, expiry, tombstoneLife } = this.deps
+    const { clock, expiry, tombstoneLife, grace } = this.deps
     const version = await this.#versionOf(id, this.#check(id, options, 'put'), 'put')
     const now = clock.now()
     const expiresAt = expiry.draw(value, now)
     const tombstone = l2Write.tombstone(version, tombstoneLife)
-    const l2 = await this.#writeL2(id, version, expiresAt === undefined ? tombstone : l2Write.row(value, version, expiresAt, now), tombstone)
+    const l2 = await this.#writeL2(id, version, expiresAt === undefined ? tombstone : l2Write.row(value, version, expiresAt, now, grace), tombstone)
     const change = await this.#change((reply) => msg.put(id, value, expiresAt, version, l2 === 'refused', reply))
     return { applied: change.applied && l2 !== 'refused', version: change.version, l2, broadcast: await this.#broadcast(id, change.version, 'put') }
   }

@@ -17,6 +17,8 @@ export const OWNER_COUNTER_NAMES = [
   'loads',
   'load_errors',
   'abandoned',
+  'stale_hits',
+  'failsafe',
   'full_skips',
   'evictions',
   'swept',

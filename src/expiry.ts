@@ -24,8 +24,12 @@ export function jitteredExpiry(now: number, ttl: number, spread: number, random:
 
 /** Draws expiries for a table: values live `ttl`, negative rows `negativeTtl`, both jittered. */
 export interface Expiry {
-  /** When a row for `value` written at `now` expires, or `undefined` when it must not be cached (negativeTtl 0). */
-  draw(value: unknown, now: number): number | undefined
+  /**
+   * When a row for `value` written at `now` expires, or `undefined` when it must not be cached
+   * (negativeTtl 0, or a lifetime of 0 the loader chose). `lifetime`, when given (a loader's
+   * `setTtl`), replaces the table's for this row; jitter applies to it the same way.
+   */
+  draw(value: unknown, now: number, lifetime?: number): number | undefined
 }
 
 /** The expiry policy of a table's options. */
@@ -33,7 +37,8 @@ export function expiryPolicy(ttl: number, negativeTtl: number, jitter: number, r
   const spread = jitterSpread(ttl, jitter)
   const negativeSpread = jitterSpread(negativeTtl, jitter)
   return {
-    draw(value, now) {
+    draw(value, now, lifetime) {
+      if (lifetime !== undefined) return lifetime === 0 ? undefined : jitteredExpiry(now, lifetime, jitterSpread(lifetime, jitter), random)
       if (value !== undefined) return jitteredExpiry(now, ttl, spread, random)
       return negativeTtl === 0 ? undefined : jitteredExpiry(now, negativeTtl, negativeSpread, random)
     },

@@ -22,6 +22,28 @@ export interface TableOptions {
   loadTimeout?: number
   /** The single-flight gate. Default `true`. */
   coalesce?: boolean
+  /**
+   * Ms a row's value is kept after its (jittered) expiry, as a fallback: a graced row is no hit, but
+   * a failing or slow origin can be answered from it (see `staleWhileRevalidate`, `softTimeout`,
+   * `graceBackoff`). In [0, a year]. Default `0`: no grace.
+   */
+  grace?: number
+  /**
+   * A fetch of a graced row answers its value at once and starts (or joins, without waiting) the id's
+   * one refresh flight. Needs `grace` > 0. Default `false`.
+   */
+  staleWhileRevalidate?: boolean
+  /**
+   * When a flight fails and its id has a graced value, every waiter gets that value (fail-safe), and the
+   * origin is not tried again for this many ms: at most one flight per id per back-off. In
+   * [1, 2^31 − 1]. Default `min(ttl, 5_000)`.
+   */
+  graceBackoff?: number
+  /**
+   * When the id has a graced value and its flight has not answered within this many ms, its waiters
+   * get the graced value; the flight goes on and fills the row. In [1, 2^31 − 1]. Default: none.
+   */
+  softTimeout?: number
   /** Time source and timers. Default: the system clock (timers never keep the process alive). */
   clock?: Clock
   /** Source of jitter, `Math.random`-like. Default `Math.random`. */
@@ -38,9 +60,27 @@ export interface TableOptions {
 }
 
 /** Options after defaults and validation. */
-export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus' | 'inspect'>> & Pick<TableOptions, 'l2' | 'bus' | 'inspect'>
+export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout'>> & Pick<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout'>
 
-const KNOWN = new Set<string>(['name', 'ttl', 'jitter', 'capacity', 'sweepInterval', 'negativeTtl', 'loadTimeout', 'coalesce', 'clock', 'random', 'l2', 'bus', 'inspect'])
+const KNOWN = new Set<string>([
+  'name',
+  'ttl',
+  'jitter',
+  'capacity',
+  'sweepInterval',
+  'negativeTtl',
+  'loadTimeout',
+  'coalesce',
+  'grace',
+  'staleWhileRevalidate',
+  'graceBackoff',
+  'softTimeout',
+  'clock',
+  'random',
+  'l2',
+  'bus',
+  'inspect',
+])
 
 function hasMethods(value: unknown, methods: string[]): boolean {
   return value !== null && typeof value === 'object' && methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
@@ -88,6 +128,12 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   const loadTimeout = number('loadTimeout', o.loadTimeout ?? 30_000, (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
   const coalesce = o.coalesce ?? true
   if (typeof coalesce !== 'boolean') fail(TypeError, 'coalesce', 'must be a boolean', coalesce)
+  const grace = number('grace', o.grace ?? 0, (n) => n >= 0 && n <= MAX_TTL, `must be a number of ms in [0, ${MAX_TTL}] (a year)`)
+  const staleWhileRevalidate = o.staleWhileRevalidate ?? false
+  if (typeof staleWhileRevalidate !== 'boolean') fail(TypeError, 'staleWhileRevalidate', 'must be a boolean', staleWhileRevalidate)
+  if (staleWhileRevalidate && grace === 0) fail(RangeError, 'staleWhileRevalidate', 'needs "grace" > 0 (a graced value to answer with)', staleWhileRevalidate)
+  const graceBackoff = number('graceBackoff', o.graceBackoff ?? Math.min(ttl, 5_000), (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
+  const softTimeout = o.softTimeout === undefined ? undefined : number('softTimeout', o.softTimeout, (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
   const clock = o.clock ?? systemClock
   if (
     clock === null ||
@@ -114,5 +160,5 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   if (inspect !== undefined && typeof inspect !== 'function' && !hasMethods(inspect, ['next'])) {
     fail(TypeError, 'inspect', 'must be an xstate inspection observer: a function, or an object with next(event)', inspect)
   }
-  return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, clock, random, l2, bus, inspect }
+  return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, clock, random, l2, bus, inspect }
 }

@@ -15,6 +15,12 @@ export type TableEvents = {
   sweep: { table: string; swept: number }
   /** An L2 call failed or timed out (the fetch went on without L2). */
   l2_error: { table: string; op: string; id: Id; error: unknown }
+  /**
+   * Callers of `id` were answered from its graced value, `staleness` ms past its expiry: by
+   * stale-while-revalidate (`swr`), by the fail-safe after a failed load (`failsafe`) or during its
+   * back-off (`backoff`), or when a load outlived its soft timeout (`soft`).
+   */
+  stale: { table: string; id: Id; callers: number; staleness: number; reason: 'swr' | 'failsafe' | 'backoff' | 'soft' }
   /** A coherence message was applied (`applied`) or dropped as not newer than what was held. */
   coherence: { table: string; id: Id; version: number; kind: 'put' | 'invalidate'; applied: boolean }
   /** The bus reported a gap (messages may have been lost): every L1 row was dropped. */

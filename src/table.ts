@@ -20,6 +20,13 @@ export interface FetchOptions {
   signal?: AbortSignal
   /** This caller's own deadline in ms (finite, > 0): it rejects with `FetchTimeoutError`; the flight goes on. */
   timeout?: number
+  /**
+   * Ms after which this caller takes the id's graced value, if there is one, while the flight goes on
+   * and fills the row (in [1, 2^31 − 1]; replaces the table's `softTimeout` for this caller).
+   */
+  softTimeout?: number
+  /** Ignores a live row and the L2 read: starts (or joins) a flight whose answer replaces the row. Counted as a miss. */
+  forceRefresh?: boolean
 }
 
 /**
@@ -48,6 +55,8 @@ export class Table<V> {
   readonly #owner: Owner<V>
   readonly #changes: Changes<V>
   readonly #unsubscribe: (() => void) | undefined
+  /** Stale-while-revalidate: a miss on a graced row answers its value at once. */
+  readonly #staleWhileRevalidate: boolean
   /** Set once by `close()`: written only by this facade. */
   #closing: Promise<void> | undefined = undefined
 
@@ -57,6 +66,7 @@ export class Table<V> {
     this.name = resolved.name
     this.origin = `${resolved.name}:${randomUUID()}`
     this.#clock = resolved.clock
+    this.#staleWhileRevalidate = resolved.staleWhileRevalidate
     const expiry = expiryPolicy(resolved.ttl, resolved.negativeTtl, resolved.jitter, resolved.random)
     const tombstoneLife = Math.max(resolved.ttl, resolved.loadTimeout)
     this.#owner = startOwner<V>(resolved, { origin: this.origin, events: this.events, expiry, tombstoneLife })
@@ -69,6 +79,7 @@ export class Table<V> {
       clock: resolved.clock,
       expiry,
       tombstoneLife,
+      grace: resolved.grace,
       events: this.events,
       closed: () => this.#closing !== undefined,
     })
@@ -96,7 +107,7 @@ export class Table<V> {
       if (isId(id)) {
         if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
         this.#reads[R.misses]++
-        return this.#owner.miss(id, loader)
+        return this.#staleWhileRevalidate ? this.#staleOrMiss(id, loader) : this.#owner.miss(id, loader)
       }
     }
     return this.#fetchWithOptions(id, loader, options)
@@ -151,6 +162,15 @@ export class Table<V> {
     return snapshot(this.#reads, state.counters, state.rows.size, state.inflight)
   }
 
+  /** A miss under stale-while-revalidate: a graced row answers at once and refreshes in the background; otherwise a plain miss. */
+  #staleOrMiss(id: Id, loader: Loader<V>): Promise<V | undefined> {
+    const now = this.#clock.now()
+    const stale = this.#rows.graced(id, now)
+    if (stale === NOT_LIVE) return this.#owner.miss(id, loader)
+    this.#owner.refresh(id, loader, now - this.#rows.expiryAt(this.#rows.find(id)))
+    return Promise.resolve(stale)
+  }
+
   #hit(value: V | undefined): Promise<V | undefined> {
     this.#reads[R.hits]++
     if (value === undefined) this.#reads[R.negative_hits]++
@@ -162,23 +182,28 @@ export class Table<V> {
     if (!isId(id)) return Promise.reject(badId('fetch', id))
     if (typeof loader !== 'function') return Promise.reject(badArgument(TypeError, `fetch(${showId(id)}) needs a loader function, got ${describe(loader)}`))
     if (this.#closing !== undefined) return Promise.reject(new TableClosedError(this.name, id))
-    let signal: AbortSignal | undefined
-    let timeout: number | undefined
+    let read: FetchOptions
     try {
-      ;({ signal, timeout } = readFetchOptions(id, options))
+      read = readFetchOptions(id, options)
     } catch (error) {
       return Promise.reject(error)
     }
+    const { signal, timeout, softTimeout, forceRefresh = false } = read
     if (signal?.aborted === true) {
       this.#owner.post(msg.count('cancelled'))
       return Promise.reject(signal.reason)
     }
-    const value = this.#rows.live(id, this.#clock)
-    if (value !== NOT_LIVE) return this.#hit(value)
+    if (!forceRefresh) {
+      const value = this.#rows.live(id, this.#clock)
+      if (value !== NOT_LIVE) return this.#hit(value)
+    }
     if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
     this.#reads[R.misses]++
-    if (signal === undefined && timeout === undefined) return this.#owner.miss(id, loader)
-    return this.#owner.wait(id, loader, signal, timeout)
+    if (signal === undefined && timeout === undefined && softTimeout === undefined) {
+      if (forceRefresh) return this.#owner.forcedMiss(id, loader)
+      return this.#staleWhileRevalidate ? this.#staleOrMiss(id, loader) : this.#owner.miss(id, loader)
+    }
+    return this.#owner.wait(id, loader, { signal, timeout, softTimeout, forced: forceRefresh })
   }
 }
 
@@ -186,14 +211,20 @@ export class Table<V> {
 function readFetchOptions(id: Id, options: FetchOptions | undefined): FetchOptions {
   if (options === undefined) return {}
   if (options === null || typeof options !== 'object') throw badArgument(TypeError, `fetch(${showId(id)}) options must be an object, got ${describe(options)}`)
-  const { signal, timeout } = options
+  const { signal, timeout, softTimeout, forceRefresh } = options
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw badArgument(TypeError, `fetch(${showId(id)}) option "signal" must be an AbortSignal, got ${describe(signal)}`)
   }
   if (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0 && timeout <= MAX_TIMER_MS)) {
     throw badNumber(timeout, `fetch(${showId(id)}) option "timeout" must be a number of ms in (0, ${MAX_TIMER_MS}], got ${describe(timeout)}`)
   }
-  return { signal, timeout }
+  if (softTimeout !== undefined && !(typeof softTimeout === 'number' && softTimeout >= 1 && softTimeout <= MAX_TIMER_MS)) {
+    throw badNumber(softTimeout, `fetch(${showId(id)}) option "softTimeout" must be a number of ms in [1, ${MAX_TIMER_MS}], got ${describe(softTimeout)}`)
+  }
+  if (forceRefresh !== undefined && typeof forceRefresh !== 'boolean') {
+    throw badArgument(TypeError, `fetch(${showId(id)}) option "forceRefresh" must be a boolean, got ${describe(forceRefresh)}`)
+  }
+  return { signal, timeout, softTimeout, forceRefresh }
 }
 
 /** Creates a table. Options are validated here: a bad one throws a TypeError/RangeError naming it and the value. */

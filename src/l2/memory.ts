@@ -23,6 +23,8 @@ interface Stored {
   version: number
   /** Clock time at which the entry dies: live while `now < expiresAt`. */
   expiresAt: number
+  /** Ms of `expiresAt` that are grace: its logical expiry is `expiresAt − grace`. */
+  grace: number
 }
 
 interface Counter {
@@ -39,6 +41,7 @@ function checkWrite(entry: L2Write): void {
   if (!KINDS.has(entry.kind)) throw badArgument(TypeError, `memoryL2.set: kind must be 'value', 'absent' or 'tombstone', got ${describe(entry.kind)}`)
   if (!isVersion(entry.version)) throw badNumber(entry.version, `memoryL2.set: version must be an integer in [0, ${MAX_VERSION}], got ${describe(entry.version)}`)
   if (!Number.isSafeInteger(entry.ttl) || entry.ttl < 1) throw badNumber(entry.ttl, `memoryL2.set: ttl must be an integer ≥ 1, got ${describe(entry.ttl)}`)
+  if (entry.grace !== undefined && !(Number.isSafeInteger(entry.grace) && entry.grace >= 0)) throw badNumber(entry.grace, `memoryL2.set: grace must be an integer ≥ 0, got ${describe(entry.grace)}`)
 }
 
 function checkFloor(floor: number): void {
@@ -101,10 +104,10 @@ export function memoryL2({ clock = systemClock }: MemoryL2Options = {}): MemoryL
       const now = clock.now()
       const entry = liveEntry(l2Key('', table, id), now)
       if (entry === undefined) return undefined
-      const ttl = entry.expiresAt - now
-      return entry.kind === 'value'
-        ? { kind: 'value', value: entry.value, version: entry.version, ttl }
-        : { kind: entry.kind, version: entry.version, ttl }
+      const ttl = entry.expiresAt - entry.grace - now
+      const read: L2Entry = entry.kind === 'value' ? { kind: 'value', value: entry.value, version: entry.version, ttl } : { kind: entry.kind, version: entry.version, ttl }
+      if (entry.grace > 0) read.grace = entry.grace
+      return read
     },
 
     async set(table: string, id: Id, entry: L2Write): Promise<boolean> {
@@ -115,7 +118,8 @@ export function memoryL2({ clock = systemClock }: MemoryL2Options = {}): MemoryL
       const held = liveEntry(key, now)
       if (held !== undefined && held.version > entry.version) return false
       const value = entry.kind === 'value' ? entry.value : undefined
-      entries.set(key, { kind: entry.kind, value, version: entry.version, expiresAt: now + entry.ttl })
+      const grace = entry.grace ?? 0
+      entries.set(key, { kind: entry.kind, value, version: entry.version, expiresAt: now + entry.ttl + grace, grace })
       maybeSweep(now)
       return true
     },

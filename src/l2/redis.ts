@@ -42,6 +42,9 @@ interface Scripts {
   echostoreL2NextVersion(versionKey: string, dataKey: string, versionTtl: number, floor: number): Promise<number>
 }
 
+/** The longest grace an entry's header carries (11 digits). */
+const MAX_GRACE = 99_999_999_999
+
 /** The default bound on one encoded value: 1 MiB. Larger values are neither written nor decoded. */
 export const DEFAULT_MAX_VALUE_BYTES = 1_048_576
 
@@ -49,6 +52,9 @@ function checkWrite(entry: L2Write): void {
   if (!isKind(entry.kind)) throw badArgument(TypeError, `redisL2.set: kind must be 'value', 'absent' or 'tombstone', got ${describe(entry.kind)}`)
   if (!isVersion(entry.version)) throw badNumber(entry.version, `redisL2.set: version must be an integer in [0, ${MAX_VERSION}], got ${describe(entry.version)}`)
   if (!Number.isSafeInteger(entry.ttl) || entry.ttl < 1) throw badNumber(entry.ttl, `redisL2.set: ttl must be an integer ≥ 1, got ${describe(entry.ttl)}`)
+  if (entry.grace !== undefined && !(Number.isSafeInteger(entry.grace) && entry.grace >= 0 && entry.grace <= MAX_GRACE)) {
+    throw badNumber(entry.grace, `redisL2.set: grace must be an integer in [0, ${MAX_GRACE}], got ${describe(entry.grace)}`)
+  }
 }
 
 function validate(options: RedisL2Options): void {
@@ -130,7 +136,7 @@ export function redisL2(options: RedisL2Options): L2Store {
       open('set')
       checkWrite(entry)
       const key = l2Key(prefix, table, id)
-      const written = await scripts.echostoreL2Set(key, entry.version, entry.ttl, encodeEntry(key, entry, codec, maxValueBytes))
+      const written = await scripts.echostoreL2Set(key, entry.version, entry.ttl + (entry.grace ?? 0), encodeEntry(key, entry, codec, maxValueBytes))
       return written === 1
     },
 

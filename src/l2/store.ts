@@ -15,11 +15,19 @@ export interface L2Write {
   value?: unknown
   /** The version of what the entry holds (0 when unknown). Versions only grow per id. */
   version: number
-  /** Lifetime in ms from now; the store expires the entry after it (Redis `PX`). Integer ≥ 1. */
+  /** Logical lifetime in ms from now: the row's own. Integer ≥ 1. */
   ttl: number
+  /**
+   * Ms the store keeps the entry past its logical lifetime, as a graced value another table can fall
+   * back on (its `grace`); the store expires the entry after `ttl + grace` (Redis `PX`). Integer ≥ 0, default 0.
+   */
+  grace?: number
 }
 
-/** One L2 entry as read back: like {@link L2Write}, with `ttl` being the lifetime that remains. */
+/**
+ * One L2 entry as read back: like {@link L2Write}, with `ttl` being the logical lifetime that remains
+ * (0 or less: past it, within its grace) and `grace` the grace it was written with (absent when 0).
+ */
 export type L2Entry = L2Write
 
 /**

@@ -5,10 +5,11 @@ import type { L2Write } from './store.js'
  * absent marker, for `undefined`) that lives exactly as long as the L1 row, or a tombstone.
  */
 export const l2Write = {
-  /** The entry of a row written at `now` that expires at `expiresAt` (at least 1 ms, as L2 lifetimes are). */
-  row(value: unknown, version: number, expiresAt: number, now: number): L2Write {
+  /** The entry of a row written at `now` that expires at `expiresAt` (at least 1 ms, as L2 lifetimes are) and is kept `grace` ms past it. */
+  row(value: unknown, version: number, expiresAt: number, now: number, grace: number): L2Write {
     const ttl = Math.max(1, Math.ceil(expiresAt - now))
-    return value === undefined ? { kind: 'absent', version, ttl } : { kind: 'value', value, version, ttl }
+    const kept = Math.ceil(grace)
+    return value === undefined ? { kind: 'absent', version, ttl, grace: kept } : { kind: 'value', value, version, ttl, grace: kept }
   },
   /** A tombstone carrying `version`, living `life` ms: read as a miss, it still fences older writes. */
   tombstone(version: number, life: number): L2Write {

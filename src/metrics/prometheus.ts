@@ -76,6 +76,8 @@ const HELP: Record<CounterName, string> = {
   loads: 'Loader calls: the origin work actually done.',
   load_errors: 'Flights that ended in an error (loader failure or loadTimeout).',
   abandoned: 'Flights released because every waiter left by cancellation.',
+  stale_hits: 'Answers served from a graced value (past its expiry, within the grace).',
+  failsafe: 'Flights whose failure was absorbed by a graced value.',
   full_skips: 'Fills and puts not stored because the table was full and admission refused them.',
   evictions: 'Rows removed to make room for a new id.',
   swept: 'Rows reclaimed by the sweeper.',

@@ -3,7 +3,9 @@
  * Only one flight per id is joinable at a time; a caller that misses while it runs joins it and
  * receives its one answer (the same value object, or the same error) instead of loading again.
  */
-import { badArgument, describe } from '../errors.js'
+import { badArgument, badNumber, describe } from '../errors.js'
+import { MAX_TTL } from '../options.js'
+import type { TimerHandle } from '../clock.js'
 import type { Id } from '../id.js'
 import { MAX_VERSION, isVersion } from '../versions.js'
 import type { LoaderContext } from './loader.js'
@@ -23,7 +25,20 @@ export type FlightResult<V> =
       /** L2's version guard refused the write-back: L2 holds something newer, so L1 must not store it. */
       refused: boolean
     }
-  | { ok: false; error: unknown }
+  | {
+      ok: false
+      error: unknown
+      /** A graced value the flight found in L2 on its way, which the fail-safe may answer with. */
+      fallback: Fallback<V> | undefined
+    }
+
+/** A graced value: past its expiry, within its grace, kept as a fallback for a failing origin. */
+export interface Fallback<V> {
+  value: V | undefined
+  /** When it expired (or expires), on the table's clock. */
+  expiresAt: number
+  version: number
+}
 
 /** The one answer every caller of a flight gets. */
 export type Answer<V> = { ok: true; value: V | undefined } | { ok: false; error: unknown }
@@ -47,6 +62,10 @@ export class Flight<V> {
   stored = -1
   /** The answer, once given: a plain caller whose join arrives later reads it. */
   answered: Answer<V> | undefined = undefined
+  /** The graced value its callers were answered because its soft timeout passed (it expired at `expiresAt`): later joiners get it too. */
+  softened: { value: V | undefined; expiresAt: number } | undefined = undefined
+  /** The soft timeout's timer, while armed. */
+  softTimer: TimerHandle | undefined = undefined
 
   constructor(
     /** The id it loads. */
@@ -57,6 +76,8 @@ export class Flight<V> {
     readonly version: number,
     /** When its `loadTimeout` passes, on the table's clock. */
     readonly deadline: number,
+    /** A forced refresh: it skips the L2 read (its answer replaces the row whatever L2 holds). */
+    readonly forced: boolean,
     /** The loader's view of this flight (its signal, its reports). */
     readonly context: FlightContext,
   ) {}
@@ -66,6 +87,13 @@ export class Flight<V> {
     waiter.flight = this
     ;(this.waiters ??= []).push(waiter)
     this.waiting++
+  }
+
+  /** Answers every caller waiting now with `value` while the flight goes on (its soft timeout passed). */
+  answerEarly(value: V | undefined): void {
+    this.shared?.resolve!(value)
+    for (const waiter of this.waiters ?? []) waiter.resolve(value)
+    this.waiting = 0
   }
 
   /** Answers every caller still waiting with the flight's one outcome. */
@@ -90,6 +118,8 @@ export class Flight<V> {
 export class FlightContext implements LoaderContext {
   /** The version the loader reported, if it did. */
   reported: number | undefined = undefined
+  /** The lifetime the loader chose for its answer, if it did. */
+  lifetime: number | undefined = undefined
   #controller: AbortController | undefined = undefined
 
   /** Aborts when the flight is released: `loadTimeout` passed, or every waiter left by cancellation. Created on first use. */
@@ -103,6 +133,14 @@ export class FlightContext implements LoaderContext {
     return (version) => {
       if (!isVersion(version)) throw badArgument(TypeError, `setVersion takes an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
       this.reported = version
+    }
+  }
+
+  /** A bound function, made only when a loader asks for it. */
+  get setTtl(): (ms: number) => void {
+    return (ms) => {
+      if (!(typeof ms === 'number' && ms >= 0 && ms <= MAX_TTL)) throw badNumber(ms, `setTtl takes a number of ms in [0, ${MAX_TTL}], got ${describe(ms)}`)
+      this.lifetime = ms
     }
   }
 

@@ -8,6 +8,7 @@ import { emitSafely } from '../emit-safely.js'
 import { LoadTimeoutError } from '../errors.js'
 import type { Id } from '../id.js'
 import { store } from './changes.js'
+import { absorbFailure, armSoftTimeout, fallbackFor } from './grace.js'
 import { Flight, FlightContext, type FlightResult } from './flight.js'
 import type { Loader } from './loader.js'
 import { runFlight } from './run-flight.js'
@@ -15,17 +16,19 @@ import { type Turn, listening } from './state.js'
 
 /**
  * Starts a flight for `id`, whose row holds `known` (-1: no row): registered (joinable while the
- * gate is on), counted, bounded by `loadTimeout`. Its runner starts once the transition commits.
+ * gate is on), counted, bounded by `loadTimeout` (and by the soft timeout, when there is a graced
+ * value). A `forced` one (a forced refresh) skips the L2 read. Its runner starts once the transition commits.
  */
-export function startFlight<V>(turn: Turn<V>, id: Id, loader: Loader<V>, known: number): Flight<V> {
+export function startFlight<V>(turn: Turn<V>, id: Id, loader: Loader<V>, known: number, forced = false): Flight<V> {
   const { state, env } = turn
-  const flight = new Flight<V>(id, state.coalesce, Math.max(known, 0), env.clock.now() + env.loadTimeout, new FlightContext())
+  const flight = new Flight<V>(id, state.coalesce, Math.max(known, 0), env.clock.now() + env.loadTimeout, forced, new FlightContext())
   if (flight.joinable) state.flights.set(id, flight)
   else state.solo.add(flight)
   state.inflight++
   state.counters[C.flights]++
   state.deadlines.add(flight)
   turn.started.push(flight, loader)
+  armSoftTimeout(turn, flight)
   return flight
 }
 
@@ -40,8 +43,9 @@ export function runStarted<V>(turn: Turn<V>): void {
 
 /** Ends a flight: it no longer runs, and its map entry (if still its own) goes. */
 export function release<V>(turn: Turn<V>, flight: Flight<V>, early = true): void {
-  const { state } = turn
+  const { state, env } = turn
   flight.running = false
+  if (flight.softTimer !== undefined) env.clock.clearTimeout(flight.softTimer)
   if (early) state.deadlines.ended()
   if (state.flights.get(flight.id) === flight) state.flights.delete(flight.id)
   if (!flight.joinable) state.solo.delete(flight)
@@ -65,6 +69,8 @@ export function onFlightDone<V>(turn: Turn<V>, flight: Flight<V>, result: Flight
     flight.answer(result)
   } else {
     state.counters[C.load_errors]++
+    const fallback = fallbackFor(turn, flight, result.fallback)
+    if (fallback !== undefined) return absorbFailure(turn, flight, result.error, fallback)
     if (listening(turn)) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error: result.error }))
     flight.answer(result)
   }
@@ -87,7 +93,9 @@ export function onDeadline<V>(turn: Turn<V>): void {
     state.counters[C.load_errors]++
     const error = new LoadTimeoutError(env.name, flight.id, env.loadTimeout)
     flight.context.abort(error)
-    flight.answer({ ok: false, error })
+    const fallback = fallbackFor(turn, flight)
+    if (fallback !== undefined) absorbFailure(turn, flight, error, fallback)
+    else flight.answer({ ok: false, error })
   }
 }
 

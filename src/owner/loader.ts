@@ -9,6 +9,12 @@ export interface LoaderContext {
    * is stored with it; without it the row takes the highest version known when the load started.
    */
   setVersion(version: number): void
+  /**
+   * Sets this answer's lifetime in ms (in [0, a year]), replacing the table's `ttl` (or `negativeTtl`)
+   * for it; jitter applies as usual, and 0 answers the waiters and stores nothing. A bad value throws
+   * a `TypeError`/`RangeError` here, inside the loader.
+   */
+  setTtl(ms: number): void
 }
 
 /** Loads one id from the origin. `undefined` means "absent" (cached as a negative row); `null` is a value. */

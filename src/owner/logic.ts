@@ -16,7 +16,8 @@ import { emitSafely } from '../emit-safely.js'
 import { onDelivery, onInvalidate, onPut } from './changes.js'
 import { onDeadline, onFlightDone, onL2Refused, onLoad, runStarted } from './flights.js'
 import type { BatchEvent, Message } from './messages.js'
-import { onPlainMiss, onWait, onWaiterLeft } from './misses.js'
+import { onSoftTimeout } from './grace.js'
+import { onPlainMiss, onRefresh, onWait, onWaiterLeft } from './misses.js'
 import type { OwnerEnv, OwnerState, Turn } from './state.js'
 import { onSweep } from './sweep.js'
 
@@ -36,6 +37,10 @@ function handle<V>(turn: Turn<V>, message: Message<V>): void {
   switch (message.type) {
     case 'miss':
       return onPlainMiss(turn, message)
+    case 'refresh':
+      return onRefresh(turn, message)
+    case 'soft':
+      return onSoftTimeout(turn, message.flight)
     case 'wait':
       return onWait(turn, message)
     case 'waiter.left':

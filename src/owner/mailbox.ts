@@ -1,6 +1,6 @@
 import type { Id } from '../id.js'
 import type { Loader } from './loader.js'
-import { type Message, PlainMiss } from './messages.js'
+import { type Message, PlainMiss, Refresh } from './messages.js'
 import type { OwnerState } from './state.js'
 
 /**
@@ -22,6 +22,8 @@ export class Mailbox<V> {
   readonly #misses = new Map<Id, PlainMiss<V>>()
   /** The last of them: a herd repeats one id, and a repeat needs no lookup. */
   #last: PlainMiss<V> | undefined = undefined
+  /** This turn's stale-while-revalidate refreshes by id, until the batch is handed over. */
+  readonly #refreshes = new Map<Id, Refresh<V>>()
   readonly #deliver: (messages: Message<V>[]) => void
   readonly #owner: Pick<OwnerState<V>, 'flights' | 'coalesce'>
 
@@ -50,10 +52,29 @@ export class Mailbox<V> {
     }
     const owner = this.#owner
     const coalesce = owner.coalesce
-    const message = new PlainMiss(id, loader, coalesce ? owner.flights.get(id) : undefined)
+    const message = new PlainMiss(id, loader, coalesce ? owner.flights.get(id) : undefined, false)
     if (coalesce) this.#misses.set(id, (this.#last = message))
     this.post(message)
     return message.promise
+  }
+
+  /** A plain forced refresh of `id`: a message of its own (it must not share an unforced miss's flight), which the owner joins to a flight or starts one with. */
+  forcedMiss(id: Id, loader: Loader<V>): Promise<V | undefined> {
+    const message = new PlainMiss(id, loader, undefined, true)
+    this.post(message)
+    return message.promise
+  }
+
+  /** A caller answered `id`'s graced value at once, `staleness` ms past its expiry: counts it on this turn's refresh of the id. */
+  refresh(id: Id, loader: Loader<V>, staleness: number): void {
+    const pending = this.#refreshes.get(id)
+    if (pending !== undefined) {
+      pending.count++
+      return
+    }
+    const message = new Refresh(id, loader, staleness)
+    this.#refreshes.set(id, message)
+    this.post(message)
   }
 
   /**
@@ -85,6 +106,7 @@ export class Mailbox<V> {
     const messages = this.#batch
     this.#batch = []
     this.#misses.clear()
+    this.#refreshes.clear()
     this.#last = undefined
     this.#deliver(messages)
   }

@@ -30,6 +30,8 @@ export class PlainMiss<V> {
     readonly loader: Loader<V>,
     /** The joinable flight the mailbox saw for the id, if any. */
     readonly flight: Flight<V> | undefined,
+    /** A forced refresh (`forceRefresh`): no live row answers it, and a flight it starts skips L2. */
+    readonly forced: boolean,
   ) {
     const shared = flight?.shared
     this.promise =
@@ -42,15 +44,35 @@ export class PlainMiss<V> {
   }
 }
 
-/** A caller with a signal or a deadline: it gets a promise of its own and may leave early. */
+/** A caller with a signal, a deadline or a soft timeout of its own: it gets a promise of its own and may leave early. */
 export interface WaitMessage<V> {
   type: 'wait'
   id: Id
   loader: Loader<V>
   signal: AbortSignal | undefined
   timeout: number | undefined
+  /** Ms after which this caller takes the graced value, if there is one. */
+  softTimeout: number | undefined
+  /** A forced refresh (see {@link PlainMiss.forced}). */
+  forced: boolean
   resolve(value: V | undefined): void
   reject(error: unknown): void
+}
+
+/**
+ * Callers of one id in one turn who were answered its graced value at once (stale-while-revalidate):
+ * the id's one refresh flight is started or joined for them, with nobody waiting on it. Written
+ * (`count`) only by the mailbox until the turn is handed over.
+ */
+export class Refresh<V> {
+  readonly type = 'refresh'
+  count = 1
+  constructor(
+    readonly id: Id,
+    readonly loader: Loader<V>,
+    /** How far past its expiry the value they got was, in ms. */
+    readonly staleness: number,
+  ) {}
 }
 /** Something outside the owner happened that a counter counts (an L2 outcome, an already-aborted fetch, a failed broadcast). */
 export interface CountMessage { type: 'count'; counter: OwnerCounterName }
@@ -62,8 +84,10 @@ export interface FlightDoneMessage<V> { type: 'flight.done'; flight: Flight<V>; 
 export interface L2RefusedMessage<V> { type: 'l2.refused'; flight: Flight<V> }
 /** The earliest `loadTimeout` deadline may have passed. */
 export interface DeadlineMessage { type: 'deadline' }
-/** A waiter left before its flight answered: its deadline passed, or its signal aborted. */
-export interface WaiterLeftMessage<V> { type: 'waiter.left'; waiter: Waiter<V>; reason: 'timeout' | 'cancel' }
+/** A waiter left before its flight answered: its deadline passed or its signal aborted; or its soft timeout passed, which answers it from a graced value if there is one. */
+export interface WaiterLeftMessage<V> { type: 'waiter.left'; waiter: Waiter<V>; reason: 'timeout' | 'cancel' | 'soft' }
+/** A flight's soft timeout passed: its waiters take the graced value, if there is one. */
+export interface SoftTimeoutMessage<V> { type: 'soft'; flight: Flight<V> }
 /** How the owner answers a local put or invalidate: whether L1 changed, and the version it used. */
 export type ChangeReply = (applied: boolean, version: number) => void
 /** Write a row (`table.put`) carrying `version`. */
@@ -92,6 +116,8 @@ export interface CloseMessage { type: 'close' }
 export type Message<V> =
   | PlainMiss<V>
   | WaitMessage<V>
+  | Refresh<V>
+  | SoftTimeoutMessage<V>
   | CountMessage
   | LoadMessage
   | FlightDoneMessage<V>
@@ -115,7 +141,8 @@ export const msg = {
   flightDone: <V>(flight: Flight<V>, result: FlightResult<V>): FlightDoneMessage<V> => ({ type: 'flight.done', flight, result }),
   l2Refused: <V>(flight: Flight<V>): L2RefusedMessage<V> => ({ type: 'l2.refused', flight }),
   deadline: (): DeadlineMessage => ({ type: 'deadline' }),
-  waiterLeft: <V>(waiter: Waiter<V>, reason: 'timeout' | 'cancel'): WaiterLeftMessage<V> => ({ type: 'waiter.left', waiter, reason }),
+  waiterLeft: <V>(waiter: Waiter<V>, reason: 'timeout' | 'cancel' | 'soft'): WaiterLeftMessage<V> => ({ type: 'waiter.left', waiter, reason }),
+  soft: <V>(flight: Flight<V>): SoftTimeoutMessage<V> => ({ type: 'soft', flight }),
   put: <V>(id: Id, value: V | undefined, expiresAt: number | undefined, version: number, refused: boolean, reply: ChangeReply): PutMessage<V> => ({
     type: 'put',
     id,

@@ -24,14 +24,26 @@ import { type OwnerEnv, type OwnerState, initialState } from './state.js'
 /** An xstate inspection observer (or function): it sees every batch the owner receives and every snapshot it commits. */
 export type OwnerInspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void)
 
+/** A waiting caller's own options. */
+export interface WaitOptions {
+  signal: AbortSignal | undefined
+  timeout: number | undefined
+  softTimeout: number | undefined
+  forced: boolean
+}
+
 /** What the table facade may do with its owner. */
 export interface Owner<V> {
   /** A plain miss (no signal, no deadline): joins the id's flight or starts one; the promise is shared with the id's other plain callers. */
   miss(id: Id, loader: Loader<V>): Promise<V | undefined>
   /** A plain read of the id this turn's last plain miss was for: counted on that miss, its promise returned; else `undefined` (see `Mailbox.repeat`). */
   repeat(id: Id): Promise<V | undefined> | undefined
-  /** A miss with a signal or a deadline: the caller's own promise, which may settle early. */
-  wait(id: Id, loader: Loader<V>, signal: AbortSignal | undefined, timeout: number | undefined): Promise<V | undefined>
+  /** A plain forced refresh (`forceRefresh`): joins the id's flight or starts one that skips L2. */
+  forcedMiss(id: Id, loader: Loader<V>): Promise<V | undefined>
+  /** A caller answered `id`'s graced value at once, `staleness` ms past its expiry: the id's refresh flight is started or joined (stale-while-revalidate). */
+  refresh(id: Id, loader: Loader<V>, staleness: number): void
+  /** A miss with a signal, a deadline or a soft timeout (or a forced one with any of them): the caller's own promise, which may settle early. */
+  wait(id: Id, loader: Loader<V>, options: WaitOptions): Promise<V | undefined>
   /** True when called from the synchronous part of the loader of `id` on this table (a fetch of `id` now would wait on its own load). */
   insideLoaderOf(id: Id): boolean
   /** Posts a message (handed over with the rest of this turn's). */
@@ -59,7 +71,7 @@ export interface OwnerWiring {
 /** Starts the owner actor of one table. */
 export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry, tombstoneLife }: OwnerWiring): Owner<V> {
   const { name, clock } = options
-  const state = initialState<V>(options.capacity, options.coalesce, clock, () => send(msg.deadline()))
+  const state = initialState<V>(options.capacity, options.grace, options.coalesce, clock, () => send(msg.deadline()))
   const mailbox = new Mailbox<V>((messages) => deliver(messages), state)
   const post = (message: Message<V>): void => mailbox.post(message)
   const send = (message: Message<V>): void => mailbox.send(message)
@@ -72,10 +84,13 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     loadTimeout: options.loadTimeout,
     tombstoneLife,
     sweepPeriod: Math.max(options.sweepInterval, options.ttl / 16),
+    grace: options.grace,
+    graceBackoff: options.graceBackoff,
+    softTimeout: options.softTimeout,
     sweeper: new Sweeper(clock, options.sweepInterval, (tick) => send(msg.sweep(tick))),
     events,
     l2,
-    runner: { clock, expiry, l2, post },
+    runner: { clock, expiry, l2, grace: options.grace, post },
     send,
   }
   const actor = createActor(ownerLogic(env), { input: state, ...(options.inspect === undefined ? {} : { inspect: options.inspect }) })
@@ -104,8 +119,10 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     miss: (id, loader) => mailbox.miss(id, loader),
     repeat: (id) => mailbox.repeat(id),
     insideLoaderOf: (id) => loaderOnStack.deps === (env.runner as unknown as RunnerDeps<never>) && loaderOnStack.id === id,
-    wait(id, loader, signal, timeout) {
-      return new Promise<V | undefined>((resolve, reject) => post({ type: 'wait', id, loader, signal, timeout, resolve, reject }))
+    forcedMiss: (id, loader) => mailbox.forcedMiss(id, loader),
+    refresh: (id, loader, staleness) => mailbox.refresh(id, loader, staleness),
+    wait(id, loader, { signal, timeout, softTimeout, forced }) {
+      return new Promise<V | undefined>((resolve, reject) => post({ type: 'wait', id, loader, signal, timeout, softTimeout, forced, resolve, reject }))
     },
     post,
     send,

@@ -3,7 +3,7 @@ import type { Id } from '../id.js'
 import type { Expiry } from '../expiry.js'
 import { type L2Facade, L2_FAILED } from '../l2/facade.js'
 import { l2Write } from '../l2/write.js'
-import type { Flight, FlightResult } from './flight.js'
+import type { Fallback, Flight, FlightResult } from './flight.js'
 import type { Loader } from './loader.js'
 import { type Message, msg } from './messages.js'
 
@@ -19,17 +19,22 @@ export interface RunnerDeps<V> {
   clock: Clock
   expiry: Expiry
   l2: L2Facade | undefined
+  /** Ms an L2 entry is kept past its row's expiry (the table's `grace`). */
+  grace: number
   /** Posts a message to the owner's mailbox. */
   post(message: Message<V>): void
 }
 
 /**
- * Runs one flight's load to its result: L2 first (an entry no older than the flight's version
- * answers, with its remaining lifetime), else the loader, whose answer is written back to L2
- * (version-guarded) with the row's own expiry. A plain async function that never rejects: a loader
- * that throws synchronously, rejects or returns a non-promise all become a {@link FlightResult},
- * posted to the owner; every L2 failure is a miss. It reads the flight, never writes it; a flight
- * the owner released meanwhile is left alone (its loader is not called, its result not posted).
+ * Runs one flight's load to its result: L2 first (an entry no older than the flight's version and
+ * not past its logical lifetime answers, with its remaining lifetime; a forced refresh skips this),
+ * else the loader, whose answer is written back to L2 (version-guarded) with the row's own expiry
+ * and the table's grace. A plain async function that never rejects: a loader that throws
+ * synchronously, rejects or returns a non-promise all become a {@link FlightResult}, posted to the
+ * owner; every L2 failure is a miss. A graced L2 entry (past its logical lifetime, within its
+ * grace) is no answer, but travels with a failure as the fail-safe's fallback. It reads the flight,
+ * never writes it; a flight the owner released meanwhile is left alone (its loader is not called,
+ * its result not posted).
  *
  * When L2 answered the read, the write-back is awaited, so another process that misses once this
  * flight has answered finds the value in L2. When L2 was down for the read (error, timeout, open
@@ -39,33 +44,38 @@ export interface RunnerDeps<V> {
 export async function runFlight<V>(flight: Flight<V>, loader: Loader<V>, deps: RunnerDeps<V>): Promise<void> {
   const { clock, expiry, l2, post } = deps
   let result: FlightResult<V>
+  let fallback: Fallback<V> | undefined
   try {
     let version = flight.version
     let l2Answered = false
-    if (l2 !== undefined) {
+    if (l2 !== undefined && !flight.forced) {
       const entry = await l2.get(flight.id)
       l2Answered = entry !== L2_FAILED
       if (entry !== undefined && entry !== L2_FAILED && entry.version >= version) {
-        if (entry.kind !== 'tombstone') {
+        if (entry.kind === 'tombstone') version = entry.version
+        else {
           const value = entry.kind === 'value' ? (entry.value as V) : undefined
-          post(msg.flightDone(flight, { ok: true, value, source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false }))
-          return
+          const expiresAt = clock.now() + entry.ttl
+          if (entry.ttl > 0) {
+            post(msg.flightDone(flight, { ok: true, value, source: 'l2', expiresAt, version: entry.version, refused: false }))
+            return
+          }
+          fallback = { value, expiresAt, version: entry.version }
         }
-        version = entry.version
       }
       if (!flight.running) return
     }
     post(msg.load(flight.id))
     const value = await callLoader(flight, loader, deps)
-    const expiresAt = expiry.draw(value, clock.now())
+    const expiresAt = expiry.draw(value, clock.now(), flight.context.lifetime)
     result = { ok: true, value, source: 'loader', expiresAt, version: flight.context.reported ?? version, refused: false }
     if (l2 !== undefined && expiresAt !== undefined && flight.running && !flight.fenced) {
-      const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now()))
+      const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace))
       if (l2Answered) result.refused = (await written) === 'refused'
       else void written.then((answer) => answer === 'refused' && post(msg.l2Refused(flight)))
     }
   } catch (error) {
-    result = { ok: false, error }
+    result = { ok: false, error, fallback }
   }
   post(msg.flightDone(flight, result))
 }

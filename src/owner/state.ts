@@ -54,6 +54,12 @@ export interface OwnerEnv<V> {
   readonly tombstoneLife: number
   /** Least time between the starts of two sweep passes: `max(sweepInterval, ttl / 16)`. */
   readonly sweepPeriod: number
+  /** Ms a row's value is kept past its expiry as a fallback (0: no grace, no fail-safe). */
+  readonly grace: number
+  /** Ms the fail-safe keeps the origin from being tried again after a failure it absorbed. */
+  readonly graceBackoff: number
+  /** Ms after which the waiters of a flight get the graced value, if there is one (undefined: never). */
+  readonly softTimeout: number | undefined
   readonly sweeper: Sweeper
   readonly events: Emitter<TableEvents>
   readonly l2: L2Facade | undefined
@@ -74,9 +80,9 @@ export interface Turn<V> {
 }
 
 /** The state of a new owner. */
-export function initialState<V>(capacity: number, coalesce: boolean, clock: Clock, deadlineDue: () => void): OwnerState<V> {
+export function initialState<V>(capacity: number, grace: number, coalesce: boolean, clock: Clock, deadlineDue: () => void): OwnerState<V> {
   return {
-    rows: new RowStore<V>(capacity),
+    rows: new RowStore<V>(capacity, grace),
     flights: new Map(),
     solo: new Set(),
     deadlines: new Deadlines<Flight<V>>(clock, deadlineDue),

@@ -15,20 +15,25 @@ export class Waiter<V> {
   #deadline: TimerHandle | undefined = undefined
   #onAbort: (() => void) | undefined = undefined
 
+  #soft: TimerHandle | undefined = undefined
+
   constructor(
     /** The caller's signal, if any. */
     readonly signal: AbortSignal | undefined,
     /** The caller's own timeout in ms, if any. */
     readonly timeout: number | undefined,
+    /** Ms after which the caller takes a graced value, if there is one. */
+    readonly softTimeout: number | undefined,
     private readonly resolveFn: (value: V | undefined) => void,
     private readonly rejectFn: (error: unknown) => void,
     private readonly clock: Clock,
   ) {}
 
-  /** Arms the caller's deadline and listens to its signal; each calls `leave` once. Does nothing once answered. */
-  listen(leave: (reason: 'timeout' | 'cancel') => void): void {
+  /** Arms the caller's deadline and soft timeout and listens to its signal; each calls `leave` once. Does nothing once answered. */
+  listen(leave: (reason: 'timeout' | 'cancel' | 'soft') => void): void {
     if (this.settled) return
     if (this.timeout !== undefined) this.#deadline = this.clock.setTimeout(() => leave('timeout'), this.timeout)
+    if (this.softTimeout !== undefined) this.#soft = this.clock.setTimeout(() => ((this.#soft = undefined), leave('soft')), this.softTimeout)
     if (this.signal !== undefined) {
       this.#onAbort = () => leave('cancel')
       this.signal.addEventListener('abort', this.#onAbort, { once: true })
@@ -54,8 +59,10 @@ export class Waiter<V> {
   #release(): void {
     this.settled = true
     if (this.#deadline !== undefined) this.clock.clearTimeout(this.#deadline)
+    if (this.#soft !== undefined) this.clock.clearTimeout(this.#soft)
     if (this.#onAbort !== undefined) this.signal!.removeEventListener('abort', this.#onAbort)
     this.#deadline = undefined
+    this.#soft = undefined
     this.#onAbort = undefined
   }
 }

@@ -35,9 +35,10 @@ export function newSweepCursor(): SweepCursor {
  * own. It holds at most `capacity` rows; the columns grow by doubling, never past it, and a freed
  * slot is reused before a new one.
  *
- * A row is live (it answers hits) while its expiry is ahead of the clock. A negative row ("the
- * loader found nothing") holds `undefined`. A tombstone (see {@link RowStore.bury}) answers no hit
- * but remembers a version until its forget time.
+ * A row is live (it answers hits) while its expiry is ahead of the clock; past it, the row stays
+ * `grace` ms more as a graced value (no hit, but a fallback: see {@link RowStore.fallbackAt}). A
+ * negative row ("the loader found nothing") holds `undefined`. A tombstone (see
+ * {@link RowStore.bury}) answers no hit but remembers a version until its forget time.
  *
  * A full store makes room for a new id the SIEVE way (Zhang et al., NSDI 2024), with TinyLFU
  * admission: a hit sets its row's visited bit (no reordering, no allocation); a hand walks each
@@ -65,6 +66,10 @@ export class RowStore<V> {
   #stamps = new Uint32Array(0)
   /** Per slot: 1 once the row was read since the hand last passed it. Set by the hit path, cleared by the hand. */
   #visited = new Uint8Array(0)
+  /** Per slot, with grace only: until when the fail-safe answers from the graced value without trying the origin (0: no back-off). */
+  #retryAt = new Float64Array(0)
+  /** Ms a row's value is kept past its expiry, as a graced value. */
+  readonly #grace: number
   /** How often each id was asked for lately: the admission filter. */
   readonly #sketch: FrequencySketch
   /** Per shard: the eviction hand, where it stopped in the shard's insertion order (undefined: at the oldest row). */
@@ -76,8 +81,9 @@ export class RowStore<V> {
   /** Slots handed out so far; the columns' cells from here on were never used. */
   #used = 0
 
-  constructor(capacity: number) {
+  constructor(capacity: number, grace = 0) {
     this.#capacity = capacity
+    this.#grace = grace
     this.#index = new IdIndex(capacity)
     this.#sketch = new FrequencySketch(capacity)
     this.#hands = new Array<Iterator<number> | undefined>(this.#index.shards).fill(undefined)
@@ -102,6 +108,38 @@ export class RowStore<V> {
     if (slot === undefined || this.#expires[slot]! <= clock.now()) return NOT_LIVE
     this.#visited[slot] = 1
     return this.#values[slot]
+  }
+
+  /**
+   * The value of the row at `slot` (from {@link find}) if it can stand in for a fresh one at `now`:
+   * a value or negative row (never a tombstone) whose expiry plus the grace has not passed. Fresh
+   * rows qualify too (a forced refresh that fails falls back on them). Else {@link NOT_LIVE}.
+   */
+  fallbackAt(slot: number, now: number): V | undefined | typeof NOT_LIVE {
+    if (slot < 0) return NOT_LIVE
+    const expiresAt = this.#expires[slot]!
+    return expiresAt > 0 && expiresAt + this.#grace > now ? this.#values[slot] : NOT_LIVE
+  }
+
+  /** The graced value of `id` at `now`: its row has expired but is within the grace (see {@link fallbackAt}); else {@link NOT_LIVE}. */
+  graced(id: Id, now: number): V | undefined | typeof NOT_LIVE {
+    const slot = this.find(id)
+    return slot >= 0 && this.#expires[slot]! <= now ? this.fallbackAt(slot, now) : NOT_LIVE
+  }
+
+  /** When the row at `slot` expired (or expires): how stale its value is is `now` minus this. */
+  expiryAt(slot: number): number {
+    return this.#expires[slot]!
+  }
+
+  /** Until when the fail-safe answers the row at `slot` from its graced value without trying the origin; 0 when it does not. */
+  retryAt(slot: number): number {
+    return slot < 0 || this.#retryAt.length === 0 ? 0 : this.#retryAt[slot]!
+  }
+
+  /** Keeps the origin from being tried for the row at `slot` until `at` (never past its grace). */
+  holdOff(slot: number, at: number): void {
+    this.#retryAt[slot] = Math.min(at, this.#expires[slot]! + this.#grace)
   }
 
   /** Counts `times` requests of `id` in the admission filter (a miss, a put). */
@@ -193,6 +231,7 @@ export class RowStore<V> {
     this.#values[slot] = value
     this.#expires[slot] = expiresAt
     this.#versions[slot] = version
+    if (this.#grace > 0) this.#retryAt[slot] = 0
     this.#stamp = (this.#stamp + 1) >>> 0
     this.#stamps[slot] = this.#stamp
     return this.#stamp
@@ -247,8 +286,8 @@ export class RowStore<V> {
       if (cursor.slots === undefined) {
         const shard = index.shard(cursor.shard)
         if (shard.size > left && left < budget) break // a shard starts a slice of its own when it does not fit the rest of this one
-        const reclaimable = this.#countReclaimable(shard, now)
-        if (reclaimable > 0 && reclaimable * 2 >= shard.size && shard.size <= REBUILD_ROWS) {
+        const count = this.#countReclaimable(shard, now)
+        if (count > 0 && count * 2 >= shard.size && shard.size <= REBUILD_ROWS) {
           swept += this.#rebuild(cursor.shard, now)
           left -= shard.size
           cursor.shard++
@@ -265,7 +304,7 @@ export class RowStore<V> {
           break
         }
         const slot = next.value
-        if (reclaimable(expires[slot]!, now)) {
+        if (this.#reclaimable(expires[slot]!, now)) {
           index.deleteIn(cursor.shard, ids[slot]!)
           this.#release(slot)
           swept++
@@ -284,7 +323,7 @@ export class RowStore<V> {
   #countReclaimable(shard: ReadonlyMap<Id, number>, now: number): number {
     const expires = this.#expires
     let count = 0
-    for (const slot of shard.values()) if (reclaimable(expires[slot]!, now)) count++
+    for (const slot of shard.values()) if (this.#reclaimable(expires[slot]!, now)) count++
     return count
   }
 
@@ -295,7 +334,7 @@ export class RowStore<V> {
     const kept = new Map<Id, number>()
     let released = 0
     for (const slot of this.#index.shard(shard).values()) {
-      if (reclaimable(expires[slot]!, now)) {
+      if (this.#reclaimable(expires[slot]!, now)) {
         this.#release(slot)
         released++
       } else {
@@ -305,6 +344,11 @@ export class RowStore<V> {
     this.#index.replace(shard, kept)
     this.#hands[shard] = undefined
     return released
+  }
+
+  /** True when a row whose expiry column holds `expiresAt` may be reclaimed at `now`: its expiry plus the grace, or a tombstone's forget time, has passed. */
+  #reclaimable(expiresAt: number, now: number): boolean {
+    return (expiresAt > 0 ? expiresAt + this.#grace : -expiresAt) <= now
   }
 
   #release(slot: number): void {
@@ -334,12 +378,8 @@ export class RowStore<V> {
     this.#versions = copied(new Float64Array(length), this.#versions, this.#used)
     this.#stamps = copied(new Uint32Array(length), this.#stamps, this.#used)
     this.#visited = copied(new Uint8Array(length), this.#visited, this.#used)
+    if (this.#grace > 0) this.#retryAt = copied(new Float64Array(length), this.#retryAt, this.#used)
   }
-}
-
-/** True when a row whose expiry column holds `expiresAt` may be reclaimed at `now`: its expiry, or a tombstone's forget time, has passed. */
-function reclaimable(expiresAt: number, now: number): boolean {
-  return (expiresAt > 0 ? expiresAt : -expiresAt) <= now
 }
 
 function grown<T>(old: (T | undefined)[], length: number, used: number): (T | undefined)[] {

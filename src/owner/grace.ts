@@ -1,0 +1,92 @@
+/**
+ * The owner's use of graced values: a row's value kept `grace` ms past its expiry, which answers
+ * callers when the origin fails (the fail-safe, then its back-off) or is slow (a soft timeout), and
+ * which a stale-while-revalidate read took at once. A change always beats grace: a fenced flight has
+ * no fallback, and a change leaves a fresh row or a tombstone where the graced value was.
+ */
+import { C } from '../counters.js'
+import { emitSafely } from '../emit-safely.js'
+import type { Id } from '../id.js'
+import { NOT_LIVE } from '../rows/row-store.js'
+import { known, store } from './changes.js'
+import type { Fallback, Flight } from './flight.js'
+import { msg } from './messages.js'
+import { type Turn, listening } from './state.js'
+
+/** Why callers got a graced value (see the `stale` event). */
+export type StaleReason = 'swr' | 'failsafe' | 'backoff' | 'soft'
+
+/**
+ * The graced value a flight's callers may get: its row's (fresh or within grace), else one the
+ * flight found in L2 within its grace and no older than what the table knows. None without grace,
+ * and none for a fenced flight: a change beats grace.
+ */
+export function fallbackFor<V>(turn: Turn<V>, flight: Flight<V>, fromL2?: Fallback<V>): Fallback<V> | undefined {
+  const { state, env } = turn
+  if (env.grace === 0 || flight.fenced) return undefined
+  const now = env.clock.now()
+  const slot = state.rows.find(flight.id)
+  const value = state.rows.fallbackAt(slot, now)
+  if (value !== NOT_LIVE) return { value, expiresAt: state.rows.expiryAt(slot), version: state.rows.versionAt(slot) }
+  if (fromL2 !== undefined && fromL2.expiresAt + env.grace > now && fromL2.version >= known(state, flight.id)) return fromL2
+  return undefined
+}
+
+/** The graced value that answers a miss on `id` during the fail-safe's back-off, if the id is in one. */
+export function backedOff<V>(turn: Turn<V>, slot: number): Fallback<V> | undefined {
+  const { state, env } = turn
+  const now = env.clock.now()
+  if (state.rows.retryAt(slot) <= now) return undefined
+  const value = state.rows.fallbackAt(slot, now)
+  return value === NOT_LIVE ? undefined : { value, expiresAt: state.rows.expiryAt(slot), version: state.rows.versionAt(slot) }
+}
+
+/** Counts `callers` answers served from a graced value that expired at `expiresAt`, and tells the listeners. */
+export function servedStale<V>(turn: Turn<V>, id: Id, callers: number, expiresAt: number, reason: StaleReason): void {
+  const { state, env } = turn
+  if (callers === 0) return
+  state.counters[C.stale_hits] += callers
+  if (!listening(turn)) return
+  const staleness = Math.max(0, env.clock.now() - expiresAt)
+  turn.defer(() => emitSafely(env.events, 'stale', { table: env.name, id, callers, staleness, reason }))
+}
+
+/**
+ * The fail-safe: a failed flight's callers get the graced value instead of `error` (still emitted as
+ * an `error` event), and the origin is not tried again for the id for `graceBackoff` ms (within the
+ * grace): the graced row is re-armed, stored first when it came from L2.
+ */
+export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknown, fallback: Fallback<V>): void {
+  const { state, env } = turn
+  state.counters[C.failsafe]++
+  if (listening(turn)) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error }))
+  servedStale(turn, flight.id, flight.waiting, fallback.expiresAt, 'failsafe')
+  flight.answer({ ok: true, value: fallback.value })
+  let slot = state.rows.find(flight.id)
+  if (state.rows.fallbackAt(slot, env.clock.now()) === NOT_LIVE) {
+    if (store(turn, flight.id, fallback.value, fallback.expiresAt, fallback.version, slot) < 0) return
+    slot = state.rows.find(flight.id)
+  }
+  state.rows.holdOff(slot, env.clock.now() + env.graceBackoff)
+}
+
+/** Arms a new flight's soft timeout, when the table has one and the id a graced value to answer with. */
+export function armSoftTimeout<V>(turn: Turn<V>, flight: Flight<V>): void {
+  const { env } = turn
+  const ms = env.softTimeout
+  if (ms === undefined || fallbackFor(turn, flight) === undefined) return
+  turn.defer(() => {
+    if (flight.running) flight.softTimer = env.clock.setTimeout(() => env.send(msg.soft(flight)), ms)
+  })
+}
+
+/** A flight's soft timeout passed: its callers, and those who join it from now on, get the graced value; the flight goes on. */
+export function onSoftTimeout<V>(turn: Turn<V>, flight: Flight<V>): void {
+  flight.softTimer = undefined
+  if (!flight.running) return
+  const fallback = fallbackFor(turn, flight)
+  if (fallback === undefined) return
+  servedStale(turn, flight.id, flight.waiting, fallback.expiresAt, 'soft')
+  flight.softened = { value: fallback.value, expiresAt: fallback.expiresAt }
+  flight.answerEarly(fallback.value)
+}
