@@ -62,6 +62,21 @@ describe('examples/rental-availability', () => {
     expect(coalesceOff.stats.coalesced).toBe(0)
     expect(coalesceOff.stats.misses).toBe(coalesceOff.originCalls)
 
+    // An origin outage: without grace, reads that miss in it fail; with grace, none do, and the
+    // fail-safe's back-off spares the failing origin most of the calls.
+    const { outage, outageGrace } = report.scenarios
+    expect(outage.originFailures).toBeGreaterThan(0)
+    expect(outage.errors).toBeGreaterThan(0)
+    expect(outage.stats.stale_hits).toBe(0)
+    expect(outageGrace.errors).toBe(0)
+    expect(outageGrace.stats.stale_hits).toBeGreaterThan(0)
+    expect(outageGrace.stats.failsafe).toBe(outageGrace.originFailures)
+    expect(outageGrace.originFailures).toBeLessThan(outage.originFailures)
+    expect(outageGrace.longestStaleness).toBeGreaterThan(0)
+    expect(outageGrace.longestStaleness).toBeLessThanOrEqual(report.outage.grace)
+    expect(outageGrace.settings.grace).toBe(report.outage.grace)
+    for (const s of [outage, outageGrace]) expect(s.stats.hits + s.stats.misses).toBe(s.reads)
+
     // Tenants never share a flight: the origin saw each (tenant, key) load separately.
     const { isolation, config } = report
     expect(isolation.originCalls).toBe(config.tenants)
@@ -79,7 +94,7 @@ describe('examples/rental-availability', () => {
     expect(report.instances.identicalWithinInstance).toBe(true)
     expect(report.instances.originCallsC + report.instances.l2HitsC).toBe(1)
 
-    // What the ticket asks to be recorded.
+    // What the report records about its own run.
     expect(coalesceOn.settings).toMatchObject({ ttl: 1_000, jitter: 0.2, capacity: 10_000, coalesce: true })
     expect(jitter0.settings.jitter).toBe(0)
     expect(report.machine.cpus).toBeGreaterThan(0)

@@ -5,7 +5,7 @@ import { latchedLoader, settle } from './support/latch.js'
 type Item = { id: string | number; n: number }
 
 describe('a herd of cold readers coalesces onto one load', () => {
-  it("the seed's gate: 200 concurrent cold readers → one loader call, 199 coalesced, one shared object", async () => {
+  it('200 concurrent cold readers → one loader call, 199 coalesced, one shared object', async () => {
     const table = createTable<Item>({ name: 'emoji_sets', clock: manualClock() })
     const origin = latchedLoader<Item>()
     const readers = Array.from({ length: 200 }, () => table.fetch('party', origin.loader))

@@ -1,5 +1,5 @@
 /**
- * Seed 002's origin: a deterministic, local availability service for a fictional equipment-rental
+ * The origin: a deterministic, local availability service for a fictional equipment-rental
  * company. Synthetic tenants, depots and products come from a seed; a summary's numbers come from a
  * hash of (seed, tenant, depot, product), so every run and every machine sees the same data.
  *
@@ -41,6 +41,8 @@ export interface OriginOptions {
   products?: number
   /** Ms of `clock` time per call. Default 20. */
   latency?: number
+  /** An outage: calls made from `from` (inclusive) until `until` (exclusive) on the clock fail after `latency`. Default: none. */
+  outage?: { from: number; until: number }
 }
 
 const COMPANIES = ['acme-hire', 'borealis-plant', 'cobalt-lift', 'dunmore-tools', 'ember-access', 'fjord-rental', 'granite-kit', 'harbour-hire']
@@ -66,12 +68,16 @@ export class AvailabilityOrigin {
   readonly log: OriginCall[] = []
   /** Calls started and not yet answered. */
   pending = 0
+  /** Calls that failed (made during the outage). */
+  failed = 0
   readonly #clock: Clock
   readonly #seed: number
   readonly #latency: number
   readonly #names: Map<string, string>
+  readonly #outage: { from: number; until: number } | undefined
 
-  constructor({ clock, seed = 2026, tenants = 3, depots = 4, products = 50, latency = 20 }: OriginOptions) {
+  constructor({ clock, seed = 2026, tenants = 3, depots = 4, products = 50, latency = 20, outage }: OriginOptions) {
+    this.#outage = outage
     const random = seeded(seed)
     /** `n` items of `list` in a seeded order (a partial Fisher–Yates shuffle). */
     const pick = <T>(list: readonly T[], n: number): T[] => {
@@ -104,14 +110,18 @@ export class AvailabilityOrigin {
     return this.log.length
   }
 
-  /** The summary for `key` (`<depot>/<sku>`) of `tenant`, after `latency` ms; `undefined` for an unknown key. */
+  /** The summary for `key` (`<depot>/<sku>`) of `tenant`, after `latency` ms; `undefined` for an unknown key. During the outage, an error after `latency` ms. */
   availability(tenant: string, key: string): Promise<Availability | undefined> {
-    this.log.push({ tenant, key, at: this.#clock.now() })
+    const at = this.#clock.now()
+    this.log.push({ tenant, key, at })
     this.pending++
-    return new Promise((resolve) => {
+    const down = this.#outage !== undefined && at >= this.#outage.from && at < this.#outage.until
+    return new Promise((resolve, reject) => {
       this.#clock.setTimeout(() => {
         this.pending--
-        resolve(this.#summary(tenant, key))
+        if (!down) return resolve(this.#summary(tenant, key))
+        this.failed++
+        reject(new Error(`availability service unavailable (outage since ${this.#outage!.from} ms)`))
       }, this.#latency)
     })
   }

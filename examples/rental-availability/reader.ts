@@ -1,5 +1,5 @@
 /**
- * Seed 002's read API: availability summaries read through EchoStore, one table per tenant
+ * The read API: availability summaries read through EchoStore, one table per tenant
  * (`availability:<tenant>`), so tenants never share a row, a flight or an L2 key.
  *
  * Coalescing is process-local: one reader (one process) turns a herd on one key into one origin
@@ -40,6 +40,10 @@ export interface ReaderOptions {
   random?: () => number
   /** A shared L2 (see {@link chooseL2}). Default: none. */
   l2?: L2Store
+  /** Ms a summary is kept past its expiry, to answer with while the origin fails (the fail-safe). Default 0: none. */
+  grace?: number
+  /** Ms the fail-safe leaves the origin alone after a failure it absorbed. Default: the table's (min(ttl, 5 s)). */
+  graceBackoff?: number
 }
 
 /** The settings a reader runs with, as recorded in a report. */
@@ -49,6 +53,7 @@ export interface ReaderSettings {
   capacity: number
   coalesce: boolean
   negativeTtl: number
+  grace: number
 }
 
 /** Availability reads through one EchoStore table per tenant. */
@@ -58,11 +63,13 @@ export class AvailabilityReader {
   readonly #origin: AvailabilityOrigin
   readonly #tables = new Map<string, Table<Availability>>()
   readonly #loaders = new Map<string, (key: string | number) => Promise<Availability | undefined>>()
+  /** The longest time past its expiry of a summary answered from grace, in ms (0 until one is). */
+  longestStaleness = 0
 
-  constructor({ origin, clock, ttl = 1_000, jitter = 0.2, capacity = 10_000, coalesce = true, random, l2 }: ReaderOptions) {
+  constructor({ origin, clock, ttl = 1_000, jitter = 0.2, capacity = 10_000, coalesce = true, random, l2, grace = 0, graceBackoff }: ReaderOptions) {
     this.#origin = origin
     const negativeTtl = Math.min(ttl, 5_000)
-    this.settings = { ttl, jitter, capacity, coalesce, negativeTtl }
+    this.settings = { ttl, jitter, capacity, coalesce, negativeTtl, grace }
     for (const tenant of origin.tenants) {
       const table = createTable<Availability>({
         name: `availability:${tenant}`,
@@ -71,10 +78,14 @@ export class AvailabilityReader {
         capacity,
         coalesce,
         negativeTtl,
+        grace,
+        ...(graceBackoff !== undefined && { graceBackoff }),
         ...(clock && { clock }),
         ...(random && { random }),
         ...(l2 && { l2 }),
       })
+      table.events.on('stale', ({ staleness }) => (this.longestStaleness = Math.max(this.longestStaleness, staleness)))
+      table.events.on('error', () => {}) // the fail-safe reports each failure it absorbs; the report counts them through stats
       this.#tables.set(tenant, table)
       this.#loaders.set(tenant, (key) => origin.availability(tenant, String(key)))
     }

@@ -1,18 +1,20 @@
 /**
- * Seed 002's report: what the cache saves the availability origin, measured at the origin, not
+ * The report: what the cache saves the availability origin, measured at the origin, not
  * only as a hit rate. It runs the campaign (a launch cohort, then Zipf s = 1 hot keys) three times:
  *
  *   coalescing on,  jitter 0.2   the configuration to ship
  *   coalescing off, jitter 0.2   every miss pays an origin call: what the single-flight saves
  *   coalescing on,  jitter 0     the cohort expires together: the re-herd that jitter removes
  *
- * then checks that tenants never share a flight, and shows what the shared L2 does across two
- * instances (Redis when REDIS_URL is set or a server answers on 127.0.0.1:6379, else memoryL2).
+ * then runs it twice more with the origin down from 1000 to 1800 ms: without grace every read that
+ * misses in the outage fails; with grace the last summaries are answered stale while the fail-safe
+ * leaves the origin alone. It checks that tenants never share a flight, and shows what the shared L2
+ * does across two instances (Redis when REDIS_URL is set or a server answers on 127.0.0.1:6379, else memoryL2).
  * It records capacity, TTLs, runtime and the machine's limits. The last line is `RESULT {json}`.
  *
  * Run:  npx tsx examples/rental-availability/report.ts        (RENTAL_SIZE=0.2 for a small run)
  * Look for: origin calls with coalescing off ≫ on; the jitter 0 peak of origin calls per 10 ms ≫
- * the jitter 0.2 one; one origin call per tenant for a key all tenants read at once; two instances
+ * the jitter 0.2 one; no failed reads in the outage with grace, and how stale the answers got; one origin call per tenant for a key all tenants read at once; two instances
  * making one call each (coalescing is process-local) and a third answered by L2.
  *
  * The campaign runs on a manual clock, so its numbers repeat exactly; its L2 is a memoryL2 on that
@@ -40,12 +42,17 @@ export interface RentalReportOptions {
 export interface Scenario extends CampaignResult {
   name: string
   settings: ReaderSettings
+  /** Origin calls that failed (the outage's), and the longest staleness answered from grace, in ms. */
+  originFailures: number
+  longestStaleness: number
 }
 
 /** What {@link main} returns (and prints as the `RESULT` line). */
 export interface RentalReport {
   config: { seed: number; tenants: number; depots: number; products: number; keysPerTenant: number; readsPerMs: number; durationMs: number; originLatencyMs: number; zipfS: number }
-  scenarios: { coalesceOn: Scenario; coalesceOff: Scenario; jitter0: Scenario }
+  scenarios: { coalesceOn: Scenario; coalesceOff: Scenario; jitter0: Scenario; outage: Scenario; outageGrace: Scenario }
+  /** The origin's outage window (ms on the campaign's clock) and the grace of the run that rides it out. */
+  outage: { from: number; until: number; grace: number }
   isolation: { readersPerTenant: number; originCalls: number; callsByTenant: Record<string, number>; sameObjectWithinTenant: boolean; ownDataPerTenant: boolean; launchPairsDistinct: boolean }
   instances: { l2: 'redis' | 'memory'; l2Why: string; readersPerInstance: number; originCallsAB: number; originCallsC: number; l2HitsC: number; identicalWithinInstance: boolean }
   machine: { cpus: number; cpuModel: string; parallelism: number; totalMemMB: number; freeMemMB: number; heapLimitMB: number; node: string; platform: string; arch: string }
@@ -57,6 +64,8 @@ const TTL = 1_000
 const CAPACITY = 10_000
 const LATENCY = 20
 const DURATION = 2_500
+const OUTAGE = { from: 1_000, until: 1_800 }
+const GRACE = 5_000
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const pct = (n: number) => `${(n * 100).toFixed(1)}%`
@@ -77,15 +86,19 @@ function machine(): RentalReport['machine'] {
 }
 
 /** One campaign on a fresh origin, reader and manual clock. */
-async function scenario(name: string, config: RentalReport['config'], settings: { coalesce: boolean; jitter: number }): Promise<Scenario> {
+async function scenario(
+  name: string,
+  config: RentalReport['config'],
+  { outage, ...settings }: { coalesce: boolean; jitter: number; grace?: number; outage?: { from: number; until: number } },
+): Promise<Scenario> {
   const clock = manualClock(0)
-  const origin = createOrigin({ clock, seed: config.seed, tenants: config.tenants, depots: config.depots, products: config.products, latency: config.originLatencyMs })
+  const origin = createOrigin({ clock, seed: config.seed, tenants: config.tenants, depots: config.depots, products: config.products, latency: config.originLatencyMs, ...(outage && { outage }) })
   const l2 = memoryL2({ clock })
   const reader = createReader({ origin, clock, ttl: TTL, capacity: CAPACITY, random: seeded(11), l2, ...settings })
   const result = await runCampaign(reader, origin, clock, { readsPerMs: config.readsPerMs, durationMs: config.durationMs, zipfS: config.zipfS })
   await reader.close()
   await l2.close()
-  return { name, settings: reader.settings, ...result }
+  return { name, settings: reader.settings, ...result, originFailures: origin.failed, longestStaleness: reader.longestStaleness }
 }
 
 /** Every tenant reads one key at once, `readers` times: the origin must see one call per tenant. */
@@ -187,7 +200,7 @@ export async function main({ size = 1, log = console.log }: RentalReportOptions 
     zipfS: 1,
   }
   const host = machine()
-  log('Equipment-rental availability: origin work saved by EchoStore (seed 002)')
+  log('Equipment-rental availability: origin work saved by EchoStore')
   log(`  data      ${config.tenants} tenants × ${config.depots} depots × ${config.products} products = ${config.keysPerTenant} keys per tenant (seed ${config.seed})`)
   log(`  cache     one table per tenant, capacity ${CAPACITY} rows each, ttl ${TTL} ms, negative ttl ${Math.min(TTL, 5_000)} ms, jitter 0.2 or 0`)
   log(`  workload  launch: every tenant reads every key at t=0; then ${config.readsPerMs} reads/ms for ${config.durationMs} ms, key by Zipf s=${config.zipfS}, tenant uniform`)
@@ -220,6 +233,29 @@ export async function main({ size = 1, log = console.log }: RentalReportOptions 
     log(`   └${'─'.repeat(60)}`)
   }
 
+  const outage = await scenario('origin down, no grace', config, { coalesce: true, jitter: 0.2, outage: OUTAGE })
+  const outageGrace = await scenario(`origin down, grace ${GRACE / 1_000} s`, config, { coalesce: true, jitter: 0.2, grace: GRACE, outage: OUTAGE })
+  log(`\nThe origin fails every call from ${OUTAGE.from} to ${OUTAGE.until} ms (same campaign, coalescing on, jitter 0.2)`)
+  log(`  ${'scenario'.padEnd(28)}  ${'reads'.padStart(7)}  ${'origin'.padStart(8)}  ${'failed'.padStart(7)}  ${'read errors'.padStart(11)}  ${'stale'.padStart(7)}  ${'fail-safe'.padStart(9)}  ${'stalest'.padStart(8)}`)
+  for (const s of [outage, outageGrace]) {
+    const cells = [
+      s.name.padEnd(28),
+      String(s.reads).padStart(7),
+      String(s.originCalls).padStart(8),
+      String(s.originFailures).padStart(7),
+      String(s.errors).padStart(11),
+      String(s.stats.stale_hits).padStart(7),
+      String(s.stats.failsafe).padStart(9),
+      `${s.longestStaleness} ms`.padStart(8),
+    ]
+    log(`  ${cells.join('  ')}`)
+  }
+  log(
+    `  Without grace, ${outage.errors} reads failed with the origin. With ${GRACE / 1_000} s of grace, ${outageGrace.errors} did: ` +
+      `${outageGrace.stats.stale_hits} were answered with a summary at most ${outageGrace.longestStaleness} ms past its expiry, ` +
+      `and the origin took ${outageGrace.originFailures} failing calls instead of ${outage.originFailures} (the fail-safe backs off after each).`,
+  )
+
   const isolated = await isolation(config, jitter0, 50)
   log(`\nTenants never share a flight: ${config.tenants} tenants × ${isolated.readersPerTenant} concurrent reads of one key → ${isolated.originCalls} origin calls`)
   log(`  per tenant ${JSON.stringify(isolated.callsByTenant)}; each tenant's readers got one object (${isolated.sameObjectWithinTenant}), carrying its own data (${isolated.ownDataPerTenant})`)
@@ -234,20 +270,29 @@ export async function main({ size = 1, log = console.log }: RentalReportOptions 
   log(`  instance C starts cold: ${across.readersPerInstance} reads → ${across.originCallsC} origin calls, ${across.l2HitsC} L2 hit (the shared L2 answered)`)
 
   const runtimeMs = Math.round(performance.now() - started)
-  log(`\nRuntime ${runtimeMs} ms (wall clock) for ${3 * config.durationMs} simulated ms of campaign.`)
-  const report: RentalReport = { config, scenarios: { coalesceOn, coalesceOff, jitter0 }, isolation: isolated, instances: across, machine: host, runtimeMs }
+  log(`\nRuntime ${runtimeMs} ms (wall clock) for ${5 * config.durationMs} simulated ms of campaign.`)
+  const report: RentalReport = {
+    config,
+    scenarios: { coalesceOn, coalesceOff, jitter0, outage, outageGrace },
+    outage: { ...OUTAGE, grace: GRACE },
+    isolation: isolated,
+    instances: across,
+    machine: host,
+    runtimeMs,
+  }
   const brief = (s: Scenario) => {
     const { callsPer10ms, ...rest } = s
     return { ...rest, stats: pick(s.stats) }
   }
-  log(`RESULT ${JSON.stringify({ ...report, scenarios: { coalesceOn: brief(coalesceOn), coalesceOff: brief(coalesceOff), jitter0: brief(jitter0) } })}`)
+  const scenarios = Object.fromEntries(Object.entries(report.scenarios).map(([key, s]) => [key, brief(s)]))
+  log(`RESULT ${JSON.stringify({ ...report, scenarios })}`)
   return report
 }
 
 /** The counters a reader of the report needs. */
 function pick(stats: Stats) {
-  const { hits, misses, coalesced, flights, loads, fills, l2_hits, full_skips, swept, size, hit_rate } = stats
-  return { hits, misses, coalesced, flights, loads, fills, l2_hits, full_skips, swept, size, hit_rate }
+  const { hits, misses, coalesced, flights, loads, fills, l2_hits, load_errors, stale_hits, failsafe, full_skips, swept, size, hit_rate } = stats
+  return { hits, misses, coalesced, flights, loads, fills, l2_hits, load_errors, stale_hits, failsafe, full_skips, swept, size, hit_rate }
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
