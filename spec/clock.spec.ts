@@ -13,6 +13,9 @@ describe('manualClock', () => {
     expect(log).toEqual(['a@110', 'b@120', 'c@120'])
     expect(clock.now()).toBe(130)
     expect(clock.pending()).toBe(1)
+    expect(clock.nextDue()).toBe(131)
+    clock.advance(1)
+    expect(clock.nextDue()).toBeUndefined()
   })
 
   it('runs a timer scheduled during advance when it falls within the span; clearTimeout cancels', () => {

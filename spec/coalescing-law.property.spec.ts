@@ -2,7 +2,7 @@
  * The coalescing law, as properties over every interleaving fast-check's scheduler can produce:
  * concurrent misses on one id coalesce onto a single in-flight load, every waiter reads that
  * flight's one answer (the same object, or the same error), and different ids and tables never
- * share a flight. The counter laws of DESIGN.md are checked at every quiescent point.
+ * share a flight. The counter laws in the README are checked at every quiescent point.
  *
  * The properties grow in steps, like fast-check's examples/005-race: 2 callers of one id, N callers
  * of one id, N callers over a few ids and two tables, then rows that expire under a manual clock,
@@ -357,7 +357,7 @@ function checkLaws(world: World): void {
     const myFlights = flights.filter((f) => f.call?.table === t)
     const failed = myFlights.filter((f) => f.call!.outcome === 'error').length
 
-    // The laws of DESIGN.md (no L2, no timeouts, no cancellation, no capacity pressure here).
+    // The README's counter laws (no L2, no timeouts, no cancellation, no capacity pressure here).
     expect(stats.hits + stats.misses, `${TABLE_NAMES[t]}: hits + misses = fetches`).toBe(mine.length)
     expect(stats.misses, `${TABLE_NAMES[t]}: misses = flights + coalesced`).toBe(stats.flights + stats.coalesced)
     expect(stats.inflight, `${TABLE_NAMES[t]}: inflight at quiescence`).toBe(0)

@@ -58,6 +58,8 @@ export interface ManualClock extends Clock {
   set(t: number): void
   /** Timers scheduled and not yet run or cleared. */
   pending(): number
+  /** When the earliest timer is due, or `undefined` when none is scheduled: to step time timer by timer, letting promises settle between. */
+  nextDue(): number | undefined
 }
 
 interface ManualTimer {
@@ -113,5 +115,6 @@ export function manualClock(start = 0): ManualClock {
       runUntil(t)
     },
     pending: () => timers.size,
+    nextDue: () => nextDue(Number.POSITIVE_INFINITY)?.at,
   }
 }

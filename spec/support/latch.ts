@@ -1,4 +1,4 @@
-import type { Id, LoaderContext } from '../../src/index.js'
+import type { Id, LoaderContext, ManualClock } from '../../src/index.js'
 
 /** One call of a {@link latchedLoader}: its id, its context, and the switches that settle it. */
 export interface LatchedCall<V> {
@@ -42,4 +42,18 @@ export function outcome<T>(promise: Promise<T>): { readonly state: 'pending' | '
     (error) => Object.assign(box, { state: 'rejected', error }),
   )
   return box
+}
+
+/**
+ * Moves `clock` forward `ms`, one due timer at a time, letting promises settle after each: what
+ * real time does (a loader answered at 10 ms lands before a deadline due at 60 ms).
+ */
+export async function advanceSettled(clock: ManualClock, ms: number): Promise<void> {
+  const target = clock.now() + ms
+  for (let due = clock.nextDue(); due !== undefined && due <= target; due = clock.nextDue()) {
+    clock.set(due)
+    await settle()
+  }
+  clock.set(target)
+  await settle()
 }
