@@ -3,7 +3,7 @@
  * Deliveries are awaited with latches that resolve inside the handler, never with sleeps.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest'
-import type { Bus, BusDelivery, CoherenceMessage } from '../src/bus/bus.js'
+import type { Bus, BusDelivery, ChangeMessage, CoherenceMessage } from '../src/bus/bus.js'
 import { MAX_WIRE_BYTES } from '../src/bus/message.js'
 
 /** Two handles on one transport (the same object for an in-process bus), both listening. */
@@ -55,13 +55,13 @@ export function recorder(): Recorder {
 }
 
 /** A valid message; `n` makes it distinct. */
-export function message(n: number, patch: Partial<CoherenceMessage> = {}): CoherenceMessage {
+export function message(n: number, patch: Partial<ChangeMessage> = {}): ChangeMessage {
   return { table: 'emoji_sets', id: `id-${n}`, version: n, kind: n % 2 === 0 ? 'put' : 'invalidate', origin: 'spec', ...patch }
 }
 
 const countMessages = (n: number) => (ds: BusDelivery[]) => ds.filter((d) => d.type === 'message').length >= n
 const hasVersion = (version: number) => (ds: BusDelivery[]) =>
-  ds.some((d) => d.type === 'message' && d.message.version === version)
+  ds.some((d) => d.type === 'message' && d.message.kind !== 'clear' && d.message.version === version)
 
 const valid = { table: 't', id: 'x', version: 1, kind: 'put', origin: 'o' }
 const json = (value: unknown): string => JSON.stringify(value)
@@ -126,6 +126,15 @@ export function busContract(setup: () => Promise<BusFixture>): void {
     }
   })
 
+  it('carries a clear of a whole table, with only its three fields', async () => {
+    const r = recorder()
+    fx.b.subscribe(r.handler)
+    const clear: CoherenceMessage = { table: 'emoji_sets', kind: 'clear', origin: 'spec' }
+    await fx.a.publish({ ...clear, id: 'ignored', version: 3 } as CoherenceMessage)
+    await r.until(countMessages(1))
+    expect(r.messages()).toEqual([clear])
+  })
+
   it('keeps the publish order of one instance', async () => {
     const r = recorder()
     fx.b.subscribe(r.handler)
@@ -160,7 +169,7 @@ export function busContract(setup: () => Promise<BusFixture>): void {
     first()
     await fx.a.publish(message(2))
     await r.until(hasVersion(2))
-    expect(r.messages().map((m) => m.version)).toEqual([1, 1, 2])
+    expect(r.messages().map((m) => (m.kind === 'clear' ? m.kind : m.version))).toEqual([1, 1, 2])
   })
 
   it('keeps delivering to the others when a handler throws, and publish still resolves', async () => {

@@ -57,11 +57,11 @@ describe('localBus', () => {
     const bus = localBus()
     const log: string[] = []
     bus.subscribe((d) => {
-      if (d.type !== 'message') return
+      if (d.type !== 'message' || d.message.kind === 'clear') return
       log.push(`A${d.message.version}`)
       if (d.message.version === 1) void bus.publish(message(2))
     })
-    bus.subscribe((d) => d.type === 'message' && log.push(`B${d.message.version}`))
+    bus.subscribe((d) => d.type === 'message' && d.message.kind !== 'clear' && log.push(`B${d.message.version}`))
     await bus.publish(message(1))
     expect(log).toEqual(['A1', 'A2', 'B2', 'B1'])
   })

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { CoherenceMessage } from '../src/bus/bus.js'
+import type { ChangeMessage, CoherenceMessage } from '../src/bus/bus.js'
 import { MAX_ID_LENGTH } from '../src/id.js'
 import { MAX_VERSION } from '../src/versions.js'
 import {
@@ -30,7 +30,7 @@ const notA = (...types: string[]) => fc.anything().filter((v) => !types.includes
 const tooLong = (limit: number) => fc.constant('x'.repeat(limit + 1))
 
 /** For each field, values that make a message invalid (`undefined` is a missing field). */
-const invalidValues: Record<keyof CoherenceMessage, fc.Arbitrary<unknown>> = {
+const invalidValues: Record<keyof ChangeMessage, fc.Arbitrary<unknown>> = {
   table: fc.oneof(fc.constant(''), tooLong(MAX_TABLE_LENGTH), notA('string')),
   id: fc.oneof(
     fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY),
@@ -43,10 +43,10 @@ const invalidValues: Record<keyof CoherenceMessage, fc.Arbitrary<unknown>> = {
     fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, MAX_VERSION + 1, Number.MAX_SAFE_INTEGER, 2 ** 53),
     notA('number'),
   ),
-  kind: fc.anything().filter((v) => v !== 'put' && v !== 'invalidate'),
+  kind: fc.anything().filter((v) => v !== 'put' && v !== 'invalidate' && v !== 'clear'),
   origin: fc.oneof(fc.constant(''), tooLong(MAX_ORIGIN_LENGTH), notA('string')),
 }
-const fields = Object.keys(invalidValues) as (keyof CoherenceMessage)[]
+const fields = Object.keys(invalidValues) as (keyof ChangeMessage)[]
 const invalidField = fc.constantFrom(...fields).chain((field) => fc.tuple(fc.constant(field), invalidValues[field]))
 
 describe('the wire format', () => {
@@ -74,6 +74,15 @@ describe('the wire format', () => {
       }),
       { numRuns: 500 },
     )
+  })
+
+  it('reads a clear of a whole table with its three fields, ignoring an id or version it carries', () => {
+    const clear: CoherenceMessage = { table: 'emoji_sets', kind: 'clear', origin: 'spec' }
+    expect(parseCoherenceMessage({ ...clear, id: {}, version: -1 })).toEqual({ ok: true, message: clear })
+    expect(encodeWire({ ...clear, id: 1 } as CoherenceMessage)).toBe('{"table":"emoji_sets","kind":"clear","origin":"spec"}')
+    expect(decodeWire(encodeWire(clear))).toEqual({ ok: true, message: clear })
+    expect(parseCoherenceMessage({ kind: 'clear', origin: 'spec' })).toEqual({ ok: false, reason: 'table must be a non-empty string' })
+    expect(parseCoherenceMessage({ table: 't', kind: 'clear', origin: '' })).toEqual({ ok: false, reason: 'origin must be a non-empty string' })
   })
 
   it('writes the five fields as JSON in a fixed order, and nothing else', () => {

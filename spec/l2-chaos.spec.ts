@@ -39,7 +39,9 @@ describe('chaosL2', () => {
     expect(await chaos.set('t', 1, entry('one'))).toBe(true)
     expect((await chaos.get('t', 1))?.value).toBe('one')
     expect(await chaos.nextVersion('t', 1, 0)).toBe(2)
-    expect(chaos.calls).toEqual({ get: 1, set: 1, nextVersion: 1 })
+    await chaos.clear('t')
+    expect(await chaos.get('t', 1)).toBeUndefined()
+    expect(chaos.calls).toEqual({ get: 2, set: 1, nextVersion: 1, clear: 1 })
   })
 
   it('throws on demand: a rejection by default, a synchronous throw when asked, a given error', async () => {

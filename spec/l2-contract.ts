@@ -9,6 +9,8 @@ export interface L2Harness {
   expire(table: string, id: Id, ttl: number): Promise<void>
   /** Makes the entry for (table, id) `ms` older: its lifetime left shrinks by `ms`. */
   age(table: string, id: Id, ms: number): Promise<void>
+  /** Another store on the same backend, as another process would open it (closed by the test). */
+  peer(): L2Store
 }
 
 let tables = 0
@@ -213,10 +215,54 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
     expect(await h.store.get(t, 'bad')).toBeUndefined()
   })
 
+  it('clear: no entry of the table written before it is read again; other tables keep theirs', async () => {
+    const [t, other] = [freshTable(), freshTable()]
+    await h.store.set(t, 'a', value('old a', 1))
+    await h.store.set(t, 2, { kind: 'absent', version: 1, ttl: 60_000 })
+    await h.store.set(other, 'a', value('other a', 1))
+    await h.store.clear(t)
+    expect(await h.store.get(t, 'a')).toBeUndefined()
+    expect(await h.store.get(t, 2)).toBeUndefined()
+    expect(timeless(await h.store.get(other, 'a'))).toEqual({ kind: 'value', value: 'other a', version: 1 })
+    // Writes after the clear are read back, at any version: the old entries do not guard them.
+    expect(await h.store.set(t, 'a', value('new a', 1))).toBe(true)
+    expect(timeless(await h.store.get(t, 'a'))).toEqual({ kind: 'value', value: 'new a', version: 1 })
+    await h.store.clear(t)
+    await h.store.clear(t)
+    expect(await h.store.get(t, 'a')).toBeUndefined()
+  })
+
+  it('clear: versions minted afterwards still grow past every version minted before', async () => {
+    const t = freshTable()
+    const before = await h.store.nextVersion(t, 'a', 40)
+    await h.store.clear(t)
+    expect(await h.store.nextVersion(t, 'a', 0)).toBe(before + 1)
+  })
+
+  it('clear: a store that did not see it (another process) reads nothing from before, and writes after it', async () => {
+    const t = freshTable()
+    const peer = h.peer()
+    try {
+      await h.store.set(t, 'a', value('old', 1))
+      expect((await peer.get(t, 'a'))?.value).toBe('old') // the peer has read the table before the clear
+      await h.store.clear(t)
+      expect(await peer.get(t, 'a')).toBeUndefined()
+      await h.store.set(t, 'b', value('old b', 1)) // in the new generation: the peer reads it
+      expect(await peer.set(t, 'c', value('from the peer', 1))).toBe(true)
+      await h.store.clear(t)
+      expect(await peer.set(t, 'd', value('after the second clear', 1))).toBe(true)
+      expect((await h.store.get(t, 'd'))?.value).toBe('after the second clear')
+      expect(await h.store.get(t, 'c')).toBeUndefined()
+    } finally {
+      await peer.close()
+    }
+  })
+
   it('closes idempotently; calls after close reject', async () => {
     await h.store.close()
     await h.store.close()
     await expect(h.store.get(freshTable(), 'x')).rejects.toThrow(/close/)
     await expect(h.store.set(freshTable(), 'x', value(1))).rejects.toThrow(/close/)
+    await expect(h.store.clear(freshTable())).rejects.toThrow(/close/)
   })
 }

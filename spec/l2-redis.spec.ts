@@ -1,7 +1,7 @@
 import { Cluster, Redis } from 'ioredis'
 import { describe, expect, it } from 'vitest'
 import { v8Codec } from '../src/l2/codec.js'
-import { l2Key, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
+import { entryKey, generationKey, l2Key, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
 import { redisL2 } from '../src/l2/redis.js'
 import { L2CorruptEntryError, L2UnfitValueError } from '../src/errors.js'
 import { l2ContractSuite } from './l2-contract.js'
@@ -25,6 +25,7 @@ describeRedis('redisL2 on Redis', () => {
         if (left <= ms) await raw().del(key)
         else await raw().pexpire(key, left - ms)
       },
+      peer: () => redisL2({ url: REDIS_URL, prefix }),
     }))
   })
 
@@ -127,6 +128,30 @@ describeRedis('redisL2 on Redis', () => {
       expect(await store.nextVersion('vk', id, 10)).toBe(10)
       expect(await store.nextVersion('vk', id, 10)).toBe(11)
     }
+    await store.close()
+  })
+
+  it('keeps a cleared table’s entries under keys of its generation; a garbage generation key fails reads until a clear repairs it', async () => {
+    const own = `${prefix}gen:`
+    const store = redisL2({ url: REDIS_URL, prefix: own })
+    await store.set('t', 'a', { kind: 'value', value: 'gen 0', version: 1, ttl: 60_000 })
+    await store.clear('t')
+    await store.set('t', 'a', { kind: 'value', value: 'gen 1', version: 1, ttl: 60_000 })
+    expect(await keysUnder(raw(), own)).toEqual([generationKey(own, 't'), l2Key(own, 't', 'a'), entryKey(own, 't', 'a', 1)].sort())
+    expect(entryKey(own, 't', 'a', 1)).toBe(`${own}{["t","a"]}:1`)
+    expect(generationKey(own, 't')).toBe(`${own}{["t"]}:gen`)
+    expect(await raw().get(generationKey(own, 't'))).toBe('1')
+
+    for (const plant of [() => raw().set(generationKey(own, 't'), 'not a number'), () => raw().hset(generationKey(own, 't'), 'a', '1')]) {
+      await raw().del(generationKey(own, 't'))
+      await plant()
+      await expect(store.get('t', 'a')).rejects.toBeInstanceOf(L2CorruptEntryError)
+      expect(await store.set('t', 'b', { kind: 'value', value: 'b', version: 1, ttl: 60_000 })).toBe(true)
+      await store.clear('t') // one past the generation this store knew
+      expect(await store.get('t', 'a')).toBeUndefined()
+      expect(await store.get('t', 'b')).toBeUndefined()
+    }
+    expect(await raw().get(generationKey(own, 't'))).toBe('3')
     await store.close()
   })
 

@@ -8,7 +8,7 @@ import { type AddressInfo, type Server, type Socket, createServer, connect as tc
 import { performance } from 'node:perf_hooks'
 import { Redis, type RedisOptions } from 'ioredis'
 import { describe, expect, it } from 'vitest'
-import { BREAKER_COOLDOWN, BREAKER_FAILURES, type Clock, DEFAULT_L2_TIMEOUT, type Table, createTable, redisL2, systemClock } from '../src/index.js'
+import { BREAKER_COOLDOWN, BREAKER_FAILURES, type Clock, DEFAULT_L2_TIMEOUT, type Table, type TableEvents, createTable, redisBus, redisL2, systemClock } from '../src/index.js'
 import { latchedLoader, settle } from './support/latch.js'
 import { describeRedis, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
 
@@ -116,6 +116,29 @@ describeRedis('tables on a real Redis', () => {
     } finally {
       await Promise.all([a.close(), b.close()])
       await Promise.all([storeA.close(), storeB.close()])
+    }
+  })
+
+  it('clear on A with a Redis bus: B drops its rows, and neither reads an entry from before the clear', async () => {
+    const own = `${prefix}clear:`
+    const channel = `${own}bus`
+    const [storeA, storeB] = [0, 1].map(() => redisL2({ url: REDIS_URL, prefix: own, ...SLACK }))
+    const [busA, busB] = [0, 1].map(() => redisBus({ url: REDIS_URL, channel }))
+    await Promise.all([busA!.subscribed(), busB!.subscribed()])
+    const a = createTable<string>({ name: 'products', ttl: 60_000, l2: storeA, bus: busA })
+    const b = createTable<string>({ name: 'products', ttl: 60_000, l2: storeB, bus: busB })
+    try {
+      expect(await a.fetch('k', () => 'old')).toBe('old')
+      expect(await b.fetch('k', () => 'never')).toBe('old') // from L2
+      const cleared = new Promise<TableEvents['clear']>((resolve) => b.events.on('clear', resolve))
+      expect(await a.clear()).toEqual({ l2: 'cleared', broadcast: true })
+      expect(await cleared).toEqual({ table: 'products', dropped: 1, remote: true })
+      expect(await b.fetch('k', () => 'new from B')).toBe('new from B')
+      expect(await a.fetch('k', () => 'never')).toBe('new from B') // A reads B's fill, written after the clear
+      expect([a.stats().clears, b.stats().clears, b.stats().loads]).toEqual([1, 1, 1])
+    } finally {
+      await Promise.all([a.close(), b.close()])
+      await Promise.all([storeA!.close(), storeB!.close(), busA!.close(), busB!.close()])
     }
   })
 

@@ -5,6 +5,7 @@
  */
 import { describe, expectTypeOf, test } from 'vitest'
 import {
+  type ClearResult,
   type Id,
   type Loader,
   type LoaderContext,
@@ -97,6 +98,57 @@ describe('fetch', () => {
     table.fetch('x', () => foo, { timeout: '5' })
     // @ts-expect-error a typo of `timeout`
     table.fetch('x', () => foo, { tiemout: 5 })
+  })
+})
+
+describe('the id type K', () => {
+  test('createTable<V, K> takes ids of K only, and the loader receives a K', () => {
+    const byNumber = createTable<Foo, number>()
+    expectTypeOf(byNumber).toEqualTypeOf<Table<Foo, number>>()
+    byNumber.fetch(7, (id) => {
+      expectTypeOf(id).toEqualTypeOf<number>()
+      return foo
+    })
+    // @ts-expect-error a string id for a table of number ids
+    byNumber.fetch('7', () => foo)
+    // @ts-expect-error nor to put, invalidate, peek or has
+    void byNumber.put('7', foo)
+    // @ts-expect-error invalidate takes a K
+    void byNumber.invalidate('7')
+    // @ts-expect-error peek takes a K
+    byNumber.peek('7')
+    // @ts-expect-error has takes a K
+    byNumber.has('7')
+    const loader: Loader<Foo, number> = (id) => (expectTypeOf(id).toEqualTypeOf<number>(), foo)
+    byNumber.fetch(1, loader)
+  })
+
+  test('a union of literal ids, and a loader for a wider id type serves a narrower table', () => {
+    const regions = createTable<Foo, 'eu' | 'us'>()
+    regions.fetch('eu', (id) => (expectTypeOf(id).toEqualTypeOf<'eu' | 'us'>(), foo))
+    // @ts-expect-error not one of the table's ids
+    regions.fetch('asia', () => foo)
+    const anyId: Loader<Foo> = () => foo
+    regions.fetch('us', anyId)
+  })
+
+  test('K is a string or a number type; the default is both', () => {
+    // @ts-expect-error a boolean id type
+    createTable<Foo, boolean>()
+    expectTypeOf(createTable<Foo>()).toEqualTypeOf<Table<Foo, string | number>>()
+  })
+})
+
+describe('peek, has, size and clear', () => {
+  const table = createTable<Foo>()
+  test('peek answers V | undefined, has a boolean, size a number, clear a ClearResult', () => {
+    expectTypeOf(table.peek('x')).toEqualTypeOf<Foo | undefined>()
+    expectTypeOf(table.has('x')).toEqualTypeOf<boolean>()
+    expectTypeOf(table.size).toEqualTypeOf<number>()
+    expectTypeOf(table.clear()).toEqualTypeOf<Promise<ClearResult>>()
+    expectTypeOf<ClearResult['l2']>().toEqualTypeOf<'cleared' | 'failed' | 'none'>()
+    // @ts-expect-error size is read-only
+    table.size = 1
   })
 })
 

@@ -4,7 +4,7 @@
  * reached L1 no flight can read the old entry from L2; the bus carries no value, only the version.
  */
 import type { Emitter } from 'mitt'
-import type { Bus } from './bus/bus.js'
+import type { Bus, CoherenceMessage } from './bus/bus.js'
 import type { Clock } from './clock.js'
 import { emitSafely } from './emit-safely.js'
 import { TableClosedError, badArgument, badNumber, describe, showId } from './errors.js'
@@ -42,6 +42,18 @@ export interface ChangeResult {
    */
   l2: 'written' | 'refused' | 'failed' | 'none'
   /** True when the change reached the bus; false when there is no bus, or publishing failed or took longer than {@link PUBLISH_TIMEOUT}. */
+  broadcast: boolean
+}
+
+/** What a clear did. */
+export interface ClearResult {
+  /**
+   * What L2 did: `'cleared'` (no process reads an entry from before the clear again); `'failed'` (an
+   * error, a timeout or an open breaker: processes may still read older entries from L2 until they
+   * expire, so retry the clear); `'none'` (no L2 configured).
+   */
+  l2: 'cleared' | 'failed' | 'none'
+  /** True when the clear reached the bus (every instance drops its rows); false when there is no bus, or publishing failed. */
   broadcast: boolean
 }
 
@@ -94,6 +106,19 @@ export class Changes<V> {
     return { applied: change.applied && l2 !== 'refused', version: change.version, l2, broadcast: await this.#broadcast(id, change.version, 'invalidate') }
   }
 
+  /**
+   * See `Table.clear`. L2 moves first, then L1: a flight that read L2 before the clear is fenced when
+   * the owner drops the rows, and one that starts afterwards reads the new generation.
+   */
+  async clear(): Promise<ClearResult> {
+    const { owner, name, closed } = this.deps
+    if (closed()) throw new TableClosedError(name, undefined, 'clear')
+    const cleared = owner.l2 === undefined ? 'none' : await owner.l2.clear()
+    await new Promise<void>((resolve) => owner.send(msg.clear(resolve)))
+    const broadcast = await this.#publish(undefined, { table: name, kind: 'clear', origin: this.deps.origin })
+    return { l2: cleared === L2_FAILED ? 'failed' : cleared, broadcast }
+  }
+
   /** Validates a change's id and options; returns the version it was given, if any. */
   #check(id: Id, options: ChangeOptions | undefined, op: 'put' | 'invalidate'): number | undefined {
     if (!isId(id)) throw badId(op, id)
@@ -140,9 +165,15 @@ export class Changes<V> {
     return new Promise((resolve) => this.deps.owner.send(make((applied, version) => resolve({ applied, version }))))
   }
 
-  /** Publishes a change, bounded by {@link PUBLISH_TIMEOUT} on the table's clock; never throws. */
-  async #broadcast(id: Id, version: number, kind: 'put' | 'invalidate'): Promise<boolean> {
-    const { bus, clock, events, name, origin, owner } = this.deps
+  /** Publishes a change of `id`. */
+  #broadcast(id: Id, version: number, kind: 'put' | 'invalidate'): Promise<boolean> {
+    const { name, origin } = this.deps
+    return this.#publish(id, { table: name, id, version, kind, origin })
+  }
+
+  /** Publishes a message (about `id`, or the whole table), bounded by {@link PUBLISH_TIMEOUT} on the table's clock; never throws. */
+  async #publish(id: Id | undefined, message: CoherenceMessage): Promise<boolean> {
+    const { bus, clock, events, name, owner } = this.deps
     if (bus === undefined) return false
     const published = await new Promise<boolean>((resolve) => {
       const timer = clock.setTimeout(() => resolve(false), PUBLISH_TIMEOUT)
@@ -152,7 +183,7 @@ export class Changes<V> {
         resolve(ok)
       }
       try {
-        bus.publish({ table: name, id, version, kind, origin }).then(
+        bus.publish(message).then(
           () => done(true),
           (error: unknown) => done(false, error),
         )

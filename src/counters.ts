@@ -38,6 +38,7 @@ export const OWNER_COUNTER_NAMES = [
   'coh_gaps',
   'coh_dropped',
   'bus_errors',
+  'clears',
 ] as const
 
 /** Every counter's name, in `stats()` order. */

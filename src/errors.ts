@@ -50,24 +50,24 @@ export abstract class EchoStoreError extends Error {
   }
 }
 
-/** A table's error about one id: it carries the table's name and the id. */
+/** A table's error about one id (or the whole table): it carries the table's name and the id. */
 export abstract class TableError extends EchoStoreError {
   constructor(
     /** The table that raised it. */
     readonly table: string,
-    /** The id the call asked for. */
-    readonly id: Id,
+    /** The id the call asked for; `undefined` for a call about the whole table (`clear`). */
+    readonly id: Id | undefined,
     message: string,
   ) {
     super(message)
   }
 }
 
-/** A fetch, put or invalidate on a table that has been closed. Create a new table, or call it before `close()`. */
+/** A fetch, put, invalidate or clear on a table that has been closed. Create a new table, or call it before `close()`. */
 export class TableClosedError extends TableError {
   readonly code = 'ECHOSTORE_TABLE_CLOSED'
-  constructor(table: string, id: Id, op: 'fetch' | 'put' | 'invalidate' = 'fetch') {
-    super(table, id, `table "${table}" is closed; ${op}(${showId(id)}) was refused`)
+  constructor(table: string, id: Id | undefined, op: 'fetch' | 'put' | 'invalidate' | 'clear' = 'fetch') {
+    super(table, id, `table "${table}" is closed; ${op}(${id === undefined ? '' : showId(id)}) was refused`)
   }
 }
 

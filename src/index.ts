@@ -24,7 +24,7 @@ export {
   L2UnfitValueError,
   SelfFetchError,
 } from './errors.js'
-export { type ChangeOptions, type ChangeResult, PUBLISH_TIMEOUT } from './changes.js'
+export { type ChangeOptions, type ChangeResult, type ClearResult, PUBLISH_TIMEOUT } from './changes.js'
 
 // L2: the contract, the adapters, and the fault injector for tests.
 export { type L2Store, type L2Entry, type L2Write, type L2Kind, DEFAULT_L2_TIMEOUT } from './l2/store.js'
@@ -35,7 +35,7 @@ export { jsonCodec, v8Codec, type Codec } from './l2/codec.js'
 export { chaosL2, ChaosError, type ChaosL2, type ChaosFault, type ChaosOp } from './l2/chaos.js'
 
 // Coherence: the bus contract, the message format, and the two transports.
-export type { Bus, BusDelivery, CoherenceMessage } from './bus/bus.js'
+export type { Bus, BusDelivery, CoherenceMessage, ChangeMessage, ClearMessage } from './bus/bus.js'
 export { parseCoherenceMessage, encodeWire, decodeWire, MAX_WIRE_BYTES } from './bus/message.js'
 export { localBus, type LocalBusOptions } from './bus/local.js'
 export { redisBus, DEFAULT_CHANNEL, type RedisBus, type RedisBusOptions } from './bus/redis.js'

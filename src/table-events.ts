@@ -13,8 +13,8 @@ export type TableEvents = {
   error: { table: string; id: Id | undefined; error: unknown }
   /** The sweeper reclaimed `swept` expired rows. */
   sweep: { table: string; swept: number }
-  /** An L2 call failed or timed out (the fetch went on without L2). */
-  l2_error: { table: string; op: string; id: Id; error: unknown }
+  /** An L2 call failed or timed out (the fetch went on without L2); `id` is undefined for a call about the whole table (`clear`). */
+  l2_error: { table: string; op: string; id: Id | undefined; error: unknown }
   /**
    * Callers of `id` were answered from its graced value, `staleness` ms past its expiry: by
    * stale-while-revalidate (`swr`), by the fail-safe after a failed load (`failsafe`) or during its
@@ -25,4 +25,6 @@ export type TableEvents = {
   coherence: { table: string; id: Id; version: number; kind: 'put' | 'invalidate'; applied: boolean }
   /** The bus reported a gap (messages may have been lost): every L1 row was dropped. */
   gap: { table: string; dropped: number }
+  /** The table was cleared, here (`remote` false) or by another instance on the bus: `dropped` L1 rows went. */
+  clear: { table: string; dropped: number; remote: boolean }
 }

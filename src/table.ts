@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import mitt, { type Emitter } from 'mitt'
 import type { Bus } from './bus/bus.js'
-import { type ChangeOptions, type ChangeResult, Changes } from './changes.js'
+import { type ChangeOptions, type ChangeResult, Changes, type ClearResult } from './changes.js'
 import { type Clock, MAX_TIMER_MS } from './clock.js'
 import { R, type Stats, newReadCounters, snapshot } from './counters.js'
 import { SelfFetchError, TableClosedError, badArgument, badNumber, describe, showId } from './errors.js'
@@ -30,11 +30,12 @@ export interface FetchOptions {
 }
 
 /**
- * A read-through table: the facade over one owner actor. `fetch` answers hits straight from the
- * rows (an index lookup, an expiry check and a counter bump, no message); a miss is handed to the
- * owner, which coalesces it onto the id's single flight.
+ * A read-through table of values `V` under ids `K` (strings, numbers, or a narrower type of either):
+ * the facade over one owner actor. `fetch` answers hits straight from the rows (an index lookup, an
+ * expiry check and a counter bump, no message); a miss is handed to the owner, which coalesces it
+ * onto the id's single flight.
  */
-export class Table<V> {
+export class Table<V, K extends Id = Id> {
   /** A frozen snapshot of a table's counters, `size`, `inflight` and `hit_rate`. */
   static stats(table: { stats(): Stats }): Stats {
     return table.stats()
@@ -42,7 +43,7 @@ export class Table<V> {
 
   /** The table's name (in errors, events, L2 keys and bus messages). */
   readonly name: string
-  /** The table's events (a mitt emitter): `load`, `fill`, `error`, `sweep`, `l2_error`, `coherence`, `gap`. A listener that throws is reported as a process warning; the table goes on. */
+  /** The table's events (a mitt emitter): `load`, `fill`, `error`, `stale`, `sweep`, `l2_error`, `coherence`, `gap`, `clear`. A listener that throws is reported as a process warning; the table goes on. */
   readonly events: Emitter<TableEvents> = mitt<TableEvents>()
   /** Identifies this table instance on the bus; it ignores its own messages. */
   readonly origin: string
@@ -94,8 +95,10 @@ export class Table<V> {
    * object for every waiter), `FetchTimeoutError`, `signal.reason`, `LoadTimeoutError`, or
    * `TableClosedError`; a bad id, loader or option rejects with a `TypeError`/`RangeError`.
    */
-  fetch(id: Id, loader: Loader<V>, options?: FetchOptions): Promise<V | undefined> {
-    if (options === undefined && typeof loader === 'function' && this.#closing === undefined) {
+  fetch(id: K, loader: Loader<V, K>, options?: FetchOptions): Promise<V | undefined> {
+    // The table calls a loader only with the id it was fetched with: a Loader<V, K> serves as a Loader<V>.
+    const load = loader as Loader<V>
+    if (options === undefined && typeof load === 'function' && this.#closing === undefined) {
       const repeat = this.#owner.repeat(id) // a herd: the same id as this turn's last miss, so no row to find
       if (repeat !== undefined) {
         this.#reads[R.misses]++
@@ -107,10 +110,10 @@ export class Table<V> {
       if (isId(id)) {
         if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
         this.#reads[R.misses]++
-        return this.#staleWhileRevalidate ? this.#staleOrMiss(id, loader) : this.#owner.miss(id, loader)
+        return this.#staleWhileRevalidate ? this.#staleOrMiss(id, load) : this.#owner.miss(id, load)
       }
     }
-    return this.#fetchWithOptions(id, loader, options)
+    return this.#fetchWithOptions(id, load, options)
   }
 
   /**
@@ -118,7 +121,7 @@ export class Table<V> {
    * the change on the bus. `undefined` writes a negative row. A change older than what is already
    * known does not change L1, is refused by L2, still resolves (`applied: false`) and is still broadcast.
    */
-  put(id: Id, value: V | undefined, options?: ChangeOptions): Promise<ChangeResult> {
+  put(id: K, value: V | undefined, options?: ChangeOptions): Promise<ChangeResult> {
     return this.#changes.put(id, value, options)
   }
 
@@ -127,10 +130,42 @@ export class Table<V> {
    * `max(ttl, loadTimeout)` and reads as a miss), fences a flight in progress for the id (its waiters
    * still get its answer; it is not stored), then broadcasts. Once it resolves, no fetch that starts
    * afterwards returns a value loaded before it. With a known version (given, or from L2), L2 gets
-   * its tombstone first, so no flight can read the old entry once L1 has changed.
+   * its tombstone first, so no flight can read the old entry once L1 has changed. The one way to
+   * delete an id.
    */
-  invalidate(id: Id, options?: ChangeOptions): Promise<ChangeResult> {
+  invalidate(id: K, options?: ChangeOptions): Promise<ChangeResult> {
     return this.#changes.invalidate(id, options)
+  }
+
+  /**
+   * Drops every row of the table and fences every flight in progress (their waiters still get their
+   * answers, which are not stored); with an L2, no entry written before the clear is read again, by
+   * any process (O(1): the table moves to a new generation of L2 keys); with a bus, every instance
+   * drops its rows too. Counted in `clears`. Resolves once this instance's rows are gone.
+   */
+  clear(): Promise<ClearResult> {
+    return this.#changes.clear()
+  }
+
+  /**
+   * The value of `id`'s live row, without a load, a counter or a mark of use: `undefined` when there
+   * is none (or it is a negative row: tell the two apart with {@link has}). A graced row is not live.
+   */
+  peek(id: K): V | undefined {
+    if (!isId(id)) throw badId('peek', id)
+    const value = this.#rows.liveAt(this.#rows.find(id), this.#clock.now())
+    return value === NOT_LIVE ? undefined : value
+  }
+
+  /** True when `id` has a live row: a fetch now would be a hit (a negative row included). No counter, no mark of use. */
+  has(id: K): boolean {
+    if (!isId(id)) throw badId('has', id)
+    return this.#rows.liveAt(this.#rows.find(id), this.#clock.now()) !== NOT_LIVE
+  }
+
+  /** Rows held now: the same figure as `stats().size` (expired rows and tombstones count until swept or replaced). */
+  get size(): number {
+    return this.#rows.size
   }
 
   /**
@@ -227,7 +262,11 @@ function readFetchOptions(id: Id, options: FetchOptions | undefined): FetchOptio
   return { signal, timeout, softTimeout, forceRefresh }
 }
 
-/** Creates a table. Options are validated here: a bad one throws a TypeError/RangeError naming it and the value. */
-export function createTable<V>(options: TableOptions = {}): Table<V> {
-  return new Table<V>(options)
+/**
+ * Creates a table of values `V`, fetched by ids of type `K` (default: any string or number; say
+ * `createTable<User, number>()` and the loader receives a `number`). Options are validated here: a
+ * bad one throws a TypeError/RangeError naming it and the value.
+ */
+export function createTable<V, K extends Id = Id>(options: TableOptions = {}): Table<V, K> {
+  return new Table<V, K>(options)
 }

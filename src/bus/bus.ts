@@ -1,11 +1,10 @@
 import type { Id } from '../id.js'
 
 /**
- * One coherence message. It carries no value: a `put` has already written L2 (version-checked)
+ * A change of one id. It carries no value: a `put` has already written L2 (version-checked)
  * before it is broadcast, and receivers drop their row and read L2 next time.
- * Wire format (Redis pub/sub and any other transport): this object as JSON.
  */
-export interface CoherenceMessage {
+export interface ChangeMessage {
   /** The table name the change belongs to; other tables ignore it. */
   table: string
   /** The id that changed. */
@@ -17,6 +16,19 @@ export interface CoherenceMessage {
   /** The publishing table instance; a table ignores its own messages. */
   origin: string
 }
+
+/** The whole table was cleared at the source (`table.clear()`): receivers drop every row and fence every flight. */
+export interface ClearMessage {
+  table: string
+  kind: 'clear'
+  origin: string
+}
+
+/**
+ * One coherence message: a change of one id, or a clear of the whole table.
+ * Wire format (Redis pub/sub and any other transport): this object as JSON.
+ */
+export type CoherenceMessage = ChangeMessage | ClearMessage
 
 /** What a subscriber receives: a message, or a decoding failure (counted `coh_invalid`), or a gap. */
 export type BusDelivery =

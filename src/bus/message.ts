@@ -4,23 +4,24 @@
  * Wire format: one UTF-8 JSON object per message, at most `MAX_WIRE_BYTES` bytes,
  *
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"invalidate","origin":"b3f…"}
+ *   {"table":"emoji_sets","kind":"clear","origin":"b3f…"}
  *
  * - `table`: non-empty string, at most `MAX_TABLE_LENGTH` UTF-16 code units;
- * - `id`: a string (at most `MAX_ID_LENGTH` code units) or a finite number; the JSON type is the
- *   id's type, so `1` and `"1"` stay different ids;
- * - `version`: an integer in [0, 2^52] (`-0` reads as `0`), as tables use;
- * - `kind`: `"put"` or `"invalidate"`;
+ * - `kind`: `"put"` or `"invalidate"` (a change of one id), or `"clear"` (the whole table);
+ * - `id` (changes only): a string (at most `MAX_ID_LENGTH` code units) or a finite number; the JSON
+ *   type is the id's type, so `1` and `"1"` stay different ids;
+ * - `version` (changes only): an integer in [0, 2^52] (`-0` reads as `0`), as tables use;
  * - `origin`: non-empty string, at most `MAX_ORIGIN_LENGTH` code units.
  *
- * Unknown extra keys are ignored (a newer publisher may add fields during a rolling upgrade),
- * except `__proto__`, `constructor` and `prototype`, which reject the message. A valid message is
- * always re-read into a fresh object holding only the five known fields, so nothing a sender adds
+ * Unknown extra keys are ignored (a newer publisher may add fields during a rolling upgrade; a clear
+ * ignores `id` and `version`), except `__proto__`, `constructor` and `prototype`, which reject the
+ * message. A valid message is always re-read into a fresh object holding only its known fields, so nothing a sender adds
  * is ever merged into anything. JSON writes at most 6 bytes per UTF-16 code unit, so a message with
  * every field at its limit still fits in `MAX_WIRE_BYTES`: whatever a table accepts, the bus carries.
  */
 import { MAX_ID_LENGTH } from '../id.js'
 import { MAX_VERSION, isVersion } from '../versions.js'
-import type { CoherenceMessage } from './bus.js'
+import type { ChangeMessage, CoherenceMessage } from './bus.js'
 
 /** Largest payload `decodeWire` reads, in bytes; larger payloads are refused before parsing. */
 export const MAX_WIRE_BYTES = 128 * 1024
@@ -66,18 +67,19 @@ function parseObject(raw: unknown): ParseResult {
 
   if (typeof table !== 'string' || table.length === 0) return refuse('table must be a non-empty string')
   if (table.length > MAX_TABLE_LENGTH) return refuse(`table is longer than ${MAX_TABLE_LENGTH}`)
+  if (typeof origin !== 'string' || origin.length === 0) return refuse('origin must be a non-empty string')
+  if (origin.length > MAX_ORIGIN_LENGTH) return refuse(`origin is longer than ${MAX_ORIGIN_LENGTH}`)
+  if (kind === 'clear') return { ok: true, message: { table, kind, origin } }
   if (typeof id === 'string') {
     if (id.length > MAX_ID_LENGTH) return refuse(`id is longer than ${MAX_ID_LENGTH}`)
   } else if (typeof id !== 'number' || !Number.isFinite(id)) {
     return refuse('id must be a string or a finite number')
   }
   if (!isVersion(version)) return refuse(`version must be an integer in [0, ${MAX_VERSION}]`)
-  if (kind !== 'put' && kind !== 'invalidate') return refuse('kind must be "put" or "invalidate"')
-  if (typeof origin !== 'string' || origin.length === 0) return refuse('origin must be a non-empty string')
-  if (origin.length > MAX_ORIGIN_LENGTH) return refuse(`origin is longer than ${MAX_ORIGIN_LENGTH}`)
+  if (kind !== 'put' && kind !== 'invalidate') return refuse('kind must be "put", "invalidate" or "clear"')
 
   // `+ 0` turns -0 into 0, which is what JSON carries.
-  const message: CoherenceMessage = {
+  const message: ChangeMessage = {
     table,
     id: typeof id === 'number' ? id + 0 : id,
     version: version + 0,
@@ -88,10 +90,14 @@ function parseObject(raw: unknown): ParseResult {
 }
 
 /**
- * Encodes a message in the wire format: JSON of the five known fields, in a fixed order.
+ * Encodes a message in the wire format: JSON of its known fields, in a fixed order.
  * Encode only messages `parseCoherenceMessage` accepted; those always fit in `MAX_WIRE_BYTES`.
  */
 export function encodeWire(message: CoherenceMessage): string {
+  if (message.kind === 'clear') {
+    const { table, kind, origin } = message
+    return JSON.stringify({ table, kind, origin })
+  }
   const { table, id, version, kind, origin } = message
   return JSON.stringify({ table, id, version, kind, origin })
 }

@@ -5,7 +5,7 @@ import { l2Key } from './keys.js'
 import type { L2Entry, L2Store, L2Write } from './store.js'
 
 /** The store calls a fault can target. `close` always passes through. */
-export type ChaosOp = 'get' | 'set' | 'nextVersion'
+export type ChaosOp = 'get' | 'set' | 'nextVersion' | 'clear'
 
 /**
  * What a faulted call does instead of (or before) reaching the store:
@@ -46,7 +46,7 @@ export class ChaosError extends EchoStoreError {
   }
 }
 
-const OPS: readonly ChaosOp[] = ['get', 'set', 'nextVersion']
+const OPS: readonly ChaosOp[] = ['get', 'set', 'nextVersion', 'clear']
 
 interface Armed {
   fault: ChaosFault
@@ -66,7 +66,7 @@ interface Stall {
  */
 export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
   const faults = new Map<ChaosOp, Armed>()
-  const calls: Record<ChaosOp, number> = { get: 0, set: 0, nextVersion: 0 }
+  const calls: Record<ChaosOp, number> = { get: 0, set: 0, nextVersion: 0, clear: 0 }
   const stalls = new Set<Stall>()
 
   function stall<T>(ms: number | undefined, call: () => Promise<T>): Promise<T> {
@@ -84,7 +84,7 @@ export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
     })
   }
 
-  function run<T>(op: ChaosOp, table: string, id: Id, call: () => Promise<T>): Promise<T> {
+  function run<T>(op: ChaosOp, table: string, id: Id | undefined, call: () => Promise<T>): Promise<T> {
     calls[op]++
     const armed = faults.get(op)
     if (armed === undefined) return call()
@@ -97,7 +97,7 @@ export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
         return Promise.reject(error)
       }
       case 'corrupt':
-        return Promise.reject(new L2CorruptEntryError(l2Key('chaos:', table, id), 'chaos: garbage payload'))
+        return Promise.reject(new L2CorruptEntryError(l2Key('chaos:', table, id ?? ''), 'chaos: garbage payload'))
       case 'stall':
         return stall(fault.ms, call)
     }
@@ -128,6 +128,7 @@ export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
     get: (table: string, id: Id): Promise<L2Entry | undefined> => run('get', table, id, () => store.get(table, id)),
     set: (table: string, id: Id, entry: L2Write): Promise<boolean> => run('set', table, id, () => store.set(table, id, entry)),
     nextVersion: (table: string, id: Id, floor: number): Promise<number> => run('nextVersion', table, id, () => store.nextVersion(table, id, floor)),
+    clear: (table: string): Promise<void> => run('clear', table, undefined, () => store.clear(table)),
     close: () => store.close(),
   }
 }

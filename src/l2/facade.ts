@@ -24,7 +24,7 @@ export type L2WriteOutcome = 'written' | 'refused' | 'unfit'
 export class L2TimeoutError extends EchoStoreError {
   readonly code = 'ECHOSTORE_L2_TIMEOUT'
   constructor(
-    /** The store call: `get`, `set` or `nextVersion`. */
+    /** The store call: `get`, `set`, `nextVersion` or `clear`. */
     readonly op: string,
     /** The store's `timeout`, in ms. */
     readonly timeout: number,
@@ -74,6 +74,12 @@ export class L2Facade {
     return this.#call('nextVersion', id, () => this.store.nextVersion(this.table, id, floor), L2_FAILED)
   }
 
+  /** Clears the table in L2 (see `L2Store.clear`): `'cleared'`, or {@link L2_FAILED}. */
+  async clear(): Promise<L2Answer<'cleared'>> {
+    const cleared = await this.#call('clear', undefined, () => this.store.clear(this.table), L2_FAILED)
+    return cleared === L2_FAILED ? L2_FAILED : 'cleared'
+  }
+
   /** True while the breaker skips L2. */
   isOpen(): boolean {
     return this.#failures >= BREAKER_FAILURES && this.clock.now() < this.#openUntil
@@ -84,7 +90,7 @@ export class L2Facade {
    * for a read, `'unfit'` for a write): the store answered, so it is counted but is no failure and
    * never trips the breaker.
    */
-  #call<T>(op: string, id: Id, run: () => Promise<T>, unusable: L2Answer<T>): Promise<L2Answer<T>> {
+  #call<T>(op: string, id: Id | undefined, run: () => Promise<T>, unusable: L2Answer<T>): Promise<L2Answer<T>> {
     if (this.isOpen()) {
       this.count('l2_skipped')
       return Promise.resolve(L2_FAILED)
@@ -128,7 +134,7 @@ export class L2Facade {
     })
   }
 
-  #failed(op: string, id: Id, error: unknown): void {
+  #failed(op: string, id: Id | undefined, error: unknown): void {
     this.#failures++
     if (this.#failures >= BREAKER_FAILURES) this.#openUntil = this.clock.now() + BREAKER_COOLDOWN
     if (this.events.all.size > 0) emitSafely(this.events, 'l2_error', { table: this.table, op, id, error })

@@ -2,7 +2,7 @@ import { systemClock, type Clock } from '../clock.js'
 import { L2ClosedError, badArgument, badNumber, describe } from '../errors.js'
 import type { Id } from '../id.js'
 import { MAX_VERSION, isVersion } from '../versions.js'
-import { l2Key, VERSION_TTL_MS } from './keys.js'
+import { entryKey, l2Key, VERSION_TTL_MS } from './keys.js'
 import type { L2Entry, L2Kind, L2Store, L2Write } from './store.js'
 
 /** Options of {@link memoryL2}. */
@@ -60,11 +60,16 @@ function checkFloor(floor: number): void {
  * and a full sweep runs once the writes since the last sweep reach what that sweep left held (at
  * least 64), so the store holds at most about twice its live entries (+ 64), at amortised O(1) per
  * write. Version counters lapse like Redis version keys
- * (`VERSION_TTL_MS` after their last issue). After `close()` every call rejects.
+ * (`VERSION_TTL_MS` after their last issue). `clear(table)` moves the table to its next generation,
+ * as Redis does: entries of earlier generations are never read again and are swept once expired.
+ * After `close()` every call rejects.
  */
 export function memoryL2({ clock = systemClock }: MemoryL2Options = {}): MemoryL2 {
   const entries = new Map<string, Stored>()
   const counters = new Map<string, Counter>()
+  /** Each cleared table's generation (absent: 0, never cleared). */
+  const generations = new Map<string, number>()
+  const keyOf = (table: string, id: Id) => entryKey('', table, id, generations.get(table) ?? 0)
   /** Writes left before the next sweep: reset by each sweep to what it left held (at least 64). */
   let writesToSweep = MIN_SWEEP_EVERY
   let closed = false
@@ -102,7 +107,7 @@ export function memoryL2({ clock = systemClock }: MemoryL2Options = {}): MemoryL
     async get(table: string, id: Id): Promise<L2Entry | undefined> {
       open('get')
       const now = clock.now()
-      const entry = liveEntry(l2Key('', table, id), now)
+      const entry = liveEntry(keyOf(table, id), now)
       if (entry === undefined) return undefined
       const ttl = entry.expiresAt - entry.grace - now
       const read: L2Entry = entry.kind === 'value' ? { kind: 'value', value: entry.value, version: entry.version, ttl } : { kind: entry.kind, version: entry.version, ttl }
@@ -113,7 +118,7 @@ export function memoryL2({ clock = systemClock }: MemoryL2Options = {}): MemoryL
     async set(table: string, id: Id, entry: L2Write): Promise<boolean> {
       open('set')
       checkWrite(entry)
-      const key = l2Key('', table, id)
+      const key = keyOf(table, id)
       const now = clock.now()
       const held = liveEntry(key, now)
       if (held !== undefined && held.version > entry.version) return false
@@ -130,11 +135,17 @@ export function memoryL2({ clock = systemClock }: MemoryL2Options = {}): MemoryL
       const key = l2Key('', table, id)
       const now = clock.now()
       const issued = liveCounter(key, now)?.version ?? 0
-      const held = liveEntry(key, now)?.version ?? 0
+      const held = liveEntry(keyOf(table, id), now)?.version ?? 0
       const version = Math.max(issued + 1, held + 1, floor)
       counters.set(key, { version, expiresAt: now + VERSION_TTL_MS })
       maybeSweep(now)
       return version
+    },
+
+    async clear(table: string): Promise<void> {
+      open('clear')
+      if (typeof table !== 'string') throw badArgument(TypeError, `memoryL2.clear: table must be a string, got ${describe(table)}`)
+      generations.set(table, (generations.get(table) ?? 0) + 1)
     },
 
     async close(): Promise<void> {

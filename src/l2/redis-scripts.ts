@@ -1,5 +1,6 @@
 /**
- * The Lua scripts of the Redis L2, each atomic on the keys of one (table, id) (one Cluster slot).
+ * The Lua scripts of the Redis L2, each atomic on the keys of one (table, id) (one Cluster slot), or
+ * on one table's generation key.
  * A key that holds garbage (another type, a header that does not parse, a version out of range) is
  * that key's problem: reads report it, writes and mints replace it; it never fails a call.
  */
@@ -55,4 +56,33 @@ local held = held_version(KEYS[2])
 if held and held < ${MAX_VERSION} and held + 1 > version then version = held + 1 end
 redis.call('SET', KEYS[1], string.format('%.0f', version), 'PX', ARGV[1])
 return version
+`
+
+/** The generation held under `key`, or -1 when it holds garbage (another type, not an integer in range); 0 when there is none. */
+const READ_GENERATION = `
+local function read_generation(key)
+  local kind = redis.call('TYPE', key).ok
+  if kind == 'none' then return 0 end
+  if kind ~= 'string' then return -1 end
+  local generation = tonumber(redis.call('GET', key))
+  if generation and generation >= 0 and generation < ${MAX_VERSION} and generation == math.floor(generation) then return generation end
+  return -1
+end
+`
+
+/** A table's generation from its generation key KEYS[1]: 0 when never cleared, -1 when the key holds garbage. */
+export const GENERATION_LUA = `${READ_GENERATION}
+return read_generation(KEYS[1])
+`
+
+/**
+ * Clears a table: moves its generation key KEYS[1] one past the generation held, or past ARGV[1]
+ * (the caller's known generation) when the key holds garbage, and returns the new generation.
+ */
+export const CLEAR_LUA = `${READ_GENERATION}
+local generation = read_generation(KEYS[1])
+if generation < 0 then generation = tonumber(ARGV[1]) end
+generation = generation + 1
+redis.call('SET', KEYS[1], string.format('%.0f', generation))
+return generation
 `

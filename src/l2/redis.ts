@@ -4,9 +4,9 @@ import { L2ClosedError, L2CorruptEntryError, L2UnfitValueError, badArgument, bad
 import type { Id } from '../id.js'
 import { MAX_VERSION, isVersion } from '../versions.js'
 import { jsonCodec, type Codec } from './codec.js'
-import { l2Key, VERSION_TTL_MS, versionKey } from './keys.js'
+import { entryKey, generationKey, VERSION_TTL_MS, versionKey } from './keys.js'
 import { HEADER_SCAN, decodeEntry, encodeEntry, isKind } from './redis-entry.js'
-import { GET_LUA, GET_STATUS, NEXT_VERSION_LUA, SET_LUA } from './redis-scripts.js'
+import { CLEAR_LUA, GENERATION_LUA, GET_LUA, GET_STATUS, NEXT_VERSION_LUA, SET_LUA } from './redis-scripts.js'
 import type { L2Entry, L2Store, L2Write } from './store.js'
 
 /** An ioredis client the store can use: a single-node client or a cluster client. */
@@ -40,6 +40,8 @@ interface Scripts {
   echostoreL2GetBuffer(key: string, maxBytes: number): Promise<[number, Buffer?, number?] | null>
   echostoreL2Set(key: string, version: number, ttl: number, data: Buffer): Promise<number>
   echostoreL2NextVersion(versionKey: string, dataKey: string, versionTtl: number, floor: number): Promise<number>
+  echostoreL2Generation(generationKey: string): Promise<number>
+  echostoreL2Clear(generationKey: string, known: number): Promise<number>
 }
 
 /** The longest grace an entry's header carries (11 digits). */
@@ -95,9 +97,16 @@ const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
  * with `L2CorruptEntryError`; one larger than `maxValueBytes` with `L2UnfitValueError`; the next
  * write replaces either.
  *
- * The adapter does I/O only: no timeouts, retries or fallback (the table's facade owns them). The
+ * `clear(table)` bumps the table's generation key; entries live under keys of their generation
+ * (see `entryKey`), so the old ones are never read again and expire on their own. Each `get` and
+ * `set` reads the generation alongside (two commands sent together, one round trip): when it moved
+ * since this adapter last saw it, the call is made again in the new generation, so a process that
+ * missed a clear never reads an entry from before it, nor writes into the past.
+ *
+ * The adapter does I/O only: no timeouts or fallback (the table's facade owns them). The
  * scripts are installed on the client with `defineCommand` (`echostoreL2Get`, `echostoreL2Set`,
- * `echostoreL2NextVersion`). A client's own `keyPrefix`, if any, goes before `prefix`.
+ * `echostoreL2NextVersion`, `echostoreL2Generation`, `echostoreL2Clear`). A client's own
+ * `keyPrefix`, if any, goes before `prefix`.
  */
 export function redisL2(options: RedisL2Options): L2Store {
   validate(options)
@@ -109,8 +118,36 @@ export function redisL2(options: RedisL2Options): L2Store {
   client.defineCommand('echostoreL2Get', { lua: GET_LUA, numberOfKeys: 1 })
   client.defineCommand('echostoreL2Set', { lua: SET_LUA, numberOfKeys: 1 })
   client.defineCommand('echostoreL2NextVersion', { lua: NEXT_VERSION_LUA, numberOfKeys: 2 })
+  client.defineCommand('echostoreL2Generation', { lua: GENERATION_LUA, numberOfKeys: 1 })
+  client.defineCommand('echostoreL2Clear', { lua: CLEAR_LUA, numberOfKeys: 1 })
   const scripts = client as unknown as Scripts
+  /** The generation each table had when this adapter last read or bumped it: written only here, from the store's answers. */
+  const generations = new Map<string, number>()
   let closing: Promise<void> | undefined
+
+  /** The table's generation now; rejects with `L2CorruptEntryError` when its key holds garbage (a clear repairs it). */
+  async function generation(table: string): Promise<number> {
+    const key = generationKey(prefix, table)
+    const current = await scripts.echostoreL2Generation(key)
+    if (current < 0) throw new L2CorruptEntryError(key, 'the generation key holds garbage; table.clear() repairs it')
+    return current
+  }
+
+  /** Runs `call` in the generation this adapter knows, reading the current one alongside; runs it again when the generation moved. */
+  async function inGeneration<T>(table: string, call: (generation: number) => Promise<T>, onGarbage: 'reject' | 'ignore'): Promise<T> {
+    const known = generations.get(table) ?? 0
+    const reading = generation(table)
+    const [answer, current] = await Promise.all([call(known), onGarbage === 'reject' ? reading : reading.catch(() => known)])
+    if (current === known) return answer
+    generations.set(table, current)
+    return call(current)
+  }
+
+  /** The raw entry under (table, id) in `generation`. */
+  function readEntry(table: string, id: Id, generation: number) {
+    const key = entryKey(prefix, table, id, generation)
+    return scripts.echostoreL2GetBuffer(key, maxValueBytes + HEADER_SCAN).then((reply) => ({ key, reply }))
+  }
 
   function open(op: string): void {
     if (closing !== undefined) throw new L2ClosedError('redisL2', op)
@@ -121,8 +158,7 @@ export function redisL2(options: RedisL2Options): L2Store {
 
     async get(table: string, id: Id): Promise<L2Entry | undefined> {
       open('get')
-      const key = l2Key(prefix, table, id)
-      const reply = await scripts.echostoreL2GetBuffer(key, maxValueBytes + HEADER_SCAN)
+      const { key, reply } = await inGeneration(table, (generation) => readEntry(table, id, generation), 'reject')
       if (reply === null) return undefined
       const [status, data, ttl] = reply
       if (status === GET_STATUS.wrongType) throw new L2CorruptEntryError(key, 'the key holds another Redis type')
@@ -135,15 +171,22 @@ export function redisL2(options: RedisL2Options): L2Store {
     async set(table: string, id: Id, entry: L2Write): Promise<boolean> {
       open('set')
       checkWrite(entry)
-      const key = l2Key(prefix, table, id)
-      const written = await scripts.echostoreL2Set(key, entry.version, entry.ttl + (entry.grace ?? 0), encodeEntry(key, entry, codec, maxValueBytes))
+      const data = encodeEntry(entryKey(prefix, table, id, generations.get(table) ?? 0), entry, codec, maxValueBytes)
+      const lifetime = entry.ttl + (entry.grace ?? 0)
+      // A garbage generation key fails reads (they report it); a write goes on in the generation known.
+      const written = await inGeneration(table, (generation) => scripts.echostoreL2Set(entryKey(prefix, table, id, generation), entry.version, lifetime, data), 'ignore')
       return written === 1
     },
 
     async nextVersion(table: string, id: Id, floor: number): Promise<number> {
       open('nextVersion')
       if (!isVersion(floor)) throw badNumber(floor, `redisL2.nextVersion: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
-      return scripts.echostoreL2NextVersion(versionKey(prefix, table, id), l2Key(prefix, table, id), VERSION_TTL_MS, floor)
+      return scripts.echostoreL2NextVersion(versionKey(prefix, table, id), entryKey(prefix, table, id, generations.get(table) ?? 0), VERSION_TTL_MS, floor)
+    },
+
+    async clear(table: string): Promise<void> {
+      open('clear')
+      generations.set(table, await scripts.echostoreL2Clear(generationKey(prefix, table), generations.get(table) ?? 0))
     },
 
     close(): Promise<void> {

@@ -57,6 +57,12 @@ export interface L2Store {
    * never get the same version. A garbage version record is repaired, never a failure.
    */
   nextVersion(table: string, id: Id, floor: number): Promise<number>
+  /**
+   * Clears `table` in O(1): no entry of it written before the clear is read again, by this process
+   * or any other sharing the store, and a write that raced the clear lands either before it (and is
+   * cleared) or after it. Versions go on growing across a clear. A garbage clear record is repaired.
+   */
+  clear(table: string): Promise<void>
   /** Releases connections the store opened itself. Idempotent. */
   close(): Promise<void>
 }

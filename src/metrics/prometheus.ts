@@ -97,6 +97,7 @@ const HELP: Record<CounterName, string> = {
   coh_gaps: 'Gaps reported by the coherence bus (every L1 row dropped).',
   coh_dropped: 'L1 rows dropped because of bus gaps.',
   bus_errors: 'Coherence broadcasts that failed.',
+  clears: 'Clears of the whole table applied (its own, and other instances\' heard on the bus).',
 }
 
 const GAUGES = {

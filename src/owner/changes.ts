@@ -1,5 +1,5 @@
 /**
- * The owner's handling of changes: local puts and invalidates, coherence messages from other
+ * The owner's handling of changes: local puts, invalidates and clears, coherence messages from other
  * instances, and bus gaps. Every row remembers the version of what it holds, and an invalidation
  * leaves a tombstone that remembers its version. A change newer than a flight's starting version
  * fences that flight: its waiters still get its answer, but it is no longer joinable and its answer
@@ -98,8 +98,10 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
     state.counters[C.coh_invalid]++
     return
   }
-  const { id, version, kind, table, origin } = parsed.message
-  if (table !== env.name || origin === env.origin) return
+  const message = parsed.message
+  if (message.table !== env.name || message.origin === env.origin) return
+  if (message.kind === 'clear') return onClear(turn, true)
+  const { id, version, kind } = message
   // An equal version from another origin may be another change (two writers that minted alike while
   // L2 was down): dropping the row is always safe, so it applies.
   const applied = version >= known(state, id)
@@ -125,14 +127,29 @@ function readField(delivery: unknown, key: 'type' | 'message'): unknown {
   }
 }
 
-/** The bus may have lost messages: drop every L1 row and fence every running flight. */
-function onGap<V>(turn: Turn<V>): void {
-  const { state, env } = turn
+/** Drops every L1 row and fences every running flight (their waiters still get their answers, which are not stored); returns the rows dropped. */
+function dropEverything<V>(state: OwnerState<V>): number {
   const dropped = state.rows.size
   state.rows.clear()
   for (const flight of state.flights.values()) flight.fenced = true
   for (const flight of state.solo) flight.fenced = true
   state.flights.clear()
+  return dropped
+}
+
+/** The table was cleared, here (after L2 moved on) or by another instance (`remote`): nothing loaded before it is answered again. */
+export function onClear<V>(turn: Turn<V>, remote: boolean, reply?: () => void): void {
+  const { state, env } = turn
+  const dropped = dropEverything(state)
+  state.counters[C.clears]++
+  reply?.()
+  if (listening(turn)) turn.defer(() => emitSafely(env.events, 'clear', { table: env.name, dropped, remote }))
+}
+
+/** The bus may have lost messages: drop every L1 row and fence every running flight. */
+function onGap<V>(turn: Turn<V>): void {
+  const { state, env } = turn
+  const dropped = dropEverything(state)
   state.counters[C.coh_gaps]++
   state.counters[C.coh_dropped] += dropped
   if (listening(turn)) turn.defer(() => emitSafely(env.events, 'gap', { table: env.name, dropped }))

@@ -17,5 +17,5 @@ export interface LoaderContext {
   setTtl(ms: number): void
 }
 
-/** Loads one id from the origin. `undefined` means "absent" (cached as a negative row); `null` is a value. */
-export type Loader<V> = (id: Id, context: LoaderContext) => V | undefined | PromiseLike<V | undefined>
+/** Loads one id (of the table's id type `K`) from the origin. `undefined` means "absent" (cached as a negative row); `null` is a value. */
+export type Loader<V, K extends Id = Id> = (id: K, context: LoaderContext) => V | undefined | PromiseLike<V | undefined>

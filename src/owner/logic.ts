@@ -13,7 +13,7 @@
 import type { ActorLogic, ActorScope, ActorSystem, Snapshot } from 'xstate'
 import { C } from '../counters.js'
 import { emitSafely } from '../emit-safely.js'
-import { onDelivery, onInvalidate, onPut } from './changes.js'
+import { onClear, onDelivery, onInvalidate, onPut } from './changes.js'
 import { onDeadline, onFlightDone, onL2Refused, onLoad, runStarted } from './flights.js'
 import type { BatchEvent, Message } from './messages.js'
 import { onSoftTimeout } from './grace.js'
@@ -60,6 +60,8 @@ function handle<V>(turn: Turn<V>, message: Message<V>): void {
       return onPut(turn, message)
     case 'invalidate':
       return onInvalidate(turn, message)
+    case 'clear':
+      return onClear(turn, false, message.reply)
     case 'delivery':
       return onDelivery(turn, message.delivery)
     case 'sweep':

@@ -103,6 +103,8 @@ export interface PutMessage<V> {
 }
 /** Drop a row and leave a tombstone carrying `version` (`table.invalidate`). */
 export interface InvalidateMessage { type: 'invalidate'; id: Id; version: number; reply: ChangeReply }
+/** Drop every row and fence every flight (`table.clear()`); `reply` once done. */
+export interface ClearRowsMessage { type: 'clear'; reply: () => void }
 /** What the bus delivered: a coherence message, a gap, or something malformed. Validated by the owner. */
 export interface DeliveryMessage { type: 'delivery'; delivery: unknown }
 /** A sweeper tick (`tick`), or the next slice of a pass in progress. */
@@ -126,6 +128,7 @@ export type Message<V> =
   | WaiterLeftMessage<V>
   | PutMessage<V>
   | InvalidateMessage
+  | ClearRowsMessage
   | DeliveryMessage
   | SweepMessage
   | GateMessage
@@ -153,6 +156,7 @@ export const msg = {
     reply,
   }),
   invalidate: (id: Id, version: number, reply: ChangeReply): InvalidateMessage => ({ type: 'invalidate', id, version, reply }),
+  clear: (reply: () => void): ClearRowsMessage => ({ type: 'clear', reply }),
   delivery: (delivery: BusDelivery | unknown): DeliveryMessage => ({ type: 'delivery', delivery }),
   sweep: (tick: boolean): SweepMessage => ({ type: 'sweep', tick }),
   gate: (on: boolean): GateMessage => ({ type: 'gate', on }),

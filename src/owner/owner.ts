@@ -110,6 +110,8 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
       case 'put':
       case 'invalidate':
         return message.reply(false, message.version)
+      case 'clear':
+        return message.reply()
     }
   }
 
