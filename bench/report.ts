@@ -48,7 +48,7 @@ export function renderReport(input: ReportInput): string {
     renderTable({
       caption: '## Contenders',
       headers: ['contender', 'kind', 'version', 'set up as'],
-      rows: contenders.map((c) => [c.name, c.kind, contenderVersion(cfg.root, c), c.setup]),
+      rows: contenders.map((c) => [c.name, c.kind, contenderVersion(cfg.root, c), c.sitsOut !== undefined ? `${c.setup} (sits out ${c.sitsOut.workloads.join(', ')})` : c.setup]),
     }),
     '',
   )

@@ -1,11 +1,13 @@
 /**
- * The benchmark harness (`npm run bench`): loads the selected contenders, runs W1–W8 in order,
- * writes the W6 picture and the report, and prints the report. Progress goes to stderr.
+ * The benchmark harness (`npm run bench`): loads the selected contenders, runs W1–W8 in order (each
+ * with the contenders that do not sit it out), writes the W6 picture and the report, and prints the
+ * report. Progress goes to stderr.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, relative } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { selectContenders } from './contenders/index.js'
+import type { Contender } from './contenders/types.js'
 import { readConfig, type WorkloadId } from './lib/config.js'
 import { canCollect } from './lib/gc.js'
 import { machine } from './lib/machine.js'
@@ -14,6 +16,7 @@ import { renderReport } from './report.js'
 import { chooseSeries, cohortSvg } from './svg.js'
 import { evaluateTargets, type Results } from './targets.js'
 import type { BenchContext, WorkloadResult } from './workloads/context.js'
+import { markSatOut } from './workloads/sat-out.js'
 import { runW1 } from './workloads/w1-hit.js'
 import { runW2 } from './workloads/w2-herd.js'
 import { runW3 } from './workloads/w3-cold.js'
@@ -46,12 +49,15 @@ async function main(): Promise<void> {
   const contenders = await selectContenders(cfg.only, cfg.skip)
   progress(`contenders: ${contenders.map((c) => c.name).join(', ')}`)
   progress(`workloads: ${cfg.workloads.join(', ')} · BENCH_SCALE ${cfg.scale} · ${cfg.reps} repetitions`)
-  const ctx: BenchContext = { cfg, contenders }
   const results: Results = {}
   let svgWritten: string | undefined
   for (const w of cfg.workloads) {
     const t = performance.now()
-    results[w] = await RUNNERS[w](ctx)
+    const sitsOut = (c: Contender) => c.sitsOut?.workloads.includes(w) === true
+    const ctx: BenchContext = { cfg, contenders: contenders.filter((c) => !sitsOut(c)) }
+    const result = await RUNNERS[w](ctx)
+    markSatOut(result.section, contenders.filter(sitsOut).map((c) => ({ name: c.name, why: c.sitsOut!.why })))
+    results[w] = result
     progress(`${w} done in ${((performance.now() - t) / 1000).toFixed(1)} s`)
     if (w === 'W6' && chooseSeries(results.W6 as W6Result).length > 0) {
       write(cfg.svgFile, cohortSvg(results.W6 as W6Result))
