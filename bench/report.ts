@@ -39,7 +39,7 @@ export function renderReport(input: ReportInput): string {
         ['OS', m.platform],
         ['date', input.date.toISOString()],
         ['BENCH_SCALE', String(cfg.scale)],
-        ['repetitions', `${cfg.reps} (W4, W7: ${cfg.heavyReps}; W5: 1 per contender; W8b: rounds as its section says)`],
+        ['repetitions', `${cfg.reps} (W4, W7: ${cfg.heavyReps}; W5: 1 per contender; W8b: rounds as its section says; W9: 1 pass per trace and contender)`],
       ],
     }),
     '',
@@ -68,7 +68,7 @@ export function renderReport(input: ReportInput): string {
   parts.push(
     '## Running it',
     '',
-    '`npm run bench` runs everything at full size (writes this file and bench/cohort.svg). W8 needs Redis (`REDIS_URL`, default redis://127.0.0.1:6379) and is skipped with a line in its section when none answers. Knobs: `BENCH_SCALE` (e.g. 0.02 for a smoke run), `BENCH_REPS` (default 5; W4 and W7 use at most 3), `BENCH_ONLY` / `BENCH_SKIP` (comma lists of contender names; floors always run unless skipped), `BENCH_WORKLOADS` (e.g. `W1,W3`, or `W8` alone), `BENCH_OUT`, `REDIS_URL`. A partial run writes to `.bench-tmp/` instead.',
+    '`npm run bench` runs everything at full size (writes this file and bench/cohort.svg). W8 needs Redis (`REDIS_URL`, default redis://127.0.0.1:6379) and is skipped with a line in its section when none answers. Knobs: `BENCH_SCALE` (e.g. 0.02 for a smoke run), `BENCH_REPS` (default 5; W4 and W7 use at most 3), `BENCH_ONLY` / `BENCH_SKIP` (comma lists of contender names; floors always run unless skipped), `BENCH_WORKLOADS` (W1 to W9, e.g. `W1,W3`, or `W9` alone), `BENCH_OUT`, `REDIS_URL`. A partial run writes to `.bench-tmp/` instead.',
     '',
   )
   return parts.join('\n')

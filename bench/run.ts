@@ -1,5 +1,5 @@
 /**
- * The benchmark harness (`npm run bench`): loads the selected contenders, runs W1–W8 in order (each
+ * The benchmark harness (`npm run bench`): loads the selected contenders, runs W1–W9 in order (each
  * with the contenders that do not sit it out), writes the W6 picture and the report, and prints the
  * report. Progress goes to stderr.
  */
@@ -25,6 +25,7 @@ import { runW5 } from './workloads/w5-memory.js'
 import { runW6, type W6Result } from './workloads/w6-cohort.js'
 import { runW7 } from './workloads/w7-sweeper.js'
 import { runW8 } from './workloads/w8-l2.js'
+import { runW9 } from './workloads/w9-hit-rate.js'
 
 const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>> = {
   W1: runW1,
@@ -35,6 +36,7 @@ const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>
   W6: runW6,
   W7: runW7,
   W8: runW8,
+  W9: runW9,
 }
 
 function write(path: string, text: string): void {

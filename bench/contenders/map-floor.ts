@@ -1,4 +1,4 @@
-import { FloorRows } from './floor-rows.js'
+import { FLOOR_SITS_OUT, FloorRows } from './floor-rows.js'
 import type { CacheInstance, CacheOptions, Contender } from './types.js'
 
 /**
@@ -8,6 +8,7 @@ import type { CacheInstance, CacheOptions, Contender } from './types.js'
 export const mapFloor: Contender = {
   name: 'floor:map',
   kind: 'floor',
+  sitsOut: FLOOR_SITS_OUT,
   setup: 'Map<id, {row, expires}>, Date.now() per read, FIFO eviction when full, no coalescing',
   purgeMethod: 'one for-of pass deleting expired entries',
   create({ ttl, capacity, loader }: CacheOptions): CacheInstance {
