@@ -28,6 +28,8 @@ export interface BenchConfig {
   outFile: string
   /** Where the W6 picture goes: bench/cohort.svg for a full run, `.bench-tmp/` otherwise. */
   svgFile: string
+  /** Where the W9 picture goes: bench/hit-rates.svg for a full run, `.bench-tmp/` otherwise. */
+  hitRateSvgFile: string
   /** REDIS_URL: the Redis W8 measures against (default redis://127.0.0.1:6379); W8 is skipped when it does not answer. */
   redisUrl: string
 }
@@ -63,6 +65,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     root,
     outFile: env.BENCH_OUT ?? (full ? join(root, 'BENCHMARKS.md') : join(tmp, 'BENCHMARKS.md')),
     svgFile: full ? join(root, 'bench', 'cohort.svg') : join(tmp, 'cohort.svg'),
+    hitRateSvgFile: full ? join(root, 'bench', 'hit-rates.svg') : join(tmp, 'hit-rates.svg'),
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   }
 }
