@@ -1,4 +1,5 @@
 import { FLOOR_SITS_OUT, FloorRows } from './floor-rows.js'
+import { readThrough } from './read-through.js'
 import type { CacheInstance, CacheOptions, Contender } from './types.js'
 
 /**
@@ -13,16 +14,8 @@ export const mapFloor: Contender = {
   purgeMethod: 'one for-of pass deleting expired entries',
   create({ ttl, capacity, loader }: CacheOptions): CacheInstance {
     const rows = new FloorRows(ttl, capacity)
-    async function load(id: string) {
-      const row = await loader(id)
-      rows.set(id, row)
-      return row
-    }
     return {
-      fetch(id) {
-        const row = rows.get(id)
-        return row !== undefined ? Promise.resolve(row) : load(id)
-      },
+      fetch: readThrough(rows, loader),
       async close() {},
       size: () => rows.size,
       purge: () => rows.purge(),

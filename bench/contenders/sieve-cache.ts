@@ -1,5 +1,6 @@
 import { SieveCache } from '@neophi/sieve-cache'
 import { WORKLOADS } from '../lib/config.js'
+import { readThrough } from './read-through.js'
 import type { CacheInstance, CacheOptions, Contender, Row } from './types.js'
 
 /**
@@ -15,16 +16,8 @@ export const sieveCache: Contender = {
   setup: 'new SieveCache(capacity); get(id), on a miss the loader then set(id, row)',
   create({ capacity, loader }: CacheOptions): CacheInstance {
     const cache = new SieveCache<string, Row>(capacity)
-    async function load(id: string): Promise<Row> {
-      const row = await loader(id)
-      cache.set(id, row)
-      return row
-    }
     return {
-      fetch(id) {
-        const row = cache.get(id)
-        return row !== undefined ? Promise.resolve(row) : load(id)
-      },
+      fetch: readThrough(cache, loader),
       async close() {
         cache.clear()
       },
