@@ -1,5 +1,5 @@
 import type { Contender } from './contenders/types.js'
-import type { BenchConfig } from './lib/config.js'
+import type { BenchConfig, WorkloadId } from './lib/config.js'
 import { num, renderSection, renderTable } from './lib/format.js'
 import { contenderVersion, type Machine } from './lib/machine.js'
 import type { Results, TargetRow } from './targets.js'
@@ -13,7 +13,16 @@ export interface ReportInput {
   targets: TargetRow[]
   date: Date
   elapsedMs: number
-  svgWritten: string | undefined
+  pictures: Pictures
+}
+
+/** The pictures a run wrote, by workload, as paths relative to the report. */
+export type Pictures = Partial<Record<WorkloadId, string>>
+
+/** Each picture's alt text. */
+const PICTURE_ALT: Partial<Record<WorkloadId, string>> = {
+  W6: 'W6: loader calls over time, with and without jitter',
+  W9: 'W9: hit rate per trace and contender',
 }
 
 /** BENCHMARKS.md: machine, versions, date, knobs, the targets table, then every workload's tables. */
@@ -39,7 +48,7 @@ export function renderReport(input: ReportInput): string {
         ['OS', m.platform],
         ['date', input.date.toISOString()],
         ['BENCH_SCALE', String(cfg.scale)],
-        ['repetitions', `${cfg.reps} (W4, W7: ${cfg.heavyReps}; W5: 1 per contender; W8b: rounds as its section says)`],
+        ['repetitions', `${cfg.reps} (W4, W7: ${cfg.heavyReps}; W5: 1 per contender; W8b: rounds as its section says; W9: 1 pass per trace and contender)`],
       ],
     }),
     '',
@@ -48,7 +57,7 @@ export function renderReport(input: ReportInput): string {
     renderTable({
       caption: '## Contenders',
       headers: ['contender', 'kind', 'version', 'set up as'],
-      rows: contenders.map((c) => [c.name, c.kind, contenderVersion(cfg.root, c), c.setup]),
+      rows: contenders.map((c) => [c.name, c.kind, contenderVersion(cfg.root, c), c.sitsOut !== undefined ? `${c.setup} (sits out ${c.sitsOut.workloads.join(', ')})` : c.setup]),
     }),
     '',
   )
@@ -63,12 +72,13 @@ export function renderReport(input: ReportInput): string {
   for (const w of cfg.workloads) {
     const result = results[w]
     if (result !== undefined) parts.push(renderSection(result.section))
-    if (w === 'W6' && input.svgWritten !== undefined) parts.push(`![W6: loader calls over time, with and without jitter](${input.svgWritten})`, '')
+    const picture = input.pictures[w]
+    if (picture !== undefined) parts.push(`![${PICTURE_ALT[w] ?? w}](${picture})`, '')
   }
   parts.push(
     '## Running it',
     '',
-    '`npm run bench` runs everything at full size (writes this file and bench/cohort.svg). W8 needs Redis (`REDIS_URL`, default redis://127.0.0.1:6379) and is skipped with a line in its section when none answers. Knobs: `BENCH_SCALE` (e.g. 0.02 for a smoke run), `BENCH_REPS` (default 5; W4 and W7 use at most 3), `BENCH_ONLY` / `BENCH_SKIP` (comma lists of contender names; floors always run unless skipped), `BENCH_WORKLOADS` (e.g. `W1,W3`, or `W8` alone), `BENCH_OUT`, `REDIS_URL`. A partial run writes to `.bench-tmp/` instead.',
+    '`npm run bench` runs everything at full size (writes this file, bench/cohort.svg and bench/hit-rates.svg). W8 needs Redis (`REDIS_URL`, default redis://127.0.0.1:6379) and is skipped with a line in its section when none answers. Knobs: `BENCH_SCALE` (e.g. 0.02 for a smoke run), `BENCH_REPS` (default 5; W4 and W7 use at most 3), `BENCH_ONLY` / `BENCH_SKIP` (comma lists of contender names; floors always run unless skipped), `BENCH_WORKLOADS` (W1 to W9, e.g. `W1,W3`, or `W9` alone), `BENCH_OUT`, `REDIS_URL`. A partial run writes to `.bench-tmp/` instead.',
     '',
   )
   return parts.join('\n')

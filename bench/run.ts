@@ -1,19 +1,23 @@
 /**
- * The benchmark harness (`npm run bench`): loads the selected contenders, runs W1–W8 in order,
- * writes the W6 picture and the report, and prints the report. Progress goes to stderr.
+ * The benchmark harness (`npm run bench`): loads the selected contenders, runs W1–W9 in order (each
+ * with the contenders that do not sit it out), writes the W6 and W9 pictures and the report, and
+ * prints the report. Progress goes to stderr.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, relative } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { selectContenders } from './contenders/index.js'
+import type { Contender } from './contenders/types.js'
+import { hitRateSvg } from './hit-rate-svg.js'
 import { readConfig, type WorkloadId } from './lib/config.js'
 import { canCollect } from './lib/gc.js'
 import { machine } from './lib/machine.js'
 import { progress } from './lib/progress.js'
-import { renderReport } from './report.js'
+import { renderReport, type Pictures } from './report.js'
 import { chooseSeries, cohortSvg } from './svg.js'
 import { evaluateTargets, type Results } from './targets.js'
 import type { BenchContext, WorkloadResult } from './workloads/context.js'
+import { markSatOut } from './workloads/sat-out.js'
 import { runW1 } from './workloads/w1-hit.js'
 import { runW2 } from './workloads/w2-herd.js'
 import { runW3 } from './workloads/w3-cold.js'
@@ -22,6 +26,7 @@ import { runW5 } from './workloads/w5-memory.js'
 import { runW6, type W6Result } from './workloads/w6-cohort.js'
 import { runW7 } from './workloads/w7-sweeper.js'
 import { runW8 } from './workloads/w8-l2.js'
+import { runW9, type W9Result } from './workloads/w9-hit-rate.js'
 
 const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>> = {
   W1: runW1,
@@ -32,6 +37,7 @@ const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>
   W6: runW6,
   W7: runW7,
   W8: runW8,
+  W9: runW9,
 }
 
 function write(path: string, text: string): void {
@@ -46,18 +52,23 @@ async function main(): Promise<void> {
   const contenders = await selectContenders(cfg.only, cfg.skip)
   progress(`contenders: ${contenders.map((c) => c.name).join(', ')}`)
   progress(`workloads: ${cfg.workloads.join(', ')} · BENCH_SCALE ${cfg.scale} · ${cfg.reps} repetitions`)
-  const ctx: BenchContext = { cfg, contenders }
   const results: Results = {}
-  let svgWritten: string | undefined
+  const pictures: Pictures = {}
+  const picture = (w: WorkloadId, file: string, svg: string) => {
+    write(file, svg)
+    pictures[w] = relative(dirname(cfg.outFile), file)
+    progress(`wrote ${file}`)
+  }
   for (const w of cfg.workloads) {
     const t = performance.now()
-    results[w] = await RUNNERS[w](ctx)
+    const sitsOut = (c: Contender) => c.sitsOut?.workloads.includes(w) === true
+    const ctx: BenchContext = { cfg, contenders: contenders.filter((c) => !sitsOut(c)) }
+    const result = await RUNNERS[w](ctx)
+    markSatOut(result.section, contenders.filter(sitsOut).map((c) => ({ name: c.name, why: c.sitsOut!.why })))
+    results[w] = result
     progress(`${w} done in ${((performance.now() - t) / 1000).toFixed(1)} s`)
-    if (w === 'W6' && chooseSeries(results.W6 as W6Result).length > 0) {
-      write(cfg.svgFile, cohortSvg(results.W6 as W6Result))
-      svgWritten = relative(dirname(cfg.outFile), cfg.svgFile)
-      progress(`wrote ${cfg.svgFile}`)
-    }
+    if (w === 'W6' && chooseSeries(result as W6Result).length > 0) picture(w, cfg.svgFile, cohortSvg(result as W6Result))
+    if (w === 'W9' && ctx.contenders.length > 0) picture(w, cfg.hitRateSvgFile, hitRateSvg(result as W9Result))
   }
   const report = renderReport({
     cfg,
@@ -67,7 +78,7 @@ async function main(): Promise<void> {
     targets: evaluateTargets(results),
     date: new Date(),
     elapsedMs: performance.now() - started,
-    svgWritten,
+    pictures,
   })
   write(cfg.outFile, report)
   process.stdout.write(report)

@@ -1,3 +1,4 @@
+import { escapeXml } from './lib/xml.js'
 import type { CohortRun, W6Result } from './workloads/w6-cohort.js'
 import { refills } from './workloads/w6-cohort.js'
 
@@ -6,10 +7,6 @@ const COLORS = ['#1b7837', '#c51b7d', '#2166ac', '#e08214']
 const W = 760
 const H = 380
 const M = { left: 60, right: 20, top: 56, bottom: 96 }
-
-function esc(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-}
 
 /** Up to three series: EchoStore with and without jitter, then peers with a ms ttl, then floors. */
 export function chooseSeries(result: W6Result): string[] {
@@ -79,7 +76,7 @@ export function cohortSvg(result: W6Result): string {
     const m = result.metrics.get(name)!
     const ly = M.top + ph + 56 + i * 16
     out.push(`<rect x="${M.left}" y="${ly - 9}" width="14" height="4" fill="${COLORS[i % COLORS.length]}"/>`)
-    out.push(`<text x="${M.left + 20}" y="${ly - 3}">${esc(name)}: peak ${m.peak} refills in 10 ms, first refills spread over ${Math.round(m.spread ?? 0)} ms</text>`)
+    out.push(`<text x="${M.left + 20}" y="${ly - 3}">${escapeXml(name)}: peak ${m.peak} refills in 10 ms, first refills spread over ${Math.round(m.spread ?? 0)} ms</text>`)
   })
   out.push('</svg>')
   return `${out.join('\n')}\n`

@@ -1,7 +1,8 @@
 import type { WorkloadId } from './lib/config.js'
-import { num, sig } from './lib/format.js'
+import { num, percent, sig } from './lib/format.js'
 import type { WorkloadResult } from './workloads/context.js'
 import { SLICED_FLOOR } from './workloads/w7-sweeper.js'
+import { HIT_RATE_PEERS, traceMetric, type W9Result } from './workloads/w9-hit-rate.js'
 
 /** One line of the targets table. */
 export interface TargetRow {
@@ -108,5 +109,24 @@ export function evaluateTargets(results: Results): TargetRow[] {
     const [r2, ok2] = compare(rate, floorRate, (x) => x >= 0.8)
     out.push(row('W7', `rows reclaimed per second ≥ 0.8× ${SLICED_FLOOR}'s`, rate !== undefined && floorRate !== undefined ? `${num(rate)} vs ${num(floorRate)} rows/s` : undefined, r2, ok2))
   }
+  out.push(...hitRateTargets(results))
   return out
+}
+
+/** W9, per trace: EchoStore's hit rate against the best of LRU, W-TinyLFU and SIEVE (the better one holds fewer loads). */
+function hitRateTargets(results: Results): TargetRow[] {
+  const target = `hit rate ≥ the best of ${Object.values(HIT_RATE_PEERS).join(', ')}`
+  const traces = (results.W9 as W9Result | undefined)?.traces
+  if (traces === undefined) return [row('W9', `${target}, per trace`, undefined, undefined, undefined)]
+  return traces.map(({ name }) => {
+    const figure = (contender: string, key: 'hitRate' | 'loads') => get(results, 'W9', contender, traceMetric(name, key))
+    const es = figure(SUBJECT, 'hitRate')
+    const peers = Object.keys(HIT_RATE_PEERS).filter((p) => figure(p, 'loads') !== undefined)
+    const best = peers.length > 0 ? peers.reduce((a, b) => (figure(b, 'loads')! < figure(a, 'loads')! ? b : a)) : undefined
+    if (es === undefined || best === undefined) return row('W9', `${name}: ${target}`, undefined, undefined, undefined)
+    const bestRate = figure(best, 'hitRate')!
+    const points = (es - bestRate) * 100
+    const measured = `${percent(es)} vs ${percent(bestRate)} (${best}), ${points >= 0 ? '+' : '−'}${num(Math.abs(points), 1)} points`
+    return row('W9', `${name}: ${target}`, measured, es / bestRate, figure(SUBJECT, 'loads')! <= figure(best, 'loads')!)
+  })
 }

@@ -8,6 +8,7 @@ import type { CacheInstance, CacheOptions, Contender, Row } from './types.js'
 export const asyncCacheDedupe: Contender = {
   name: 'async-cache-dedupe',
   kind: 'peer',
+  sitsOut: { workloads: ['W9'], why: "an LRU (mnemonist's) would repeat lru-cache's W9 hit rates" },
   pkg: 'async-cache-dedupe',
   ttlResolutionMs: 1000,
   setup: "createCache({ ttl: ceil(ttl / 1 s), storage: { type: 'memory', options: { size: capacity } } }).define('fetch', fn)",

@@ -9,6 +9,7 @@ import type { CacheInstance, CacheOptions, Contender } from './types.js'
 export const bentocache: Contender = {
   name: 'bentocache',
   kind: 'peer',
+  sitsOut: { workloads: ['W9'], why: "an LRU (lru-cache's, inside) would repeat lru-cache's W9 hit rates, at 20–40 s a trace" },
   pkg: 'bentocache',
   setup: "BentoCache({ ttl, stores: { memory: bentostore().useL1Layer(memoryDriver({ maxItems: capacity, serialize: false })) } }); getOrSet({ key, factory })",
   create({ ttl, capacity, loader }: CacheOptions): CacheInstance {

@@ -10,6 +10,7 @@ import type { CacheInstance, CacheOptions, Contender } from './types.js'
 export const cacheManager: Contender = {
   name: 'cache-manager',
   kind: 'peer',
+  sitsOut: { workloads: ['W9'], why: "an LRU (cacheable's) would repeat lru-cache's W9 hit rates, at 13–30 s a trace" },
   pkg: 'cache-manager',
   setup: "createCache({ ttl, stores: [createKeyv({ ttl, lruSize: capacity, useClone: false })] }) (cacheable's KeyvCacheableMemory); wrap(id, fn)",
   purgeMethod: "CacheableMemory.checkExpiration() (what cacheable's checkInterval runs)",

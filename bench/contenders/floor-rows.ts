@@ -1,4 +1,7 @@
-import type { Row } from './types.js'
+import type { Contender, Row } from './types.js'
+
+/** The workload both floors sit out: W9 compares eviction policies, and theirs is FIFO. */
+export const FLOOR_SITS_OUT: Contender['sitsOut'] = { workloads: ['W9'], why: "W9 weighs the peers' eviction policies; a floor evicts FIFO, over 10 s a trace" }
 
 interface Entry {
   row: Row

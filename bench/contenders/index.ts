@@ -17,6 +17,8 @@ export const registry: readonly Entry[] = [
   { name: 'bentocache', load: async () => (await import('./bentocache.js')).bentocache },
   { name: 'cache-manager', load: async () => (await import('./cache-manager.js')).cacheManager },
   { name: 'async-cache-dedupe', load: async () => (await import('./async-cache-dedupe.js')).asyncCacheDedupe },
+  { name: 'transitory', load: async () => (await import('./transitory.js')).transitory },
+  { name: 'sieve-cache', load: async () => (await import('./sieve-cache.js')).sieveCache },
 ]
 
 /** Loads one contender by name; throws naming the known ones when it is not one of them. */

@@ -1,4 +1,5 @@
-import { FloorRows } from './floor-rows.js'
+import { FLOOR_SITS_OUT, FloorRows } from './floor-rows.js'
+import { readThrough } from './read-through.js'
 import type { CacheInstance, CacheOptions, Contender } from './types.js'
 
 /**
@@ -8,20 +9,13 @@ import type { CacheInstance, CacheOptions, Contender } from './types.js'
 export const mapFloor: Contender = {
   name: 'floor:map',
   kind: 'floor',
+  sitsOut: FLOOR_SITS_OUT,
   setup: 'Map<id, {row, expires}>, Date.now() per read, FIFO eviction when full, no coalescing',
   purgeMethod: 'one for-of pass deleting expired entries',
   create({ ttl, capacity, loader }: CacheOptions): CacheInstance {
     const rows = new FloorRows(ttl, capacity)
-    async function load(id: string) {
-      const row = await loader(id)
-      rows.set(id, row)
-      return row
-    }
     return {
-      fetch(id) {
-        const row = rows.get(id)
-        return row !== undefined ? Promise.resolve(row) : load(id)
-      },
+      fetch: readThrough(rows, loader),
       async close() {},
       size: () => rows.size,
       purge: () => rows.purge(),

@@ -1,4 +1,4 @@
-import { FloorRows } from './floor-rows.js'
+import { FLOOR_SITS_OUT, FloorRows } from './floor-rows.js'
 import type { CacheInstance, CacheOptions, Contender, Row } from './types.js'
 
 /**
@@ -9,6 +9,7 @@ import type { CacheInstance, CacheOptions, Contender, Row } from './types.js'
 export const singleFlightFloor: Contender = {
   name: 'floor:single-flight',
   kind: 'floor',
+  sitsOut: FLOOR_SITS_OUT,
   setup: 'Map floor rows + Map<id, Promise> of in-flight loads',
   create({ ttl, capacity, loader }: CacheOptions): CacheInstance {
     const rows = new FloorRows(ttl, capacity)

@@ -1,3 +1,5 @@
+import type { WorkloadId } from '../lib/config.js'
+
 /**
  * The one interface every contender implements: a read-through cache built from a loader, read
  * with `fetch`, and closed with `close`. Floors, peers and EchoStore all fit behind it, so every
@@ -61,6 +63,8 @@ export interface Contender {
   pkg?: string
   /** Smallest ttl step the contender can express, in ms (async-cache-dedupe: whole seconds). */
   ttlResolutionMs?: number
+  /** The workloads it sits out and why, shown in their tables (absent: it runs in every one). */
+  sitsOut?: { workloads: readonly WorkloadId[]; why: string }
   /** How the adapter configures the library, for the report. */
   setup: string
   /** What reclaims expired rows in the background, for the W7 report (absent: no sweeper). */

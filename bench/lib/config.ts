@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 
 /** Every workload the bench knows, in run order. */
-export const WORKLOADS = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8'] as const
+export const WORKLOADS = ['W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7', 'W8', 'W9'] as const
 /** One workload's id. */
 export type WorkloadId = (typeof WORKLOADS)[number]
 
@@ -12,7 +12,7 @@ export interface BenchConfig {
   scale: number
   /** BENCH_REPS: interleaved repetitions per workload (medians are over these); see `heavyReps`. */
   reps: number
-  /** Repetitions of the two longest workloads (W4, W7): min(BENCH_REPS, 3), to keep a full run well under 10 minutes. */
+  /** Repetitions of the two longest workloads (W4, W7): min(BENCH_REPS, 3), to keep a full run well under 10 minutes (W9 runs each trace once: its hit rates do not vary). */
   heavyReps: number
   /** BENCH_ONLY: contenders to run besides the floors (empty: all). */
   only: string[]
@@ -28,6 +28,8 @@ export interface BenchConfig {
   outFile: string
   /** Where the W6 picture goes: bench/cohort.svg for a full run, `.bench-tmp/` otherwise. */
   svgFile: string
+  /** Where the W9 picture goes: bench/hit-rates.svg for a full run, `.bench-tmp/` otherwise. */
+  hitRateSvgFile: string
   /** REDIS_URL: the Redis W8 measures against (default redis://127.0.0.1:6379); W8 is skipped when it does not answer. */
   redisUrl: string
 }
@@ -63,6 +65,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     root,
     outFile: env.BENCH_OUT ?? (full ? join(root, 'BENCHMARKS.md') : join(tmp, 'BENCHMARKS.md')),
     svgFile: full ? join(root, 'bench', 'cohort.svg') : join(tmp, 'cohort.svg'),
+    hitRateSvgFile: full ? join(root, 'bench', 'hit-rates.svg') : join(tmp, 'hit-rates.svg'),
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   }
 }

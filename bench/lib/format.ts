@@ -32,6 +32,11 @@ export function sig(value: number): string {
   return value.toPrecision(2)
 }
 
+/** A share in [0, 1] as a percentage with one decimal, e.g. `58.4 %`. */
+export function percent(share: number): string {
+  return `${num(share * 100, 1)} %`
+}
+
 /** A ratio to a floor, e.g. `1.23×`. */
 export function ratio(value: number, floor: number): string {
   return floor > 0 && Number.isFinite(value) && Number.isFinite(floor) ? `${sig(value / floor)}×` : 'n/a'
