@@ -104,4 +104,28 @@ describe('eviction with admission', () => {
       { numRuns: 60 },
     )
   })
+
+  it('a victim that keeps refusing newer ids unread gives way: its weight halves every 8 refusals', () => {
+    const capacity = 1_000
+    const rows = new RowStore<number>(capacity)
+    const clock = manualClock(0)
+    // Every row asked for 9 times (9,000 additions: below the sketch's aging at 10,000).
+    for (let id = 0; id < capacity; id++) {
+      rows.touch(id, 9)
+      rows.write(id, id, 1e12, 0)
+    }
+    rows.touch('new', 3)
+    // The hand cycles the 1,000 unread rows: each refuses 'new' (3 ≤ 9), then (3 ≤ 9 >> 1 = 4) after
+    // its 8th refusal; after its 16th, 9 >> 2 = 2 < 3 and the first of them gives way.
+    for (let call = 1; call <= 16 * capacity; call++) expect(rows.evictFor('new', 0)).toBe(false)
+    expect(rows.evictFor('new', 0)).toBe(true)
+    expect(rows.has(0)).toBe(false)
+    // A read wipes the count: row 1, read now, is passed over (its visited bit cleared); row 2,
+    // unread with 16 refusals, gives way.
+    expect(rows.live(1, clock)).toBe(1)
+    rows.write('new', -1, 1e12, 0)
+    rows.touch('newer', 3)
+    expect(rows.evictFor('newer', 0)).toBe(true)
+    expect([rows.has(1), rows.has(2)]).toEqual([true, false])
+  })
 })

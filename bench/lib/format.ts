@@ -28,7 +28,7 @@ export function sig(value: number): string {
   if (abs >= 1000) return num(value, 0)
   if (abs >= 100) return num(value, 0)
   if (abs >= 10) return num(value, 1)
-  if (abs >= 1) return num(value, 2)
+  if (abs >= 0.1) return num(value, 2)
   return value.toPrecision(2)
 }
 

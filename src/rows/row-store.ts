@@ -11,6 +11,10 @@ const REBUILD_ROWS = 16_384
 
 /** Most rows the eviction hand passes for one insert: a full table never walks its rows in one step. */
 const HAND_STEPS = 64
+/** Refusals of admission a victim survives (unread) before the frequency it is weighed with halves. */
+const REFUSALS_PER_HALVING = 8
+/** Most refusals a visited byte counts (its seven upper bits). */
+const MAX_REFUSALS = 127
 
 /** What {@link RowStore.live} answers when `id` has no live row. */
 export const NOT_LIVE: unique symbol = Symbol('not live')
@@ -42,11 +46,15 @@ export function newSweepCursor(): SweepCursor {
  *
  * A full store makes room for a new id the SIEVE way (Zhang et al., NSDI 2024), with TinyLFU
  * admission: a hit sets its row's visited bit (no reordering, no allocation); a hand walks each
- * shard in insertion order, clearing visited bits, to the first unvisited row, the victim; the new
- * id takes its place only if it was asked for more often lately than the victim (see
- * {@link FrequencySketch}), so one-off ids never flush the rows read again (see {@link RowStore.evictFor}).
+ * shard in insertion order, clearing visited bits (and counting each in the frequency sketch), to
+ * the first unvisited row, the victim; the new id takes its place only if it was asked for more
+ * often lately than the victim (see {@link FrequencySketch}), so one-off ids never flush the rows
+ * read again. A victim that keeps its place counts one refusal; every {@link REFUSALS_PER_HALVING}
+ * refusals without a hit halve the frequency it is weighed with, so rows that were popular once and
+ * are read no more give way to the new popular ones without waiting for the sketch to age (see
+ * {@link RowStore.evictFor}).
  *
- * Written only by the owner, but for the visited bits, which the hit path sets (through
+ * Written only by the owner, but for the visited bytes, which the hit path sets to 1 (through
  * {@link RowStore.live}) and the owner's hand clears.
  */
 export class RowStore<V> {
@@ -60,11 +68,18 @@ export class RowStore<V> {
   #values: (V | undefined)[] = []
   /** Per slot: when the row stops answering hits. A tombstone holds `-forgetAt`, never ahead of a (non-negative) clock. */
   #expires = new Float64Array(0)
-  /** Per slot: the version of what the row holds (0 when unknown); a free slot holds the next free slot instead. */
-  #versions = new Float64Array(0)
-  /** Per slot: the stamp of the write that wrote the row (see {@link RowStore.write}). */
+  /**
+   * Per slot: the version of what the row holds (0 when unknown). Made by the first write of a
+   * version other than 0: a table that never sees a version never pays for the column.
+   */
+  #versions: Float64Array | undefined = undefined
+  /** Per slot: the stamp of the write that wrote the row (see {@link RowStore.write}); a free slot holds the next free slot + 1 instead (0: none). */
   #stamps = new Uint32Array(0)
-  /** Per slot: 1 once the row was read since the hand last passed it. Set by the hit path, cleared by the hand. */
+  /**
+   * Per slot: bit 0 is 1 once the row was read since the hand last passed it; bits 1–7 count the
+   * admissions the row refused as a victim since (see {@link RowStore.evictFor}). The hit path
+   * writes 1 (read, no refusals); the hand writes 0 and the refusal count.
+   */
   #visited = new Uint8Array(0)
   /** Per slot, with grace only: until when the fail-safe answers from the graced value without trying the origin (0: no back-off). */
   #retryAt = new Float64Array(0)
@@ -76,7 +91,7 @@ export class RowStore<V> {
   readonly #hands: (Iterator<number> | undefined)[]
   /** The last stamp handed out: counts the store's writes, wrapping at 2^32. */
   #stamp = 0
-  /** The first free slot (-1: none); each free slot links to the next through `#versions`. */
+  /** The first free slot (-1: none); each free slot links to the next through `#stamps`. */
   #free = -1
   /** Slots handed out so far; the columns' cells from here on were never used. */
   #used = 0
@@ -152,8 +167,10 @@ export class RowStore<V> {
    * shard is empty, of the next) walks at most {@link HAND_STEPS} rows, clearing visited bits, to the
    * first unvisited row that may go (a tombstone whose forget time is after `keepTombstonesAfter`
    * stays: it may still fence a running flight); `id` takes its place if the admission filter has
-   * seen it more often than the victim. Returns true when it evicted the victim, false when `id` is
-   * refused (nothing changed but the hand and visited bits).
+   * seen it more often than the victim, whose frequency halves for every
+   * {@link REFUSALS_PER_HALVING} admissions it refused since it was last read. Returns true when it
+   * evicted the victim, false when `id` is refused (nothing changed but the hand, the visited bits
+   * and the victim's refusal count).
    */
   evictFor(id: Id, keepTombstonesAfter: number): boolean {
     const hash = hashId(id)
@@ -163,7 +180,11 @@ export class RowStore<V> {
     const victim = this.#victim(shard, keepTombstonesAfter)
     if (victim < 0) return false
     const victimId = this.#ids[victim]!
-    if (this.#sketch.frequency(hash) <= this.#sketch.frequency(hashId(victimId))) return false
+    const refusals = this.#visited[victim]! >>> 1
+    if (this.#sketch.frequency(hash) <= this.#sketch.frequency(hashId(victimId)) >>> Math.floor(refusals / REFUSALS_PER_HALVING)) {
+      this.#visited[victim] = Math.min(refusals + 1, MAX_REFUSALS) << 1
+      return false
+    }
     this.#index.deleteIn(shard, victimId)
     this.#release(victim)
     return true
@@ -180,7 +201,7 @@ export class RowStore<V> {
       if (next.done === true) return candidate
       const slot = next.value
       if (expires[slot]! < 0 && -expires[slot]! > keepTombstonesAfter) continue // may fence a flight
-      if (visited[slot] === 0) return slot
+      if ((visited[slot]! & 1) === 0) return slot
       visited[slot] = 0
       this.#sketch.increment(hashId(this.#ids[slot]!))
       candidate = slot
@@ -200,7 +221,7 @@ export class RowStore<V> {
 
   /** The version of the row or tombstone at `slot` (from {@link find}); -1 for no row. */
   versionAt(slot: number): number {
-    return slot < 0 ? -1 : this.#versions[slot]!
+    return slot < 0 ? -1 : this.#versions === undefined ? 0 : this.#versions[slot]!
   }
 
   /** True when `id` has a row (or a tombstone). */
@@ -230,7 +251,8 @@ export class RowStore<V> {
     }
     this.#values[slot] = value
     this.#expires[slot] = expiresAt
-    this.#versions[slot] = version
+    if (this.#versions !== undefined) this.#versions[slot] = version
+    else if (version !== 0) (this.#versions = new Float64Array(this.#expires.length))[slot] = version
     if (this.#grace > 0) this.#retryAt[slot] = 0
     this.#stamp = (this.#stamp + 1) >>> 0
     this.#stamps[slot] = this.#stamp
@@ -263,6 +285,7 @@ export class RowStore<V> {
     this.#size = 0
     this.#free = -1
     this.#used = 0
+    this.#versions = undefined
     this.#allocate(0)
   }
 
@@ -354,7 +377,7 @@ export class RowStore<V> {
   #release(slot: number): void {
     this.#ids[slot] = undefined
     this.#values[slot] = undefined // the value can be collected
-    this.#versions[slot] = this.#free
+    this.#stamps[slot] = this.#free + 1
     this.#free = slot
     this.#size--
   }
@@ -363,7 +386,7 @@ export class RowStore<V> {
   #take(): number {
     const slot = this.#free
     if (slot >= 0) {
-      this.#free = this.#versions[slot]!
+      this.#free = this.#stamps[slot]! - 1
       return slot
     }
     if (this.#used === this.#expires.length) this.#allocate(Math.min(this.#capacity, Math.max(FIRST_SLOTS, 2 * this.#used)))
@@ -375,7 +398,7 @@ export class RowStore<V> {
     this.#ids = grown(this.#ids, length, this.#used)
     this.#values = grown(this.#values, length, this.#used)
     this.#expires = copied(new Float64Array(length), this.#expires, this.#used)
-    this.#versions = copied(new Float64Array(length), this.#versions, this.#used)
+    if (this.#versions !== undefined) this.#versions = copied(new Float64Array(length), this.#versions, this.#used)
     this.#stamps = copied(new Uint32Array(length), this.#stamps, this.#used)
     this.#visited = copied(new Uint8Array(length), this.#visited, this.#used)
     if (this.#grace > 0) this.#retryAt = copied(new Float64Array(length), this.#retryAt, this.#used)
