@@ -13,7 +13,7 @@ import { FAULTS, type FaultCounts } from './faults.js'
 import { LOADER_KINDS } from './loaders.js'
 import type { Problems } from './problems.js'
 import { INTERNAL_FAULT, type Tally } from './tally.js'
-import { CANCEL_POINTS, OP_MIX, RULES, type WorkloadCounts } from './workload.js'
+import { CANCEL_POINTS, OP_MIX, RULES, WORKERS, type WorkloadCounts } from './workload.js'
 import type { Leftovers, TableLabel } from './world.js'
 
 /** One line of the verdict. */
@@ -41,8 +41,12 @@ export interface HeapSamples {
  */
 export const HEAP_GROWTH_BOUND = 4 * 2 ** 20
 
+/** The check that every call the soak made settled. */
+export const CALLS_SETTLED = 'nothing lost: every fetch, put, invalidate and bad input settled'
 /** The check that every loader the tables called settled: a loader that waits for its signal settles only if the table aborts it. */
 export const LOADERS_SETTLED = 'nothing lost: every loader settled (a released flight aborts its loader’s signal)'
+/** The check that the workers and the fault schedule ended: one waiting on a lost call never does. */
+export const WORKERS_BACK = 'every worker came back from its last operation'
 
 /** Everything the checks look at, gathered by the run. */
 export interface Figures {
@@ -53,6 +57,8 @@ export interface Figures {
   badInputs: BadInputs
   /** Promises the soak made, and those still pending after the drain, by kind (`loader (<table>)`, or a call). */
   promises: { made: Record<string, number>; pending: Record<string, number> }
+  /** Every worker, and the fault schedule, came back from its last operation after the deadline. */
+  workersBack: boolean
   escapes: Escapes
   /** Stalled chaos calls after the final heal. */
   stalled: number
@@ -115,7 +121,7 @@ export function runChecks(f: Figures): Check[] {
   const calls = promises((kind) => !isLoader(kind))
   checks.push(
     check(
-      'nothing lost: every fetch, put, invalidate and bad input settled',
+      CALLS_SETTLED,
       calls.pending.length === 0,
       calls.pending.length === 0 ? `${num(calls.made)} promises, none pending` : `pending: ${list(calls.pending)}`,
     ),
@@ -128,6 +134,7 @@ export function runChecks(f: Figures): Check[] {
       loaders.pending.length === 0 ? `${num(loaders.made)} promises, none pending` : `pending, their signal never aborted: ${list(loaders.pending)}`,
     ),
   )
+  checks.push(check(WORKERS_BACK, f.workersBack, f.workersBack ? `${WORKERS} workers and the fault schedule` : 'one is still waiting: see what never settled'))
   checks.push(check('no unhandled rejection', f.escapes.rejections.length === 0, f.escapes.rejections.length === 0 ? 'none' : f.escapes.rejections.slice(0, 3).map(String).join('; ')))
   checks.push(check('no process warning', f.escapes.warnings.length === 0, f.escapes.warnings.length === 0 ? 'none' : f.escapes.warnings.slice(0, 3).map((w) => `${w.name}: ${w.message}`).join('; ')))
   checks.push(check('no stalled L2 call after the last heal', f.stalled === 0, `${f.stalled}`))

@@ -42,10 +42,13 @@ export interface SoakResult extends ReportData {
  */
 const QUIET_MS = 1_000
 
+/** Resolves after `ms` (at once when it is not positive). */
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)))
+
 /** Resolves once `done()` holds (checked every few ms), or after `ms`. */
 async function until(done: () => boolean, ms: number): Promise<void> {
   const deadline = performance.now() + ms
-  while (!done() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
+  while (!done() && performance.now() < deadline) await delay(5)
 }
 
 /** What the working part of a run measured, before the world is closed. */
@@ -74,17 +77,21 @@ async function work(world: World, problems: Problems, vitals: Vitals, options: S
   }, options.progressEvery)
   // Fault phases: short enough that every fault comes round at least twice per store in a short run, at most 3 s.
   const phase = Math.min(3_000, Math.max(100, budget / 60))
+  // Workers stop at the deadline and wait for their last call; one whose call was lost would wait
+  // for ever, so the run goes on at the deadline, and the drain tells what never settled.
+  const done = Promise.all([
+    runWorkload({ tables: world.tables, origin, ledger, problems, badInputs, counts, seed: options.seed }, deadline),
+    runFaults(world.tables, world.redis, phase, deadline, faults),
+  ])
   try {
-    await Promise.all([
-      runWorkload({ tables: world.tables, origin, ledger, problems, badInputs, counts, seed: options.seed }, deadline),
-      runFaults(world.tables, world.redis, phase, deadline, faults),
-    ])
+    await Promise.race([done, delay(deadline - performance.now())])
   } finally {
     clearInterval(progress)
     clearTimeout(midpoint)
   }
   const elapsed = (performance.now() - start) / 1_000
   await ledger.drained(QUIET_MS)
+  const workersBack = await Promise.race([done.then(() => true), delay(QUIET_MS).then(() => false)])
   await until(() => world.tables.every(({ table }) => table.stats().inflight === 0), QUIET_MS)
   const tables = world.tables.map(({ label, table, tally, chaos }) => ({ label, stats: table.stats(), tally, capacity: SHAPE.capacity, hasL2: chaos !== undefined }))
   vitals.stop()
@@ -97,6 +104,7 @@ async function work(world: World, problems: Problems, vitals: Vitals, options: S
     faults,
     badInputs,
     promises: { made: ledger.made(), pending: ledger.pending() },
+    workersBack,
     stalled: world.tables.reduce((sum, { chaos }) => sum + (chaos?.stalled ?? 0), 0),
     heapSamples,
     loop: vitals.loopDelay(),
