@@ -85,7 +85,7 @@ export function renderReport(r: ReportData): string {
     `  cancel points: ${counts(w.cancelPoints)}`,
     `faults injected: ${num(r.faults.total)}; ${num(r.faults.heals)} heals released ${num(r.faults.released)} stalled calls`,
     ...Object.entries(r.faults.injected).map(([name, n]) => `  ${name}: ${num(n)}`),
-    `bad inputs tried: ${num(r.badInputs.count)} (${(r.badInputs.count / CATALOG.length).toFixed(1)} rounds of a ${CATALOG.length}-entry catalog)`,
+    `bad inputs tried: ${num(r.badInputs.count)} (${(r.badInputs.count / CATALOG.length).toFixed(1)} rounds of the ${CATALOG.length}-entry catalog)`,
     `  ${counts(r.badInputs.tried)}`,
     `heap after a forced GC: start ${heap(r.heap.start)} · middle ${heap(r.heap.middle)} · end ${heap(r.heap.end)}`,
     `event-loop delay, ${r.loop.length === 2 ? 'first half / second half' : 'whole run'}: p99 ${r.loop.map((l) => ms(l.p99)).join(' / ')} · max ${r.loop.map((l) => ms(l.max)).join(' / ')}`,
