@@ -107,7 +107,7 @@ describe('grace, as properties', () => {
         if (grace === 0) expect(stats).toMatchObject({ stale_hits: 0, failsafe: 0 })
         await table.close()
       }),
-      { numRuns: 200 },
+      { numRuns: Number(process.env.GRACE_RUNS ?? 200) },
     )
   })
 })

@@ -179,6 +179,25 @@ describe('soft timeouts', () => {
     await table.close()
   })
 
+  it('stop answering joiners once the graced value is past its grace: they wait for the flight', async () => {
+    const { clock, table } = await gracedTable({ softTimeout: 200 }) // 'v1' expired at 1,000, graced until 11,000; now 1,500
+    const origin = latchedLoader<string>()
+    const early = outcome(table.fetch('k', origin.loader))
+    await settle()
+    clock.advance(200)
+    await settle()
+    expect(early.value).toBe('v1')
+    clock.set(TTL + GRACE) // the grace is over; the flight still runs
+    const late = outcome(table.fetch('k', origin.loader))
+    const lateWithTimeout = outcome(table.fetch('k', origin.loader, { timeout: 60_000 }))
+    await settle()
+    expect([late.state, lateWithTimeout.state]).toEqual(['pending', 'pending'])
+    origin.only().resolve('v2')
+    await settle()
+    expect([late.value, lateWithTimeout.value]).toEqual(['v2', 'v2'])
+    await table.close()
+  })
+
   it('as a fetch option, answers that caller alone', async () => {
     const { clock, table } = await gracedTable()
     const origin = latchedLoader<string>()

@@ -79,7 +79,7 @@ describe('options outside what every layer holds', () => {
 })
 
 describe('an options object that throws when read', () => {
-  it('rejects the fetch with what it threw instead of throwing synchronously, and starts nothing', async () => {
+  it('rejects the fetch with a TypeError naming the option, the thrown error as its cause; throws nothing synchronously, starts nothing', async () => {
     const table = createTable<string>({ clock: manualClock() })
     const getter = Object.defineProperty({}, 'signal', {
       get() {
@@ -100,8 +100,11 @@ describe('an options object that throws when read', () => {
     let fromProxy: Promise<unknown> | undefined
     expect(() => (fromGetter = table.fetch('k', loader, getter as never))).not.toThrow()
     expect(() => (fromProxy = table.fetch('k', loader, proxy as never))).not.toThrow()
-    await expect(fromGetter).rejects.toThrow('hostile getter')
-    await expect(fromProxy).rejects.toThrow('hostile proxy')
+    const [byGetter, byProxy] = [await fromGetter!.catch((e: unknown) => e), await fromProxy!.catch((e: unknown) => e)]
+    expect(byGetter).toBeInstanceOf(TypeError)
+    expect(byGetter).toMatchObject({ code: 'ECHOSTORE_BAD_ARGUMENT', message: 'echostore: fetch("k"): option "signal" could not be read (hostile getter)' })
+    expect((byGetter as Error).cause).toEqual(new Error('hostile getter'))
+    expect(byProxy).toMatchObject({ code: 'ECHOSTORE_BAD_ARGUMENT', message: 'echostore: fetch("k"): option "signal" could not be read (hostile proxy)' })
     expect(loads).toBe(0)
     expect(table.stats()).toMatchObject({ misses: 0, inflight: 0 })
     await table.close()

@@ -20,7 +20,7 @@ describe('invalid options fail closed at construction, naming the option and the
     [{ random: 0.5 }, TypeError, /"random".*got 0.5/],
     [{ tll: 5 }, TypeError, /unknown option "tll"/],
     [{ l2: {} }, TypeError, /"l2" must be an L2Store/],
-    [{ l2: { get() {}, set() {}, delete() {}, nextVersion() {}, close() {}, timeout: 0 } }, RangeError, /"l2.timeout".*got 0/],
+    [{ l2: { get() {}, set() {}, nextVersion() {}, clear() {}, close() {}, timeout: 0 } }, RangeError, /"l2.timeout".*got 0/],
     [{ bus: 42 }, TypeError, /"bus" must be a Bus.*got 42/],
   ])('%o → %s', (options, Kind, message) => {
     expect(() => createTable(options as never)).toThrow(Kind)

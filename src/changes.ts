@@ -8,6 +8,7 @@ import type { Bus, CoherenceMessage } from './bus/bus.js'
 import type { Clock } from './clock.js'
 import { emitSafely } from './emit-safely.js'
 import { TableClosedError, badArgument, badNumber, describe, showId } from './errors.js'
+import { readOptions } from './read-options.js'
 import type { Expiry } from './expiry.js'
 import { type Id, badId, isId } from './id.js'
 import { type L2Answer, L2_FAILED, type L2WriteOutcome } from './l2/facade.js'
@@ -123,7 +124,7 @@ export class Changes<V> {
   #check(id: Id, options: ChangeOptions | undefined, op: 'put' | 'invalidate'): number | undefined {
     if (!isId(id)) throw badId(op, id)
     if (this.deps.closed()) throw new TableClosedError(this.deps.name, id, op)
-    const version = options?.version
+    const { version } = options === undefined ? {} : (readOptions(options, ['version'], `${op}(${showId(id)})`) as ChangeOptions)
     if (version !== undefined && !isVersion(version)) {
       throw badNumber(version, `${op}(${showId(id)}) option "version" must be an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
     }

@@ -37,6 +37,16 @@ function coarseNow(): number {
   return cachedNow
 }
 
+/** True for an object with the three methods of a {@link Clock} (false, too, when reading them throws). */
+export function isClock(value: unknown): value is Clock {
+  try {
+    const clock = value as Partial<Clock> | null
+    return typeof clock?.now === 'function' && typeof clock.setTimeout === 'function' && typeof clock.clearTimeout === 'function'
+  } catch {
+    return false
+  }
+}
+
 /** The real clock: `Date.now()` read at most once per millisecond, and Node timers that are `unref()`'d. */
 export const systemClock: Clock = {
   now: coarseNow,

@@ -31,8 +31,8 @@ export function describe(value: unknown): string {
 }
 
 /** A bad argument: a `TypeError` (wrong type) or `RangeError` (out of range) with the code `ECHOSTORE_BAD_ARGUMENT`. */
-export function badArgument(Kind: typeof TypeError | typeof RangeError, message: string): TypeError | RangeError {
-  return Object.assign(new Kind(PREFIX + message), { code: 'ECHOSTORE_BAD_ARGUMENT' as const })
+export function badArgument(Kind: typeof TypeError | typeof RangeError, message: string, options?: ErrorOptions): TypeError | RangeError {
+  return Object.assign(new Kind(PREFIX + message, options), { code: 'ECHOSTORE_BAD_ARGUMENT' as const })
 }
 
 /** `TypeError` for a value of the wrong type, `RangeError` for a number out of range: the rule for numeric options. */

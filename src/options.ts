@@ -1,6 +1,7 @@
 import type { Bus } from './bus/bus.js'
-import { type Clock, MAX_TIMER_MS, systemClock } from './clock.js'
+import { type Clock, MAX_TIMER_MS, isClock, systemClock } from './clock.js'
 import { badArgument, badNumber, describe } from './errors.js'
+import { readOptions } from './read-options.js'
 import type { L2Store } from './l2/store.js'
 import type { OwnerInspector } from './owner/owner.js'
 
@@ -62,7 +63,8 @@ export interface TableOptions {
 /** Options after defaults and validation. */
 export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout'>> & Pick<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout'>
 
-const KNOWN = new Set<string>([
+/** Every option a table takes. */
+const KNOWN = [
   'name',
   'ttl',
   'jitter',
@@ -80,10 +82,15 @@ const KNOWN = new Set<string>([
   'l2',
   'bus',
   'inspect',
-])
+] as const satisfies readonly (keyof TableOptions)[]
 
+/** True when `value` is an object with every one of `methods` (false, too, when reading them throws). */
 function hasMethods(value: unknown, methods: string[]): boolean {
-  return value !== null && typeof value === 'object' && methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
+  try {
+    return value !== null && typeof value === 'object' && methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
+  } catch {
+    return false
+  }
 }
 
 function fail(Kind: typeof TypeError | typeof RangeError, option: string, rule: string, got: unknown): never {
@@ -113,11 +120,7 @@ function checkRandom(random: () => number): void {
 
 /** Applies defaults and validates once, at construction. Throws a TypeError/RangeError naming the option and the value. */
 export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
-  if (options === null || typeof options !== 'object') throw badArgument(TypeError, `createTable takes an options object, got ${describe(options)}`)
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw badArgument(TypeError, `unknown option "${key}" (known: ${[...KNOWN].join(', ')})`)
-  }
-  const o = options
+  const o = readOptions(options, KNOWN, 'createTable') as TableOptions
   const name = o.name ?? 'table'
   if (typeof name !== 'string' || name.length === 0) fail(TypeError, 'name', 'must be a non-empty string', name)
   const ttl = number('ttl', o.ttl ?? 60_000, (n) => n >= 1 && n <= MAX_TTL, `must be a number of ms in [1, ${MAX_TTL}] (a year)`)
@@ -135,13 +138,7 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   const graceBackoff = number('graceBackoff', o.graceBackoff ?? Math.min(ttl, 5_000), (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
   const softTimeout = o.softTimeout === undefined ? undefined : number('softTimeout', o.softTimeout, (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
   const clock = o.clock ?? systemClock
-  if (
-    clock === null ||
-    typeof clock !== 'object' ||
-    typeof clock.now !== 'function' ||
-    typeof clock.setTimeout !== 'function' ||
-    typeof clock.clearTimeout !== 'function'
-  ) {
+  if (!isClock(clock)) {
     fail(TypeError, 'clock', 'must be an object with now(), setTimeout(fn, ms) and clearTimeout(handle)', clock)
   }
   const random = o.random ?? Math.random
@@ -149,8 +146,8 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   checkRandom(random)
   const { l2, bus, inspect } = o
   if (l2 !== undefined) {
-    if (!hasMethods(l2, ['get', 'set', 'nextVersion', 'close'])) {
-      fail(TypeError, 'l2', 'must be an L2Store (get, set, nextVersion, close), such as memoryL2() or redisL2({ url })', l2)
+    if (!hasMethods(l2, ['get', 'set', 'nextVersion', 'clear', 'close'])) {
+      fail(TypeError, 'l2', 'must be an L2Store (get, set, nextVersion, clear, close), such as memoryL2() or redisL2({ url })', l2)
     }
     if (l2.timeout !== undefined) number('l2.timeout', l2.timeout, (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
   }

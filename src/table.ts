@@ -11,6 +11,7 @@ import type { Loader } from './owner/loader.js'
 import { msg } from './owner/messages.js'
 import { type Owner, startOwner } from './owner/owner.js'
 import { type TableOptions, resolveOptions } from './options.js'
+import { readOptions } from './read-options.js'
 import { NOT_LIVE, type RowStore } from './rows/row-store.js'
 import type { TableEvents } from './table-events.js'
 
@@ -242,11 +243,13 @@ export class Table<V, K extends Id = Id> {
   }
 }
 
+/** Every option a fetch takes. */
+const FETCH_OPTIONS = ['signal', 'timeout', 'softTimeout', 'forceRefresh'] as const satisfies readonly (keyof FetchOptions)[]
+
 /** Reads and checks a fetch's options; throws a TypeError/RangeError naming the bad one (also for an object whose getters throw). */
 function readFetchOptions(id: Id, options: FetchOptions | undefined): FetchOptions {
   if (options === undefined) return {}
-  if (options === null || typeof options !== 'object') throw badArgument(TypeError, `fetch(${showId(id)}) options must be an object, got ${describe(options)}`)
-  const { signal, timeout, softTimeout, forceRefresh } = options
+  const { signal, timeout, softTimeout, forceRefresh } = readOptions(options, FETCH_OPTIONS, `fetch(${showId(id)})`) as FetchOptions
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw badArgument(TypeError, `fetch(${showId(id)}) option "signal" must be an AbortSignal, got ${describe(signal)}`)
   }

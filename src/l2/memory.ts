@@ -1,5 +1,6 @@
-import { systemClock, type Clock } from '../clock.js'
+import { isClock, systemClock, type Clock } from '../clock.js'
 import { L2ClosedError, badArgument, badNumber, describe } from '../errors.js'
+import { readOptions } from '../read-options.js'
 import type { Id } from '../id.js'
 import { MAX_VERSION, isVersion } from '../versions.js'
 import { entryKey, l2Key, VERSION_TTL_MS } from './keys.js'
@@ -64,7 +65,9 @@ function checkFloor(floor: number): void {
  * as Redis does: entries of earlier generations are never read again and are swept once expired.
  * After `close()` every call rejects.
  */
-export function memoryL2({ clock = systemClock }: MemoryL2Options = {}): MemoryL2 {
+export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
+  const { clock = systemClock } = readOptions(options, ['clock'], 'memoryL2') as MemoryL2Options
+  if (!isClock(clock)) throw badArgument(TypeError, `memoryL2: the option \`clock\` must be a clock (now(), setTimeout(fn, ms), clearTimeout(handle)), got ${describe(clock)}`)
   const entries = new Map<string, Stored>()
   const counters = new Map<string, Counter>()
   /** Each cleared table's generation (absent: 0, never cleared). */

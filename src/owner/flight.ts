@@ -89,10 +89,12 @@ export class Flight<V> {
     this.waiting++
   }
 
-  /** Answers every caller waiting now with `value` while the flight goes on (its soft timeout passed). */
+  /** Answers every caller waiting now with `value` while the flight goes on (its soft timeout passed); later callers get promises of their own. */
   answerEarly(value: V | undefined): void {
     this.shared?.resolve!(value)
+    this.shared = undefined
     for (const waiter of this.waiters ?? []) waiter.resolve(value)
+    this.waiters = undefined
     this.waiting = 0
   }
 
@@ -121,10 +123,15 @@ export class FlightContext implements LoaderContext {
   /** The lifetime the loader chose for its answer, if it did. */
   lifetime: number | undefined = undefined
   #controller: AbortController | undefined = undefined
+  /** Set once the flight is released: a signal first read afterwards is made already aborted with it. */
+  #abortedWith: { reason: unknown } | undefined = undefined
 
-  /** Aborts when the flight is released: `loadTimeout` passed, or every waiter left by cancellation. Created on first use. */
+  /** Aborts when the flight is released: `loadTimeout` passed, or every waiter left by cancellation. Created on first use (aborted already, when first read after the release). */
   get signal(): AbortSignal {
-    this.#controller ??= new AbortController()
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController()
+      if (this.#abortedWith !== undefined) this.#controller.abort(this.#abortedWith.reason)
+    }
     return this.#controller.signal
   }
 
@@ -144,8 +151,9 @@ export class FlightContext implements LoaderContext {
     }
   }
 
-  /** Aborts the loader's signal (if the loader ever read it). */
+  /** Aborts the loader's signal: now if the loader read it, else as it first reads it. */
   abort(reason: unknown): void {
+    this.#abortedWith ??= { reason }
     this.#controller?.abort(reason)
   }
 }

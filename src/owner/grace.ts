@@ -80,6 +80,12 @@ export function armSoftTimeout<V>(turn: Turn<V>, flight: Flight<V>): void {
   })
 }
 
+/** The graced value a flight past its soft timeout answers joiners with, while it is still within the grace; else undefined (they wait for the flight). */
+export function softAnswer<V>(turn: Turn<V>, flight: Flight<V>): Flight<V>['softened'] {
+  const softened = flight.softened
+  return softened !== undefined && softened.expiresAt + turn.env.grace > turn.env.clock.now() ? softened : undefined
+}
+
 /** A flight's soft timeout passed: its callers, and those who join it from now on, get the graced value; the flight goes on. */
 export function onSoftTimeout<V>(turn: Turn<V>, flight: Flight<V>): void {
   flight.softTimer = undefined

@@ -11,7 +11,7 @@ import { FetchTimeoutError } from '../errors.js'
 import { NOT_LIVE } from '../rows/row-store.js'
 import type { Flight } from './flight.js'
 import { release, startFlight } from './flights.js'
-import { backedOff, fallbackFor, servedStale } from './grace.js'
+import { backedOff, fallbackFor, servedStale, softAnswer } from './grace.js'
 import { type PlainMiss, type Refresh, type WaitMessage, msg } from './messages.js'
 import type { Turn } from './state.js'
 import { Waiter } from './waiter.js'
@@ -27,7 +27,10 @@ type Answer<V> = { value: V | undefined; staleSince: number | undefined }
 export function onPlainMiss<V>(turn: Turn<V>, miss: PlainMiss<V>): void {
   const { state } = turn
   state.rows.touch(miss.id, miss.count)
-  const flight = miss.flight ?? (state.coalesce ? state.flights.get(miss.id) : undefined)
+  // The flight the mailbox saw may have been released earlier in this batch without an answer (its
+  // last waiter left by cancellation): it has nothing to give, so the callers look afresh.
+  const seen = miss.flight !== undefined && (miss.flight.running || miss.flight.answered !== undefined) ? miss.flight : undefined
+  const flight = seen ?? (state.coalesce ? state.flights.get(miss.id) : undefined)
   if (flight !== undefined) return joinPlain(turn, miss, flight)
   const slot = state.rows.find(miss.id)
   const answer = answerWithoutFlight(turn, slot, miss.forced)
@@ -45,10 +48,11 @@ export function onPlainMiss<V>(turn: Turn<V>, miss: PlainMiss<V>): void {
 /** Plain callers joining a running (or just answered) flight. */
 function joinPlain<V>(turn: Turn<V>, miss: PlainMiss<V>, flight: Flight<V>): void {
   turn.state.counters[C.coalesced] += miss.count
-  if (flight.softened !== undefined) {
-    // Its soft timeout passed: joiners get the graced value at once.
-    servedStale(turn, miss.id, miss.count, flight.softened.expiresAt, 'soft')
-    miss.resolve?.(flight.softened.value)
+  const soft = softAnswer(turn, flight)
+  if (soft !== undefined) {
+    // Its soft timeout passed: joiners get the graced value at once, while it lasts.
+    servedStale(turn, miss.id, miss.count, soft.expiresAt, 'soft')
+    miss.resolve?.(soft.value)
     return
   }
   if (flight.running) flight.waiting += miss.count
@@ -104,9 +108,10 @@ export function onWait<V>(turn: Turn<V>, wait: WaitMessage<V>): void {
   const flight = state.coalesce ? state.flights.get(wait.id) : undefined
   if (flight !== undefined) {
     state.counters[C.coalesced]++
-    if (flight.softened !== undefined) {
-      servedStale(turn, wait.id, 1, flight.softened.expiresAt, 'soft')
-      waiter.resolve(flight.softened.value)
+    const soft = softAnswer(turn, flight)
+    if (soft !== undefined) {
+      servedStale(turn, wait.id, 1, soft.expiresAt, 'soft')
+      waiter.resolve(soft.value)
       return
     }
     flight.join(waiter)

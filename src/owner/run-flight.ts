@@ -63,8 +63,8 @@ export async function runFlight<V>(flight: Flight<V>, loader: Loader<V>, deps: R
           fallback = { value, expiresAt, version: entry.version }
         }
       }
-      if (!flight.running) return
     }
+    if (!flight.running) return // released (abandoned, or past loadTimeout) before its loader was due
     post(msg.load(flight.id))
     const value = await callLoader(flight, loader, deps)
     const expiresAt = expiry.draw(value, clock.now(), flight.context.lifetime)
