@@ -22,6 +22,7 @@ export {
   L2CorruptEntryError,
   L2ClosedError,
   BusClosedError,
+  MissingPeerDependencyError,
 } from './errors.js'
 export { type ChangeOptions, type ChangeResult, PUBLISH_TIMEOUT } from './changes.js'
 
