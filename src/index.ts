@@ -7,7 +7,7 @@
 export { createTable, Table, type FetchOptions } from './table.js'
 export type { TableOptions } from './options.js'
 export type { Loader, LoaderContext } from './owner/loader.js'
-export type { OwnerInspector } from './owner/owner.js'
+export type { OwnerInspector, OwnerInspectionEvent } from './inspector.js'
 export type { Stats, CounterName } from './counters.js'
 export { COUNTER_NAMES } from './counters.js'
 export type { TableEvents } from './table-events.js'

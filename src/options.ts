@@ -2,7 +2,7 @@ import type { Bus } from './bus/bus.js'
 import { type Clock, MAX_TIMER_MS, systemClock } from './clock.js'
 import { badArgument, badNumber, describe } from './errors.js'
 import type { L2Store } from './l2/store.js'
-import type { OwnerInspector } from './owner/owner.js'
+import type { OwnerInspector } from './inspector.js'
 
 /** Options of {@link createTable}. Every one is optional; defaults are given beside each. */
 export interface TableOptions {

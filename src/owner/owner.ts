@@ -6,7 +6,7 @@
  * touches a flight or a waiter.
  */
 import type { Emitter } from 'mitt'
-import { type InspectionEvent, type Observer, createActor } from 'xstate'
+import { createActor } from 'xstate'
 import { TableClosedError } from '../errors.js'
 import type { Id } from '../id.js'
 import { L2Facade } from '../l2/facade.js'
@@ -19,9 +19,6 @@ import { ownerLogic } from './logic.js'
 import { Mailbox } from './mailbox.js'
 import { type Message, msg } from './messages.js'
 import { type OwnerEnv, type OwnerState, initialState } from './state.js'
-
-/** An xstate inspection observer (or function): it sees every batch the owner receives and every snapshot it commits. */
-export type OwnerInspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void)
 
 /** What the table facade may do with its owner. */
 export interface Owner<V> {
