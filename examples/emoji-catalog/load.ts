@@ -12,7 +12,7 @@
  * releases), so every run prints the same numbers.
  */
 import { fileURLToPath } from 'node:url'
-import { type Stats, manualClock } from '../../src/index.js'
+import { type Stats, manualClock } from 'echostore'
 import { counterLine } from '../support/readout.js'
 import { seeded } from '../support/prng.js'
 import { type DbCall, EMOJI_SETS, createCatalog, emojiDb } from './catalog.js'

@@ -18,8 +18,8 @@ import {
   COUNTER_NAMES,
   createTable,
   memoryL2,
-} from '../../src/index.js'
-import { redisL2 } from '../../src/redis.js'
+} from 'echostore'
+import { redisL2 } from 'echostore/redis'
 import { deleteKeys } from '../support/redis.js'
 import type { Availability, AvailabilityOrigin } from './origin.js'
 

@@ -21,7 +21,7 @@
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import v8 from 'node:v8'
-import { type Stats, manualClock, memoryL2 } from '../../src/index.js'
+import { type Stats, manualClock, memoryL2 } from 'echostore'
 import { barChart } from '../support/readout.js'
 import { seeded } from '../support/prng.js'
 import { type CampaignResult, runCampaign } from './campaign.js'
