@@ -1,5 +1,5 @@
 /**
- * The emoji catalog of seed 000's guessing game: emoji sets read through an EchoStore table.
+ * The emoji catalog of the guessing game: emoji sets read through an EchoStore table.
  * The database is simulated on a clock (a load takes `latency` ms of that clock's time), so a
  * manual clock decides exactly when each load answers: a latch that time releases.
  */

@@ -1,5 +1,5 @@
 /**
- * Seed 000's load: many guesses on the most-played emoji set while its row expires, again and again.
+ * The guessing game's load: many guesses on the most-played emoji set while its row expires, again and again.
  * Every expiry sends a herd of guesses to a row that is gone; the table coalesces the herd onto one
  * flight, so the herd costs one loader run and every guess in it receives the one answer.
  *

@@ -1,5 +1,5 @@
 /**
- * Seed 002's origin: a deterministic, local availability service for a fictional equipment-rental
+ * The availability service's origin: a deterministic, local availability service for a fictional equipment-rental
  * company. Synthetic tenants, depots and products come from a seed; a summary's numbers come from a
  * hash of (seed, tenant, depot, product), so every run and every machine sees the same data.
  *

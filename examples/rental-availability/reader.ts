@@ -1,5 +1,5 @@
 /**
- * Seed 002's read API: availability summaries read through EchoStore, one table per tenant
+ * The availability service's read API: availability summaries read through EchoStore, one table per tenant
  * (`availability:<tenant>`), so tenants never share a row, a flight or an L2 key.
  *
  * Coalescing is process-local: one reader (one process) turns a herd on one key into one origin

@@ -1,5 +1,5 @@
 /**
- * Seed 002's report: what the cache saves the availability origin, measured at the origin, not
+ * The availability service's report: what the cache saves the availability origin, measured at the origin, not
  * only as a hit rate. It runs the campaign (a launch cohort, then Zipf s = 1 hot keys) three times:
  *
  *   coalescing on,  jitter 0.2   the configuration to ship
@@ -187,7 +187,7 @@ export async function main({ size = 1, log = console.log }: RentalReportOptions 
     zipfS: 1,
   }
   const host = machine()
-  log('Equipment-rental availability: origin work saved by EchoStore (seed 002)')
+  log('Equipment-rental availability: origin work saved by EchoStore')
   log(`  data      ${config.tenants} tenants × ${config.depots} depots × ${config.products} products = ${config.keysPerTenant} keys per tenant (seed ${config.seed})`)
   log(`  cache     one table per tenant, capacity ${CAPACITY} rows each, ttl ${TTL} ms, negative ttl ${Math.min(TTL, 5_000)} ms, jitter 0.2 or 0`)
   log(`  workload  launch: every tenant reads every key at t=0; then ${config.readsPerMs} reads/ms for ${config.durationMs} ms, key by Zipf s=${config.zipfS}, tenant uniform`)
