@@ -1,5 +1,5 @@
 /**
- * The benchmark harness (`npm run bench`): loads the selected contenders, runs W1–W8 in order,
+ * The benchmark harness (`npm run bench`): loads the selected contenders, runs W1–W9 in order,
  * writes the W6 picture and the report, and prints the report. Progress goes to stderr.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -22,6 +22,7 @@ import { runW5 } from './workloads/w5-memory.js'
 import { runW6, type W6Result } from './workloads/w6-cohort.js'
 import { runW7 } from './workloads/w7-sweeper.js'
 import { runW8 } from './workloads/w8-l2.js'
+import { runW9 } from './workloads/w9-import.js'
 
 const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>> = {
   W1: runW1,
@@ -32,6 +33,7 @@ const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>
   W6: runW6,
   W7: runW7,
   W8: runW8,
+  W9: runW9,
 }
 
 function write(path: string, text: string): void {
@@ -40,7 +42,6 @@ function write(path: string, text: string): void {
 }
 
 async function main(): Promise<void> {
-  const started = performance.now()
   const cfg = readConfig()
   if (!canCollect) progress('gc is not exposed: run under `node --expose-gc` (npm run bench does) for steadier figures')
   const contenders = await selectContenders(cfg.only, cfg.skip)
@@ -65,8 +66,6 @@ async function main(): Promise<void> {
     contenders,
     results,
     targets: evaluateTargets(results),
-    date: new Date(),
-    elapsedMs: performance.now() - started,
     svgWritten,
   })
   write(cfg.outFile, report)
