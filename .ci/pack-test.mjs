@@ -61,10 +61,16 @@ function consumer(name, type, files, tarball, extra = []) {
   return dir
 }
 
-/** Lends this project's @types/node to a consumer, for tsc. */
-function lendNodeTypes(dir) {
+/**
+ * A TypeScript consumer: the shared main.ts with the tsconfig of `name`, checked (and, where that
+ * tsconfig emits, compiled) by this project's tsc, with this project's @types/node lent to it.
+ */
+function typescriptConsumer(name, tarball) {
+  const dir = consumer(name, 'module', ['typescript/main.ts', `${name}/tsconfig.json`], tarball)
   mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true })
   symlinkSync(join(root, 'node_modules', '@types', 'node'), join(dir, 'node_modules', '@types', 'node'), 'dir')
+  node([tsc, '-p', 'tsconfig.json'], dir)
+  return dir
 }
 
 /** Resolves to why Redis at `url` does not answer PING within a second, or undefined when it does. */
@@ -102,19 +108,14 @@ const CONSUMERS = [
     name: 'ts-nodenext',
     what: 'TypeScript, module NodeNext, strict flags, skipLibCheck off: tsc, then node',
     run(tarball) {
-      const dir = consumer('ts-nodenext', 'module', ['typescript/main.ts', 'ts-nodenext/tsconfig.json'], tarball)
-      lendNodeTypes(dir)
-      node([tsc, '-p', 'tsconfig.json'], dir)
-      return node([join('out', 'main.js'), 'ts-nodenext'], dir)
+      return node([join('out', 'main.js'), 'ts-nodenext'], typescriptConsumer('ts-nodenext', tarball))
     },
   },
   {
     name: 'ts-bundler',
     what: 'TypeScript, module Preserve with moduleResolution Bundler, strict flags, skipLibCheck off: type-checked',
     run(tarball) {
-      const dir = consumer('ts-bundler', 'module', ['typescript/main.ts', 'ts-bundler/tsconfig.json'], tarball)
-      lendNodeTypes(dir)
-      node([tsc, '-p', 'tsconfig.json'], dir)
+      typescriptConsumer('ts-bundler', tarball)
       return 'pass ts-bundler: the published types check under Bundler resolution\n'
     },
   },
