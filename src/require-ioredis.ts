@@ -6,7 +6,7 @@ import type * as Ioredis from 'ioredis'
 import { MissingPeerDependencyError } from './errors.js'
 
 /** The ioredis major version EchoStore is built and tested against (its peer dependency range). */
-export const IOREDIS_MAJOR = '5'
+const IOREDIS_MAJOR = '5'
 
 /**
  * Loads ioredis through `load` (the `require` of the build that asks, so it resolves from where

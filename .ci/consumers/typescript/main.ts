@@ -1,7 +1,7 @@
 /**
  * A strict TypeScript project using EchoStore's published types (checked with skipLibCheck off,
  * exactOptionalPropertyTypes, noUncheckedIndexedAccess and noPropertyAccessFromIndexSignature):
- * compiled under NodeNext and run, and type-checked under Bundler resolution.
+ * compiled under NodeNext and under Bundler resolution, and run.
  */
 import { type Id, type Stats, type TableEvents, EchoStoreError, Table, TableClosedError, createTable, localBus, memoryL2 } from 'echostore'
 import { type PromClient, type PromMetricConfig, registerTableMetrics } from 'echostore/prometheus'
