@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
+  // Examples import the package by name ('echostore', 'echostore/redis', ...): tsconfig.json's `paths` map those to src/.
+  resolve: { tsconfigPaths: true },
   test: {
     include: ['spec/**/*.spec.ts'],
     typecheck: { enabled: true, include: ['spec/**/*.test-d.ts'] },

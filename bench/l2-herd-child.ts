@@ -11,7 +11,8 @@
  * The child writes nothing on stdout; errors go to stderr and to the parent as `failed`.
  */
 import { performance } from 'node:perf_hooks'
-import { createTable, redisL2, type Table } from '../src/index.js'
+import { createTable, type Table } from '../src/index.js'
+import { redisL2 } from '../src/redis.js'
 import { connectRedis, quitRedis } from './lib/redis.js'
 import { sleep } from './lib/sleep.js'
 

@@ -11,8 +11,6 @@ export interface ReportInput {
   contenders: Contender[]
   results: Results
   targets: TargetRow[]
-  date: Date
-  elapsedMs: number
   pictures: Pictures
 }
 
@@ -25,14 +23,13 @@ const PICTURE_ALT: Partial<Record<WorkloadId, string>> = {
   W9: 'W9: hit rate per trace and contender',
 }
 
-/** BENCHMARKS.md: machine, versions, date, knobs, the targets table, then every workload's tables. */
+/** BENCHMARKS.md: how to read it, the machine, versions (EchoStore's names the commit measured), knobs, the targets table, then every workload's tables. */
 export function renderReport(input: ReportInput): string {
   const { cfg, machine: m, contenders, results, targets } = input
   const parts: string[] = []
   parts.push('# EchoStore benchmarks', '')
   parts.push(
-    `Written by \`npm run bench\` (bench/run.ts) on ${input.date.toISOString()}, in ${num(input.elapsedMs / 1000, 0)} s. ` +
-      `Every contender runs in the same Node process per workload (W5: one child process each; W8 measures EchoStore alone against Redis, its herd in 4 child processes), in interleaved repetitions whose order rotates; figures are medians, and each is also given as a ratio to a floor measured in the same run. "Spread" is half the range of the repetitions over their median.`,
+    `Every contender runs in the same Node process per workload (W5: one child process each; W8 measures EchoStore alone against Redis, its herd in 4 child processes; W10: a fresh process per import), in interleaved repetitions whose order rotates; figures are medians, and each is also given as a ratio to a floor measured in the same run. "Spread" is half the range of the repetitions over their median.`,
     '',
   )
   if (!cfg.full) parts.push(`> **Partial run** (BENCH_SCALE ${cfg.scale}${cfg.only.length > 0 ? `, BENCH_ONLY ${cfg.only.join(',')}` : ''}${cfg.skip.length > 0 ? `, BENCH_SKIP ${cfg.skip.join(',')}` : ''}, workloads ${cfg.workloads.join(',')}): not the figures of record.`, '')
@@ -46,9 +43,8 @@ export function renderReport(input: ReportInput): string {
         ['memory', `${num(m.memoryGiB, 1)} GiB`],
         ['Node', m.node],
         ['OS', m.platform],
-        ['date', input.date.toISOString()],
         ['BENCH_SCALE', String(cfg.scale)],
-        ['repetitions', `${cfg.reps} (W4, W7: ${cfg.heavyReps}; W5: 1 per contender; W8b: rounds as its section says; W9: 1 pass per trace and contender)`],
+        ['repetitions', `${cfg.reps} (W4, W7: ${cfg.heavyReps}; W5: 1 per contender; W8b: rounds as its section says; W9: 1 pass per trace and contender; W10: 9 processes per import)`],
       ],
     }),
     '',
@@ -78,7 +74,7 @@ export function renderReport(input: ReportInput): string {
   parts.push(
     '## Running it',
     '',
-    '`npm run bench` runs everything at full size (writes this file, bench/cohort.svg and bench/hit-rates.svg). W8 needs Redis (`REDIS_URL`, default redis://127.0.0.1:6379) and is skipped with a line in its section when none answers. Knobs: `BENCH_SCALE` (e.g. 0.02 for a smoke run), `BENCH_REPS` (default 5; W4 and W7 use at most 3), `BENCH_ONLY` / `BENCH_SKIP` (comma lists of contender names; floors always run unless skipped), `BENCH_WORKLOADS` (W1 to W9, e.g. `W1,W3`, or `W9` alone), `BENCH_OUT`, `REDIS_URL`. A partial run writes to `.bench-tmp/` instead.',
+    '`npm run bench` builds the package (W10 imports the build), then runs everything at full size (writes this file, bench/cohort.svg and bench/hit-rates.svg). W8 needs Redis (`REDIS_URL`, default redis://127.0.0.1:6379) and is skipped with a line in its section when none answers. Knobs: `BENCH_SCALE` (e.g. 0.02 for a smoke run), `BENCH_REPS` (default 5; W4 and W7 use at most 3), `BENCH_ONLY` / `BENCH_SKIP` (comma lists of contender names; floors always run unless skipped), `BENCH_WORKLOADS` (W1 to W10, e.g. `W1,W3`, or `W9` alone), `BENCH_OUT`, `REDIS_URL`. A partial run writes to `.bench-tmp/` instead.',
     '',
   )
   return parts.join('\n')

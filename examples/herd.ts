@@ -14,7 +14,8 @@
  * Run: `npm start` or `npx tsx examples/herd.ts`.
  */
 import { randomBytes } from 'node:crypto'
-import { type Clock, type L2Store, type Stats, type Table, type TableOptions, createTable, manualClock, redisL2, systemClock } from '../src/index.js'
+import { type Clock, type L2Store, type Stats, type Table, type TableOptions, createTable, manualClock, systemClock } from 'echostore'
+import { redisL2 } from 'echostore/redis'
 import { seeded } from './support/prng.js'
 import { barChart, counterLine, live, progress } from './support/readout.js'
 import { deletePrefix } from './support/redis.js'

@@ -10,8 +10,7 @@
  * turn's misses per id); the loader's call (`load`) and its result (`flight.done`) as messages of
  * later turns; the put as its own message; and the counters matching what the batches showed.
  */
-import type { InspectionEvent } from 'xstate'
-import { createTable } from '../src/index.js'
+import { type OwnerInspectionEvent, createTable } from 'echostore'
 
 /** One line per message of a batch, as the owner received it. */
 function describeMessage(message: { type: string; id?: unknown; count?: number; counter?: string; result?: { ok: boolean } }): string {
@@ -29,7 +28,7 @@ function describeMessage(message: { type: string; id?: unknown; count?: number; 
 
 let batches = 0
 let messages = 0
-const inspect = (event: InspectionEvent): void => {
+const inspect = (event: OwnerInspectionEvent): void => {
   if (event.type !== '@xstate.event' || event.event.type !== 'batch') return
   const batch = (event.event as unknown as { messages: { type: string }[] }).messages
   batches++

@@ -23,7 +23,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import { type Loader, type Table, createTable, redisL2 } from '../src/index.js'
+import { type Loader, type Table, createTable } from 'echostore'
+import { redisL2 } from 'echostore/redis'
 import { REDIS_URL, deletePrefix, requireRedis } from './support/redis.js'
 
 const N = Number(process.env.L2_LATENCY_N ?? 2_000)

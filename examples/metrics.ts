@@ -13,7 +13,8 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import * as promClient from 'prom-client'
-import { type Table, createTable, registerTableMetrics } from '../src/index.js'
+import { type Table, createTable } from 'echostore'
+import { registerTableMetrics } from 'echostore/prometheus'
 
 const once = process.argv.includes('--once')
 const port = Number(process.env.PORT ?? 9464)

@@ -4,7 +4,7 @@
  * stalled call). The faults come round in a fixed cycle, so a short run sees each of them; the
  * Redis store also has its real connection killed (`CLIENT KILL`), which ioredis must recover from.
  */
-import type { ChaosL2 } from '../src/index.js'
+import type { ChaosL2 } from '../src/testing.js'
 import type { RedisSide, SoakTable } from './world.js'
 
 /** One fault: its name and how to inject it into a store. */

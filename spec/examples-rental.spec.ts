@@ -94,7 +94,7 @@ describe('examples/rental-availability', () => {
     expect(report.instances.identicalWithinInstance).toBe(true)
     expect(report.instances.originCallsC + report.instances.l2HitsC).toBe(1)
 
-    // What the report records about its own run.
+    // The settings each run records.
     expect(coalesceOn.settings).toMatchObject({ ttl: 1_000, jitter: 0.2, capacity: 10_000, coalesce: true })
     expect(jitter0.settings.jitter).toBe(0)
     expect(report.machine.cpus).toBeGreaterThan(0)

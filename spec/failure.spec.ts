@@ -74,7 +74,7 @@ describe('a failed fill answers every waiter with the one error and caches nothi
     await table.close()
   })
 
-  it('cancel some waiters, fail the fill: the rest get the loader error, and a retry succeeds', async () => {
+  it('cancel some waiters, fail the fill; the rest get the loader error; a retry succeeds', async () => {
     const table = createTable<string>({ clock: manualClock() })
     const origin = latchedLoader<string>()
     const controllers = Array.from({ length: 10 }, () => new AbortController())

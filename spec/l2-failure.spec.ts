@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { BREAKER_COOLDOWN, BREAKER_FAILURES, DEFAULT_L2_TIMEOUT, chaosL2, createTable, manualClock, memoryL2 } from '../src/index.js'
+import { BREAKER_COOLDOWN, BREAKER_FAILURES, DEFAULT_L2_TIMEOUT, createTable, manualClock, memoryL2 } from '../src/index.js'
+import { chaosL2 } from '../src/testing.js'
 import { outcome, settle } from './support/latch.js'
 
 function setup() {

@@ -5,7 +5,8 @@ import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import * as promClient from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import { COUNTER_NAMES, type Stats, createTable, manualClock, registerTableMetrics } from '../src/index.js'
+import { COUNTER_NAMES, type Stats, createTable, manualClock } from '../src/index.js'
+import { registerTableMetrics } from '../src/prometheus.js'
 import { latchedLoader, settle } from './support/latch.js'
 
 /** The samples of a text scrape: `name{labels}` → value. */
@@ -186,15 +187,16 @@ describe('Prometheus export (registerTableMetrics)', () => {
       if (specifier === 'prom-client' || specifier.startsWith('prom-client/')) throw new Error('prom-client is not installed')
       return next(specifier, context)
     }`
-    const index = pathToFileURL(join(import.meta.dirname, '..', 'src', 'index.ts')).href
+    const entry = (name: string) => pathToFileURL(join(import.meta.dirname, '..', 'src', name)).href
     const script = `
       import { register } from 'node:module'
       register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}))
-      const echostore = await import(${JSON.stringify(index)})
+      const echostore = await import(${JSON.stringify(entry('index.ts'))})
+      const prometheus = await import(${JSON.stringify(entry('prometheus.ts'))})
       const table = echostore.createTable({ name: 'x' })
       const value = await table.fetch(1, () => 'loaded')
       const absent = await import('prom-client').then(() => 'present', () => 'absent')
-      console.log(JSON.stringify({ value, absent, exported: typeof echostore.registerTableMetrics }))
+      console.log(JSON.stringify({ value, absent, exported: typeof prometheus.registerTableMetrics }))
       await table.close()`
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: join(import.meta.dirname, '..') })
     expect(JSON.parse(stdout.trim())).toEqual({ value: 'loaded', absent: 'absent', exported: 'function' })

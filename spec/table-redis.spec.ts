@@ -8,7 +8,8 @@ import { type AddressInfo, type Server, type Socket, createServer, connect as tc
 import { performance } from 'node:perf_hooks'
 import { Redis, type RedisOptions } from 'ioredis'
 import { describe, expect, it } from 'vitest'
-import { BREAKER_COOLDOWN, BREAKER_FAILURES, type Clock, DEFAULT_L2_TIMEOUT, type Table, type TableEvents, createTable, redisBus, redisL2, systemClock } from '../src/index.js'
+import { BREAKER_COOLDOWN, BREAKER_FAILURES, type Clock, DEFAULT_L2_TIMEOUT, type Table, type TableEvents, createTable, systemClock } from '../src/index.js'
+import { redisBus, redisL2 } from '../src/redis.js'
 import { latchedLoader, settle } from './support/latch.js'
 import { describeRedis, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
 

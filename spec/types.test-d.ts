@@ -4,12 +4,15 @@
  * Run by `vitest` (typecheck mode, `spec/**\/*.test-d.ts`) and by `tsc --noEmit`; nothing here executes.
  */
 import { describe, expectTypeOf, test } from 'vitest'
+import type { InspectionEvent, Observer } from 'xstate'
 import {
   type ClearResult,
   type Id,
   type Loader,
   type LoaderContext,
   type ManualClock,
+  type OwnerInspectionEvent,
+  type OwnerInspector,
   type Stats,
   type TableEvents,
   Table,
@@ -208,5 +211,22 @@ describe('manualClock', () => {
     createTable<Foo>({ clock })
     // @ts-expect-error advance takes ms as a number
     clock.advance('5')
+  })
+})
+
+describe('inspect', () => {
+  test('every xstate InspectionEvent is an OwnerInspectionEvent', () => {
+    expectTypeOf<InspectionEvent>().toExtend<OwnerInspectionEvent>()
+  })
+
+  test('observers written against xstate types are accepted, as functions and as { next } objects', () => {
+    const asFunction = (event: InspectionEvent): void => void event.rootId
+    const asObserver: Observer<InspectionEvent> = { next: (event) => void event.type }
+    createTable<Foo>({ inspect: asFunction })
+    createTable<Foo>({ inspect: asObserver })
+    createTable<Foo>({ inspect: (event) => expectTypeOf(event).toEqualTypeOf<OwnerInspectionEvent>() })
+    expectTypeOf(asFunction).toExtend<OwnerInspector>()
+    // @ts-expect-error an inspector is a function or an observer object
+    createTable<Foo>({ inspect: 'verbose' })
   })
 })

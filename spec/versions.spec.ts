@@ -5,7 +5,8 @@
  * report, a bus message, an L2 header) is bounded by 2^52.
  */
 import { describe, expect, it } from 'vitest'
-import { MAX_VERSION, chaosL2, createTable, localBus, manualClock, memoryL2 } from '../src/index.js'
+import { MAX_VERSION, createTable, localBus, manualClock, memoryL2 } from '../src/index.js'
+import { chaosL2 } from '../src/testing.js'
 import { clockVersion, mintVersion } from '../src/versions.js'
 
 const NAME = 'versions'

@@ -172,3 +172,26 @@ export class SelfFetchError extends TableError {
     )
   }
 }
+
+/**
+ * An entry of EchoStore was imported without the optional peer dependency it is built on (ioredis
+ * for `echostore/redis`). The message names the command that installs it.
+ */
+export class MissingPeerDependencyError extends EchoStoreError {
+  readonly code = 'ECHOSTORE_PEER_MISSING'
+  constructor(
+    /** The package that is not installed, e.g. `ioredis`. */
+    readonly dependency: string,
+    /** The entry that needs it, e.g. `echostore/redis`. */
+    readonly entry: string,
+    /** The version range EchoStore supports, e.g. `5`. */
+    range: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `${entry} needs ${dependency}, which is not installed: run \`npm install ${dependency}@${range}\` ` +
+        `(an optional peer dependency; the core entry \`echostore\` works without it)`,
+      options,
+    )
+  }
+}

@@ -3,7 +3,7 @@ import { type Clock, MAX_TIMER_MS, isClock, systemClock } from './clock.js'
 import { badArgument, badNumber, describe } from './errors.js'
 import { readOptions } from './read-options.js'
 import type { L2Store } from './l2/store.js'
-import type { OwnerInspector } from './owner/owner.js'
+import type { OwnerInspector } from './inspector.js'
 
 /** Options of {@link createTable}. Every one is optional; defaults are given beside each. */
 export interface TableOptions {

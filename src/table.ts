@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import mitt, { type Emitter } from 'mitt'
+import type { Emitter } from 'mitt'
 import type { Bus } from './bus/bus.js'
+import { createEmitter } from './emitter.js'
 import { type ChangeOptions, type ChangeResult, Changes, type ClearResult } from './changes.js'
 import { type Clock, MAX_TIMER_MS } from './clock.js'
 import { R, type Stats, newReadCounters, snapshot } from './counters.js'
@@ -45,7 +46,7 @@ export class Table<V, K extends Id = Id> {
   /** The table's name (in errors, events, L2 keys and bus messages). */
   readonly name: string
   /** The table's events (a mitt emitter): `load`, `fill`, `error`, `stale`, `sweep`, `l2_error`, `coherence`, `gap`, `clear`. A listener that throws is reported as a process warning; the table goes on. */
-  readonly events: Emitter<TableEvents> = mitt<TableEvents>()
+  readonly events: Emitter<TableEvents> = createEmitter<TableEvents>()
   /** Identifies this table instance on the bus; it ignores its own messages. */
   readonly origin: string
 

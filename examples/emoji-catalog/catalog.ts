@@ -3,7 +3,7 @@
  * The database is simulated on a clock (a load takes `latency` ms of that clock's time), so a
  * manual clock decides exactly when each load answers: a latch that time releases.
  */
-import { type Clock, type Id, type Table, createTable } from '../../src/index.js'
+import { type Clock, type Id, type Table, createTable } from 'echostore'
 
 /** An emoji set: the keyboard a round exposes, code → emoji. */
 export interface EmojiSet {

@@ -1,5 +1,5 @@
 /**
- * A guess in the game: `Guesses.submit(round, code)` reads the round's emoji set through the
+ * A guess in the emoji guessing game: `Guesses.submit(round, code)` reads the round's emoji set through the
  * catalog (one table read per guess, hot or not) and answers the set, or `{ error: 'bad_guess' }`
  * for a code the round's keyboard does not expose. The single-flight and the counters live in the cache.
  */

@@ -1,5 +1,5 @@
 /**
- * The load: many guesses on the most-played emoji set while its row expires, again and again.
+ * The guessing game's load: many guesses on the most-played emoji set while its row expires, again and again.
  * Every expiry sends a herd of guesses to a row that is gone; the table coalesces the herd onto one
  * flight, so the herd costs one loader run and every guess in it receives the one answer.
  *
@@ -12,7 +12,7 @@
  * releases), so every run prints the same numbers.
  */
 import { fileURLToPath } from 'node:url'
-import { type Stats, manualClock } from '../../src/index.js'
+import { type Stats, manualClock } from 'echostore'
 import { counterLine } from '../support/readout.js'
 import { seeded } from '../support/prng.js'
 import { type DbCall, EMOJI_SETS, createCatalog, emojiDb } from './catalog.js'

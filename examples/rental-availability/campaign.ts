@@ -1,11 +1,11 @@
 /**
- * The campaign workload: a marketing email lands and every tenant's catalogue
+ * The availability service's campaign workload: a marketing email lands and every tenant's catalogue
  * page asks for every availability summary at the same instant (a cohort filled together), then a
  * seeded hot-key stream follows: tenant uniform, key by Zipf (s = 1) rank, `readsPerMs` reads per ms
  * of a manual clock. With jitter 0 the cohort expires together and re-herds the origin; with jitter
  * the re-fill trickles.
  */
-import type { ManualClock, Stats } from '../../src/index.js'
+import type { ManualClock, Stats } from 'echostore'
 import { seeded, zipf } from '../support/prng.js'
 import type { AvailabilityOrigin } from './origin.js'
 import type { AvailabilityReader } from './reader.js'

@@ -1,5 +1,5 @@
 /**
- * The origin: a deterministic, local availability service for a fictional equipment-rental
+ * The availability service's origin: a deterministic, local availability service for a fictional equipment-rental
  * company. Synthetic tenants, depots and products come from a seed; a summary's numbers come from a
  * hash of (seed, tenant, depot, product), so every run and every machine sees the same data.
  *
@@ -7,7 +7,7 @@
  * the cache did not save. A call answers after `latency` ms of the given clock, so a manual clock
  * holds every call until the test or the simulation lets time pass (a deterministic latch).
  */
-import type { Clock } from '../../src/index.js'
+import type { Clock } from 'echostore'
 import { seeded } from '../support/prng.js'
 
 /** An availability summary: what the read API serves and the cache may reuse for its TTL. */

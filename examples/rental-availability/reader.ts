@@ -1,5 +1,5 @@
 /**
- * The read API: availability summaries read through EchoStore, one table per tenant
+ * The availability service's read API: availability summaries read through EchoStore, one table per tenant
  * (`availability:<tenant>`), so tenants never share a row, a flight or an L2 key.
  *
  * Coalescing is process-local: one reader (one process) turns a herd on one key into one origin
@@ -18,8 +18,8 @@ import {
   COUNTER_NAMES,
   createTable,
   memoryL2,
-  redisL2,
-} from '../../src/index.js'
+} from 'echostore'
+import { redisL2 } from 'echostore/redis'
 import { deleteKeys } from '../support/redis.js'
 import type { Availability, AvailabilityOrigin } from './origin.js'
 

@@ -1,5 +1,5 @@
 /**
- * The report: what the cache saves the availability origin, measured at the origin, not
+ * The availability service's report: what the cache saves the availability origin, measured at the origin, not
  * only as a hit rate. It runs the campaign (a launch cohort, then Zipf s = 1 hot keys) three times:
  *
  *   coalescing on,  jitter 0.2   the configuration to ship
@@ -23,7 +23,7 @@
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import v8 from 'node:v8'
-import { type Stats, manualClock, memoryL2 } from '../../src/index.js'
+import { type Stats, manualClock, memoryL2 } from 'echostore'
 import { barChart } from '../support/readout.js'
 import { seeded } from '../support/prng.js'
 import { type CampaignResult, runCampaign } from './campaign.js'

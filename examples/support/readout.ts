@@ -2,7 +2,7 @@
  * A small terminal readout for the examples: a line of counters that redraws in place on a
  * terminal, and prints plain lines when stdout is not one (CI, a pipe).
  */
-import type { Stats } from '../../src/index.js'
+import type { Stats } from 'echostore'
 
 /** True when stdout is a terminal that can redraw a line. */
 export const live = process.stdout.isTTY === true && process.env.CI !== 'true'

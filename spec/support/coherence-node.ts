@@ -17,7 +17,8 @@
  */
 import { performance } from 'node:perf_hooks'
 import { Redis } from 'ioredis'
-import { type Id, type Stats, createTable, redisBus, redisL2 } from '../../src/index.js'
+import { type Id, type Stats, createTable } from '../../src/index.js'
+import { redisBus, redisL2 } from '../../src/redis.js'
 
 /** What the parent passes as the one argument. */
 export interface NodeConfig {

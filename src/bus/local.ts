@@ -7,7 +7,7 @@
  * subscriber, before the outer delivery goes on. A handler that throws does not stop delivery to
  * the others and does not reject `publish`; its error goes to `onHandlerError`, or is dropped.
  */
-import mitt from 'mitt'
+import { createEmitter } from '../emitter.js'
 import { BusClosedError, badArgument } from '../errors.js'
 import type { Bus, BusDelivery, CoherenceMessage } from './bus.js'
 import { parseCoherenceMessage } from './message.js'
@@ -31,7 +31,7 @@ export function localBus(options: LocalBusOptions = {}): Bus {
     throw badArgument(TypeError, `localBus: onHandlerError must be a function, got ${typeof onHandlerError}`)
   }
   // Written by subscribe, unsubscribe and close; mitt iterates a copy of the list on emit.
-  const emitter = mitt<Events>()
+  const emitter = createEmitter<Events>()
   let closed = false
 
   return {

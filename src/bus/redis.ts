@@ -18,7 +18,8 @@
  * Connection errors of the connections the bus opened go to `onError` (or are dropped), so an
  * outage never crashes the process; ioredis keeps reconnecting meanwhile.
  */
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
+import { ioredis } from '../ioredis.js'
 import { BusClosedError, badArgument, describe } from '../errors.js'
 import { FAIL_FAST } from '../redis-connection.js'
 import type { Bus, BusDelivery, CoherenceMessage } from './bus.js'
@@ -65,8 +66,8 @@ const GAP: BusDelivery = Object.freeze({ type: 'gap' })
 export function redisBus(options: RedisBusOptions): RedisBus {
   const { client, url, channel = DEFAULT_CHANNEL, onHandlerError, onError } = validate(options)
   const ownsPublisher = client === undefined
-  const publisher = client ?? new Redis(url as string, FAIL_FAST)
-  const subscriber = client !== undefined ? client.duplicate() : new Redis(url as string, FAIL_FAST)
+  const publisher = client ?? new ioredis.Redis(url as string, FAIL_FAST)
+  const subscriber = client !== undefined ? client.duplicate() : new ioredis.Redis(url as string, FAIL_FAST)
   const channelBytes = Buffer.from(channel)
 
   // Written by subscribe, unsubscribe and close; delivery iterates a snapshot.

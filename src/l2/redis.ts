@@ -1,4 +1,5 @@
-import { Redis, type Cluster } from 'ioredis'
+import type { Cluster, Redis } from 'ioredis'
+import { ioredis } from '../ioredis.js'
 import { FAIL_FAST } from '../redis-connection.js'
 import { L2ClosedError, L2CorruptEntryError, L2UnfitValueError, badArgument, badNumber, describe } from '../errors.js'
 import type { Id } from '../id.js'
@@ -112,7 +113,7 @@ export function redisL2(options: RedisL2Options): L2Store {
   validate(options)
   const { prefix = 'echostore:', codec = jsonCodec, maxValueBytes = DEFAULT_MAX_VALUE_BYTES } = options
   const owned = options.client === undefined
-  const client: RedisL2Client = options.client ?? new Redis(options.url!, FAIL_FAST)
+  const client: RedisL2Client = options.client ?? new ioredis.Redis(options.url!, FAIL_FAST)
   // An outage must never crash the process: the failure reaches the caller through the rejected command.
   if (owned) client.on('error', () => {})
   client.defineCommand('echostoreL2Get', { lua: GET_LUA, numberOfKeys: 1 })

@@ -5,7 +5,7 @@
  *
  * ```ts
  * import * as promClient from 'prom-client'
- * import { registerTableMetrics } from 'echostore'
+ * import { registerTableMetrics } from 'echostore/prometheus'
  *
  * const unregister = registerTableMetrics(promClient, sets, { registry: promClient.register })
  * // GET /metrics → echostore_hits_total{table="emoji_sets"} 1234 ...

@@ -6,7 +6,7 @@
  * touches a flight or a waiter.
  */
 import type { Emitter } from 'mitt'
-import { type InspectionEvent, type Observer, createActor } from 'xstate'
+import { createActor } from 'xstate'
 import { TableClosedError } from '../errors.js'
 import type { Id } from '../id.js'
 import { L2Facade } from '../l2/facade.js'
@@ -20,9 +20,6 @@ import { Mailbox } from './mailbox.js'
 import { type Message, msg } from './messages.js'
 import { type RunnerDeps, loaderOnStack } from './run-flight.js'
 import { type OwnerEnv, type OwnerState, initialState } from './state.js'
-
-/** An xstate inspection observer (or function): it sees every batch the owner receives and every snapshot it commits. */
-export type OwnerInspector = Observer<InspectionEvent> | ((event: InspectionEvent) => void)
 
 /** A waiting caller's own options. */
 export interface WaitOptions {

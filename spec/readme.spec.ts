@@ -1,0 +1,108 @@
+/**
+ * The README's TypeScript is code a user can run as written: every ```ts block is type-checked,
+ * each as its own module, against the package's entry points (tsconfig.json's `paths`, as for the
+ * examples) with `strict`, `exactOptionalPropertyTypes` and `noUncheckedIndexedAccess`. What the
+ * snippets take as given (the application's origin, request and data) is declared in `PRELUDE`.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import ts from 'typescript'
+import { beforeAll, describe, expect, it } from 'vitest'
+
+const root = join(import.meta.dirname, '..')
+const readme = readFileSync(join(root, 'README.md'), 'utf8')
+
+/** The placeholders the snippets use: declarations only, of the shapes the snippets expect. */
+const PRELUDE = `
+type EmojiSet = { id: string; emoji: string[] }
+type Availability = { sku: string; inStock: number }
+/** The application's origin. */
+declare const db: {
+  user(id: string): Promise<{ id: string; name: string }>
+  emojiSet(id: string, options: { signal: AbortSignal }): Promise<EmojiSet>
+}
+/** The request being served. */
+declare const request: { signal: AbortSignal }
+declare const loadSet: import('echostore').Loader<EmojiSet>
+declare const sku: string
+declare const loadAvailability: import('echostore').Loader<Availability>
+declare const table: import('echostore').Table<unknown>
+`
+
+/** A ```ts block of the README: its text and the README line its first line of code is on. */
+interface Block {
+  line: number
+  code: string
+  file: string
+}
+
+function tsBlocks(markdown: string): Block[] {
+  const blocks: Block[] = []
+  for (const match of markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)) {
+    const line = markdown.slice(0, match.index).split('\n').length + 1
+    blocks.push({ line, code: match[1]!, file: join(root, 'spec', '.readme', `line-${line}.ts`) })
+  }
+  return blocks
+}
+
+const blocks = tsBlocks(readme)
+const prelude = join(root, 'spec', '.readme', 'prelude.d.ts')
+
+/** Type-checks the blocks in one program, serving them (and the prelude) from memory; returns each file's diagnostics. */
+function typeCheck(): Map<string, readonly ts.Diagnostic[]> {
+  const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })
+  if (config === undefined) throw new Error('tsconfig.json could not be read')
+  const options: ts.CompilerOptions = { ...config.options, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, noUnusedLocals: false }
+  // A block without import or export would be a script sharing one scope with the others.
+  const sources = new Map(blocks.map((b) => [b.file, /^\s*(import|export)\s/m.test(b.code) ? b.code : `${b.code}\nexport {}\n`]))
+  sources.set(prelude, PRELUDE)
+  const host = ts.createCompilerHost(options)
+  const { getSourceFile, fileExists, readFile } = host
+  host.fileExists = (file) => sources.has(file) || fileExists(file)
+  host.readFile = (file) => sources.get(file) ?? readFile(file)
+  host.getSourceFile = (file, language, ...rest) => {
+    const text = sources.get(file)
+    return text !== undefined ? ts.createSourceFile(file, text, language) : getSourceFile(file, language, ...rest)
+  }
+  const program = ts.createProgram([prelude, ...blocks.map((b) => b.file)], options, host)
+  const byFile = new Map<string, readonly ts.Diagnostic[]>([['(options)', [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()]]])
+  for (const file of [prelude, ...blocks.map((b) => b.file)]) byFile.set(file, ts.getPreEmitDiagnostics(program, program.getSourceFile(file)))
+  return byFile
+}
+
+/** Diagnostics as `README.md:<line>: <message>` lines. */
+function describeDiagnostics(diagnostics: readonly ts.Diagnostic[], firstLine: number): string[] {
+  return diagnostics.map((d) => {
+    const at = d.file !== undefined && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + firstLine : '?'
+    return `README.md:${at}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`
+  })
+}
+
+describe('README.md', () => {
+  let diagnostics: Map<string, readonly ts.Diagnostic[]>
+  beforeAll(() => {
+    diagnostics = typeCheck()
+  }, 60_000)
+
+  it('opens with "Use it", whose TypeScript block imports the package; the quick starts and Metrics follow', () => {
+    const useIt = readme.indexOf('\n## Use it\n')
+    const nextSection = readme.indexOf('\n## ', useIt + 1)
+    expect(readme.indexOf('\n## ')).toBe(useIt)
+    expect(blocks[0]!.line).toBeLessThan(readme.slice(0, nextSection).split('\n').length)
+    expect(blocks[0]!.code).toMatch(/from 'echostore'/)
+    expect(blocks.length).toBeGreaterThanOrEqual(4)
+  })
+
+  it('the prelude of placeholders and the compiler options raise no error', () => {
+    expect(describeDiagnostics([...diagnostics.get('(options)')!, ...diagnostics.get(prelude)!], 1)).toEqual([])
+  })
+
+  it.each(blocks.map((b) => [b.line, b] as const))('the ```ts block at line %i type-checks against the entry points', (_, block) => {
+    expect(describeDiagnostics(diagnostics.get(block.file)!, block.line)).toEqual([])
+  })
+
+  it('the Redis quick start closes its table, l2 and bus, so the process can exit', () => {
+    const redis = blocks.find((b) => b.code.includes("from 'echostore/redis'"))
+    expect(redis?.code).toMatch(/await stock\.close\(\)\s+await l2\.close\(\)\s+await bus\.close\(\)/)
+  })
+})

@@ -1,0 +1,32 @@
+/**
+ * The type of the `inspect` option, declared here rather than taken from xstate: xstate's own
+ * declarations do not compile under `exactOptionalPropertyTypes` with `skipLibCheck: false`, so a
+ * published type that imported them would break such a project. Every xstate `InspectionEvent` is
+ * an {@link OwnerInspectionEvent}, and an observer written against xstate's `InspectionEvent` is
+ * accepted as an {@link OwnerInspector}.
+ */
+
+/** What every inspection event carries. */
+interface InspectionBase {
+  /** The id of the actor system's root. */
+  rootId: string
+  /** The actor the event is about (xstate's `ActorRefLike`). */
+  actorRef: unknown
+}
+
+/** What the owner actor reports to an inspector: xstate's `InspectionEvent`, described by its shape. */
+export type OwnerInspectionEvent =
+  | (InspectionBase & { type: '@xstate.event'; event: { type: string }; sourceRef: unknown })
+  | (InspectionBase & { type: '@xstate.snapshot' | '@xstate.transition' | '@xstate.microstep'; event: { type: string }; snapshot: unknown })
+  | (InspectionBase & { type: '@xstate.action'; action: { type: string; params: unknown } })
+  | (InspectionBase & { type: '@xstate.actor' })
+
+/** The function form, declared as a method so that a function typed with xstate's `InspectionEvent` fits it too. */
+interface InspectorFunction {
+  inspect(event: OwnerInspectionEvent): void
+}
+
+/** An inspection observer: a function, or an `{ next }` object as xstate's `Observer`. */
+export type OwnerInspector =
+  | InspectorFunction['inspect']
+  | { next?(event: OwnerInspectionEvent): void; error?(error: unknown): void; complete?(): void }
