@@ -3,21 +3,21 @@
  * by bench/workloads/w8-l2.ts with an IPC channel and REDIS_URL in its environment.
  *
  * It connects to Redis (its own connection, PING awaited) and says `ready`. Then, per round:
- * `prepare {id}` builds a fresh table (cold L1) named `w8-herd` over `redisL2({ client, prefix })`
- * and answers `prepared`; `go {delayMs}` waits `delayMs` (a real timer), then issues <herd>
- * `fetch(id)` calls in one synchronous loop, awaits them all, and answers `result` with its
- * counters. The loader takes <loaderMs> on a real timer and counts its calls. `exit` (or the parent
+ * `prepare {id, lease}` builds a fresh table (cold L1) named `w8-herd` over `redisL2({ client, prefix })`
+ * (with `lease: true` and a `redisBus` on `<prefix>bus` when `lease`) and answers `prepared`;
+ * `go {delayMs}` waits `delayMs` (a real timer), then issues <herd> `fetch(id)` calls in one
+ * synchronous loop, awaits them all, and answers `result` with its counters and each fetch's latency. The loader takes <loaderMs> on a real timer and counts its calls. `exit` (or the parent
  * going away) closes the table, the store and the connection and ends the process with status 0.
  * The child writes nothing on stdout; errors go to stderr and to the parent as `failed`.
  */
 import { performance } from 'node:perf_hooks'
 import { createTable, type Table } from '../src/index.js'
-import { redisL2 } from '../src/redis.js'
+import { type RedisBus, redisBus, redisL2 } from '../src/redis.js'
 import { connectRedis, quitRedis } from './lib/redis.js'
 import { sleep } from './lib/sleep.js'
 
 /** What the parent sends. */
-export type ToChild = { type: 'prepare'; id: string } | { type: 'go'; delayMs: number } | { type: 'exit' }
+export type ToChild = { type: 'prepare'; id: string; lease: boolean } | { type: 'go'; delayMs: number } | { type: 'exit' }
 
 /** One process's part of one round. Instants are epoch ms with sub-ms precision (comparable across processes). */
 export interface HerdReport {
@@ -40,6 +40,12 @@ export interface HerdReport {
   answered: number
   identical: boolean
   fromOtherProcess: boolean
+  /** The table's lease counters after the herd (0 without `lease`). */
+  leaseAcquired: number
+  leaseWaited: number
+  leaseLost: number
+  /** Each fetch's latency in ms (its call → its answer), in call order: the first is the one that started the flight. */
+  latenciesMs: number[]
 }
 
 /** What the child sends. */
@@ -66,6 +72,7 @@ async function main(): Promise<void> {
   const loaderMs = Number(loaderMsArg)
   const client = await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
   const l2 = redisL2({ client, prefix })
+  let bus: RedisBus | undefined
   let table: Table<Value> | undefined
   let id = ''
   let calls = 0
@@ -82,6 +89,7 @@ async function main(): Promise<void> {
       setTimeout(() => process.exit(code), 2_000).unref()
       try {
         await table?.close()
+        await bus?.close()
         await l2.close()
       } finally {
         await quitRedis(client)
@@ -96,7 +104,11 @@ async function main(): Promise<void> {
     switch (message.type) {
       case 'prepare': {
         await table?.close()
-        table = createTable<Value>({ name: TABLE, ttl: 60_000, sweepInterval: 60_000, l2 })
+        if (message.lease && bus === undefined) {
+          bus = redisBus({ client, channel: `${prefix}bus` })
+          await bus.subscribed()
+        }
+        table = createTable<Value>({ name: TABLE, ttl: 60_000, sweepInterval: 60_000, l2, ...(message.lease && { lease: true, bus }) })
         id = message.id
         calls = 0
         send({ type: 'prepared' })
@@ -106,8 +118,12 @@ async function main(): Promise<void> {
         if (table === undefined) throw new Error('go before prepare')
         if (message.delayMs > 0) await sleep(message.delayMs)
         const waiting = new Array<Promise<Value | undefined>>(herd)
+        const latenciesMs = new Array<number>(herd)
         const startedAt = now()
-        for (let i = 0; i < herd; i++) waiting[i] = table.fetch(id, loader)
+        for (let i = 0; i < herd; i++) {
+          const calledAt = now()
+          waiting[i] = table.fetch(id, loader).then((value) => ((latenciesMs[i] = now() - calledAt), value))
+        }
         const answers = await Promise.all(waiting)
         const doneAt = now()
         const s = table.stats()
@@ -128,6 +144,10 @@ async function main(): Promise<void> {
             answered: answers.length,
             identical: first !== undefined && first.id === id && answers.every((a) => a === first),
             fromOtherProcess: first !== undefined && first.loadedBy !== process.pid,
+            leaseAcquired: s.lease_acquired,
+            leaseWaited: s.lease_waited,
+            leaseLost: s.lease_lost,
+            latenciesMs,
           },
         })
         return

@@ -16,73 +16,24 @@
  * Nothing hangs: every wait has a deadline that fails the test with what it was waiting for, and
  * afterAll kills any child still running.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { Id, Stats } from '../src/index.js'
 import type { Command, NodeConfig, PutReply, Report } from './support/coherence-node.js'
+import { IpcChild, within } from './support/ipc-child.js'
 import { REDIS_URL, cleanPrefix, describeRedis, testPrefix } from './support/redis.js'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
 const TABLE = 'emoji_sets'
 /** Most any single step may take (a reply, an event, an exit) before the test fails. */
 const STEP_DEADLINE_MS = 10_000
 const PUTS = 200
 
 type Event = Extract<Report, { type: 'coherence' | 'gap' | 'error' }>
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
-
-/** Rejects with `what` once `ms` have passed, unless `promise` settles first. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms)
-  })
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer))
-}
 
 /** The parent's handle on one child: commands with replies, and the events it reported. */
-class Node {
-  readonly events: Event[] = []
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-  readonly ready: Promise<void>
-  private seq = 0
-  private readonly replies = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>()
-  private watchers: { match(event: Event): boolean; resolve(event: Event): void }[] = []
-
-  constructor(
-    readonly label: string,
-    readonly child: ChildProcess,
-  ) {
-    let markReady!: () => void
-    this.ready = new Promise((resolve) => (markReady = resolve))
-    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
-    child.on('message', (message: Report) => {
-      if (message.type === 'ready') return markReady()
-      if (message.type === 'reply') {
-        const pending = this.replies.get(message.seq)
-        this.replies.delete(message.seq)
-        if (message.ok) pending?.resolve(message.result)
-        else pending?.reject(new Error(`${this.label}: ${message.error}`))
-        return
-      }
-      this.events.push(message)
-      this.watchers = this.watchers.filter((w) => {
-        if (!w.match(message)) return true
-        w.resolve(message)
-        return false
-      })
-    })
-  }
-
-  request<T>(command: DistributiveOmit<Command, 'seq'>): Promise<T> {
-    const seq = ++this.seq
-    const answer = new Promise<T>((resolve, reject) => {
-      this.replies.set(seq, { resolve: resolve as (value: unknown) => void, reject })
-    })
-    this.child.send({ ...command, seq } as Command)
-    return within(answer, STEP_DEADLINE_MS, `${this.label} answering ${command.op}`)
+class Node extends IpcChild<Command, Event> {
+  constructor(label: string, config: NodeConfig) {
+    super(label, 'spec/support/coherence-node.ts', config, STEP_DEADLINE_MS)
   }
 
   fetch(id: Id): Promise<string | null> {
@@ -91,14 +42,6 @@ class Node {
 
   stats(): Promise<Stats> {
     return this.request({ op: 'stats' })
-  }
-
-  /** The first event (already reported or still to come) that matches. */
-  event<E extends Event>(match: (event: Event) => event is E, what: string): Promise<E> {
-    const seen = this.events.find(match)
-    if (seen !== undefined) return Promise.resolve(seen as E)
-    const next = new Promise<E>((resolve) => this.watchers.push({ match, resolve: resolve as (event: Event) => void }))
-    return within(next, STEP_DEADLINE_MS, `${this.label}: ${what}`)
   }
 
   coherence(id: Id, version: number): Promise<Extract<Event, { type: 'coherence' }>> {
@@ -131,11 +74,7 @@ describeRedis('coherence across three processes on one Redis', () => {
         table: TABLE,
         connectionName: `${prefix.replaceAll(':', '-')}${label}`,
       }
-      const child = spawn(process.execPath, ['--import', 'tsx', 'spec/support/coherence-node.ts', JSON.stringify(config)], {
-        cwd: root,
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      })
-      nodes.push(new Node(label, child))
+      nodes.push(new Node(label, config))
     }
     ;[A, B, C] = nodes as [Node, Node, Node]
     await within(

@@ -41,7 +41,8 @@ describe('chaosL2', () => {
     expect(await chaos.nextVersion('t', 1, 0)).toBe(2)
     await chaos.clear('t')
     expect(await chaos.get('t', 1)).toBeUndefined()
-    expect(chaos.calls).toEqual({ get: 2, set: 1, nextVersion: 1, clear: 1 })
+    expect(await chaos.leases!.acquire('t', 1, 'me', 1_000)).toBe(true)
+    expect(chaos.calls).toEqual({ get: 2, set: 1, nextVersion: 1, clear: 1, lease: 1 })
   })
 
   it('throws on demand: a rejection by default, a synchronous throw when asked, a given error', async () => {

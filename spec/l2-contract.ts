@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Id } from '../src/id.js'
 import type { L2Entry, L2Store, L2Write } from '../src/l2/store.js'
 
@@ -11,6 +11,8 @@ export interface L2Harness {
   age(table: string, id: Id, ms: number): Promise<void>
   /** Another store on the same backend, as another process would open it (closed by the test). */
   peer(): L2Store
+  /** Makes the lease of (table, id), taken with `ttl` ms, expire now (or ensures it has). */
+  expireLease(table: string, id: Id, ttl: number): Promise<void>
 }
 
 let tables = 0
@@ -256,6 +258,59 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
     } finally {
       await peer.close()
     }
+  })
+
+  describe('leases', () => {
+    it('one holder at a time: a second token is refused until the first releases; a wrong token releases nothing', async () => {
+      const t = freshTable()
+      const leases = h.store.leases!
+      expect(await leases.acquire(t, 'a', 'one', 60_000)).toBe(true)
+      expect(await leases.acquire(t, 'a', 'two', 60_000)).toBe(false)
+      expect(await leases.acquire(t, 'a', 'one', 60_000)).toBe(false) // not re-entrant either
+      expect(await leases.release(t, 'a', 'two')).toBe(false)
+      expect(await leases.acquire(t, 'a', 'two', 60_000)).toBe(false)
+      expect(await leases.release(t, 'a', 'one')).toBe(true)
+      expect(await leases.release(t, 'a', 'one')).toBe(false)
+      expect(await leases.acquire(t, 'a', 'two', 60_000)).toBe(true)
+    })
+
+    it('a lease ends by itself after its ttl, and a void ends it whoever holds it', async () => {
+      const t = freshTable()
+      const leases = h.store.leases!
+      expect(await leases.acquire(t, 'a', 'dead', 5_000)).toBe(true)
+      await h.expireLease(t, 'a', 5_000)
+      expect(await leases.acquire(t, 'a', 'next', 5_000)).toBe(true)
+      await leases.void(t, 'a')
+      expect(await leases.release(t, 'a', 'next')).toBe(false)
+      expect(await leases.acquire(t, 'a', 'after the void', 5_000)).toBe(true)
+    })
+
+    it('keeps ids, tables and 1 / "1" apart, and is seen by another process', async () => {
+      const [t, u] = [freshTable(), freshTable()]
+      const leases = h.store.leases!
+      const peer = h.peer()
+      try {
+        expect(await leases.acquire(t, 1, 'x', 60_000)).toBe(true)
+        expect(await leases.acquire(t, '1', 'x', 60_000)).toBe(true)
+        expect(await leases.acquire(t, 2, 'x', 60_000)).toBe(true)
+        expect(await leases.acquire(u, 1, 'x', 60_000)).toBe(true)
+        expect(await peer.leases!.acquire(t, 1, 'y', 60_000)).toBe(false)
+        expect(await peer.leases!.release(t, 1, 'x')).toBe(true)
+        expect(await leases.acquire(t, 1, 'z', 60_000)).toBe(true)
+      } finally {
+        await peer.close()
+      }
+    })
+
+    it('refuses an empty token or a ttl that is not an integer ≥ 1, and rejects after close', async () => {
+      const t = freshTable()
+      const leases = h.store.leases!
+      await expect(leases.acquire(t, 'a', '', 1_000)).rejects.toThrow(TypeError)
+      await expect(leases.acquire(t, 'a', 'x', 0)).rejects.toThrow(RangeError)
+      await expect(leases.acquire(t, 'a', 'x', 1.5)).rejects.toThrow(/ttl/)
+      await h.store.close()
+      await expect(leases.acquire(t, 'a', 'x', 1_000)).rejects.toThrow(/close/)
+    })
   })
 
   it('closes idempotently; calls after close reject', async () => {

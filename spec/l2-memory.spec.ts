@@ -9,7 +9,13 @@ describe('memoryL2: the L2Store contract', () => {
     const store = memoryL2({ clock })
     // One process holds a memoryL2: its "peer" is itself, minus the closing.
     const peer = () => ({ ...store, close: async () => {} })
-    return { store, expire: async (_table, _id, ttl) => clock.advance(ttl), age: async (_table, _id, ms) => clock.advance(ms), peer }
+    return {
+      store,
+      expire: async (_table, _id, ttl) => clock.advance(ttl),
+      age: async (_table, _id, ms) => clock.advance(ms),
+      peer,
+      expireLease: async (_table, _id, ttl) => clock.advance(ttl),
+    }
   })
 })
 

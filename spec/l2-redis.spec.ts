@@ -1,7 +1,7 @@
 import { Cluster, Redis } from 'ioredis'
 import { describe, expect, it } from 'vitest'
 import { v8Codec } from '../src/l2/codec.js'
-import { entryKey, generationKey, l2Key, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
+import { entryKey, generationKey, l2Key, leaseKey, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
 import { redisL2 } from '../src/l2/redis.js'
 import { L2CorruptEntryError, L2UnfitValueError } from '../src/errors.js'
 import { l2ContractSuite } from './l2-contract.js'
@@ -26,6 +26,9 @@ describeRedis('redisL2 on Redis', () => {
         else await raw().pexpire(key, left - ms)
       },
       peer: () => redisL2({ url: REDIS_URL, prefix }),
+      expireLease: async (table, id) => {
+        await raw().pexpireat(leaseKey(prefix, table, id), 1)
+      },
     }))
   })
 

@@ -6,7 +6,6 @@
 import type { Emitter } from 'mitt'
 import type { Bus, CoherenceMessage } from './bus/bus.js'
 import type { Clock } from './clock.js'
-import { emitSafely } from './emit-safely.js'
 import { TableClosedError, badArgument, badNumber, describe, showId } from './errors.js'
 import { readOptions } from './read-options.js'
 import type { Expiry } from './expiry.js'
@@ -17,6 +16,7 @@ import { l2Write } from './l2/write.js'
 import { known } from './owner/changes.js'
 import { type ChangeReply, type Message, msg } from './owner/messages.js'
 import type { Owner } from './owner/owner.js'
+import { PUBLISH_TIMEOUT, publish } from './publish.js'
 import type { TableEvents } from './table-events.js'
 import { MAX_VERSION, isVersion, mintVersion } from './versions.js'
 
@@ -58,8 +58,6 @@ export interface ClearResult {
   broadcast: boolean
 }
 
-/** Bound in ms (on the table's clock) on publishing one change to the bus; past it `bus_errors` counts it. */
-export const PUBLISH_TIMEOUT = 1_000
 
 /** What the change path works with: the table's own pieces. */
 export interface ChangeDeps<V> {
@@ -72,6 +70,8 @@ export interface ChangeDeps<V> {
   tombstoneLife: number
   /** Ms an L2 entry is kept past its row's expiry (the table's `grace`). */
   grace: number
+  /** True when the table has `lease` on: an invalidate voids the id's lease. */
+  leases: boolean
   events: Emitter<TableEvents>
   /** True once the table is closing: changes are refused. */
   closed(): boolean
@@ -103,6 +103,9 @@ export class Changes<V> {
     const version = await this.#versionOf(id, this.#check(id, options, 'invalidate'), 'invalidate')
     const tombstone = l2Write.tombstone(version, this.deps.tombstoneLife)
     const l2 = await this.#writeL2(id, version, tombstone, tombstone)
+    // With leases, the id's lease goes too: its holder's write-back is refused by the tombstone's
+    // version, and whoever waited on it loads (they see the tombstone, or the bus message).
+    if (this.deps.leases && this.deps.owner.l2 !== undefined) await this.deps.owner.l2.leaseVoid(id)
     const change = await this.#change((reply) => msg.invalidate(id, version, reply))
     return { applied: change.applied && l2 !== 'refused', version: change.version, l2, broadcast: await this.#broadcast(id, change.version, 'invalidate') }
   }
@@ -172,27 +175,10 @@ export class Changes<V> {
     return this.#publish(id, { table: name, id, version, kind, origin })
   }
 
-  /** Publishes a message (about `id`, or the whole table), bounded by {@link PUBLISH_TIMEOUT} on the table's clock; never throws. */
-  async #publish(id: Id | undefined, message: CoherenceMessage): Promise<boolean> {
+  /** Publishes a message (about `id`, or the whole table) on the table's bus (see {@link publish}). */
+  #publish(id: Id | undefined, message: CoherenceMessage): Promise<boolean> {
     const { bus, clock, events, name, owner } = this.deps
-    if (bus === undefined) return false
-    const published = await new Promise<boolean>((resolve) => {
-      const timer = clock.setTimeout(() => resolve(false), PUBLISH_TIMEOUT)
-      const done = (ok: boolean, error?: unknown) => {
-        clock.clearTimeout(timer)
-        if (!ok && events.all.size > 0) emitSafely(events, 'error', { table: name, id, error })
-        resolve(ok)
-      }
-      try {
-        bus.publish(message).then(
-          () => done(true),
-          (error: unknown) => done(false, error),
-        )
-      } catch (error) {
-        done(false, error)
-      }
-    })
-    if (!published) owner.post(msg.count('bus_errors'))
-    return published
+    return publish({ name, bus, clock, events, count: (counter) => owner.post(msg.count(counter)) }, id, message)
   }
+
 }

@@ -39,6 +39,9 @@ export const OWNER_COUNTER_NAMES = [
   'coh_dropped',
   'bus_errors',
   'clears',
+  'lease_acquired',
+  'lease_waited',
+  'lease_lost',
 ] as const
 
 /** Every counter's name, in `stats()` order. */

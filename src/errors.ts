@@ -92,11 +92,13 @@ export class LoadTimeoutError extends TableError {
     id: Id,
     /** The table's `loadTimeout`, in ms. */
     readonly loadTimeout: number,
+    /** The flight's whole bound, in ms: `loadTimeout`, plus with a lease its `wait` and one L2 timeout. */
+    readonly bound: number = loadTimeout,
   ) {
     super(
       table,
       id,
-      `loading ${showId(id)} for table "${table}" took longer than loadTimeout (${loadTimeout} ms); ` +
+      `loading ${showId(id)} for table "${table}" took longer than ${bound === loadTimeout ? `loadTimeout (${loadTimeout} ms)` : `${bound} ms (loadTimeout ${loadTimeout} ms, after waiting for another process's lease)`}; ` +
         'the loader was aborted through its signal. Raise loadTimeout or make the loader faster.',
     )
   }

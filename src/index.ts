@@ -5,7 +5,7 @@
  * (`echostore/redis`, `echostore/prometheus`, `echostore/testing`); see README.md for the contract.
  */
 export { createTable, Table, type FetchOptions } from './table.js'
-export { type TableOptions, MAX_TTL, MAX_CAPACITY } from './options.js'
+export { type TableOptions, type LeaseOptions, MAX_TTL, MAX_CAPACITY } from './options.js'
 export type { Loader, LoaderContext } from './owner/loader.js'
 export type { OwnerInspector, OwnerInspectionEvent } from './inspector.js'
 export type { Stats, CounterName } from './counters.js'
@@ -27,15 +27,16 @@ export {
   SelfFetchError,
   MissingPeerDependencyError,
 } from './errors.js'
-export { type ChangeOptions, type ChangeResult, type ClearResult, PUBLISH_TIMEOUT } from './changes.js'
+export { type ChangeOptions, type ChangeResult, type ClearResult } from './changes.js'
+export { PUBLISH_TIMEOUT } from './publish.js'
 
 // L2: the contract, the in-process store and the codecs (Redis: `echostore/redis`).
-export { type L2Store, type L2Entry, type L2Write, type L2Kind, DEFAULT_L2_TIMEOUT } from './l2/store.js'
+export { type L2Store, type L2Entry, type L2Write, type L2Kind, type L2Leases, DEFAULT_L2_TIMEOUT } from './l2/store.js'
 export { BREAKER_FAILURES, BREAKER_COOLDOWN, L2TimeoutError } from './l2/facade.js'
 export { memoryL2, type MemoryL2, type MemoryL2Options } from './l2/memory.js'
 export { jsonCodec, v8Codec, type Codec } from './l2/codec.js'
 
 // Coherence: the bus contract, the wire format any transport speaks, and the in-process bus (Redis: `echostore/redis`).
-export type { Bus, BusDelivery, CoherenceMessage, ChangeMessage, ClearMessage } from './bus/bus.js'
+export type { Bus, BusDelivery, CoherenceMessage, ChangeMessage, ClearMessage, FillMessage } from './bus/bus.js'
 export { parseCoherenceMessage, encodeWire, decodeWire, MAX_WIRE_BYTES } from './bus/message.js'
 export { localBus, type LocalBusOptions } from './bus/local.js'

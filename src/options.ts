@@ -45,6 +45,14 @@ export interface TableOptions {
    * get the graced value; the flight goes on and fills the row. In [1, 2^31 − 1]. Default: none.
    */
   softTimeout?: number
+  /**
+   * Cross-process single flight: a flight that misses L2 asks L2 for the id's lease; the holder loads
+   * for every process sharing the L2, the others wait up to `wait` ms for its fill (see the README's
+   * Leases). `true` or `{ ttl?, wait? }` (integers in [1, 2^31 − 1] ms; defaults: `ttl` =
+   * `loadTimeout`, `wait` = `ttl`). Needs an `l2` with leases (`memoryL2()`, `redisL2(...)`).
+   * Default: off.
+   */
+  lease?: boolean | LeaseOptions
   /** Time source and timers. Default: the system clock (timers never keep the process alive). */
   clock?: Clock
   /** Source of jitter, `Math.random`-like. Default `Math.random`. */
@@ -60,8 +68,20 @@ export interface TableOptions {
   inspect?: OwnerInspector
 }
 
+/** The `lease` option's settings. */
+export interface LeaseOptions {
+  /** Ms a lease lasts: how long a holder that died keeps the others waiting. Default: `loadTimeout`. */
+  ttl?: number
+  /** Ms a flight waits for another process's fill before it loads itself. Default: the lease's `ttl`. */
+  wait?: number
+}
+
+/** The lease settings of a table that has them. */
+export type LeaseSettings = Required<LeaseOptions>
+
 /** Options after defaults and validation. */
-export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout'>> & Pick<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout'>
+export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout' | 'lease'>> &
+  Pick<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout'> & { lease: LeaseSettings | undefined }
 
 /** Every option a table takes. */
 const KNOWN = [
@@ -77,6 +97,7 @@ const KNOWN = [
   'staleWhileRevalidate',
   'graceBackoff',
   'softTimeout',
+  'lease',
   'clock',
   'random',
   'l2',
@@ -118,6 +139,21 @@ function checkRandom(random: () => number): void {
   if (!(typeof sample === 'number' && sample >= 0 && sample < 1)) fail(RangeError, 'random', 'must return a number in [0, 1); it returned', sample)
 }
 
+/** The `lease` option: off, or its settings; refused without an L2 that has leases. */
+function readLease(option: unknown, l2: L2Store | undefined, loadTimeout: number): LeaseSettings | undefined {
+  if (option === undefined || option === false) return undefined
+  if (option !== true && (option === null || typeof option !== 'object')) fail(TypeError, 'lease', 'must be true, false or { ttl?, wait? }', option)
+  if (!hasMethods(l2?.leases, ['acquire', 'release', 'void'])) {
+    fail(TypeError, 'lease', 'needs an l2 whose store has leases, such as memoryL2() or redisL2({ url }); the l2 given has none', l2 === undefined ? 'no l2' : 'an l2 without leases')
+  }
+  const given = option === true ? {} : (readOptions(option, ['ttl', 'wait'], 'option "lease"') as LeaseOptions)
+  const rule = `must be an integer number of ms in [1, ${MAX_TIMER_MS}]`
+  const integer = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_TIMER_MS
+  const ttl = number('lease.ttl', given.ttl ?? Math.ceil(loadTimeout), integer, rule)
+  const wait = number('lease.wait', given.wait ?? ttl, integer, rule)
+  return { ttl, wait }
+}
+
 /** Applies defaults and validates once, at construction. Throws a TypeError/RangeError naming the option and the value. */
 export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   const o = readOptions(options, KNOWN, 'createTable') as TableOptions
@@ -157,5 +193,6 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   if (inspect !== undefined && typeof inspect !== 'function' && !hasMethods(inspect, ['next'])) {
     fail(TypeError, 'inspect', 'must be an xstate inspection observer: a function, or an object with next(event)', inspect)
   }
-  return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, clock, random, l2, bus, inspect }
+  const lease = readLease(o.lease, l2, loadTimeout)
+  return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, lease, clock, random, l2, bus, inspect }
 }

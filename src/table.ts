@@ -83,6 +83,7 @@ export class Table<V, K extends Id = Id> {
       expiry,
       tombstoneLife,
       grace: resolved.grace,
+      leases: resolved.lease !== undefined,
       events: this.events,
       closed: () => this.#closing !== undefined,
     })

@@ -249,11 +249,16 @@ async function stopChildren(children: readonly HerdChild[]): Promise<string[]> {
 interface Mode {
   name: string
   staggerMs: number
+  /** Tables with `lease: true` (and a Redis bus): one load across the processes. */
+  lease: boolean
+  /** The key of its figures in the metrics. */
+  key: string
 }
 
 const MODES: readonly Mode[] = [
-  { name: 'all at once', staggerMs: 0 },
-  { name: `staggered ${STAGGER_MS} ms`, staggerMs: STAGGER_MS },
+  { name: 'all at once', staggerMs: 0, lease: false, key: 'together' },
+  { name: `staggered ${STAGGER_MS} ms`, staggerMs: STAGGER_MS, lease: false, key: 'staggered' },
+  { name: 'all at once, with lease', staggerMs: 0, lease: true, key: 'lease' },
 ]
 
 const ORDINAL = ['1st', '2nd', '3rd', '4th']
@@ -273,8 +278,8 @@ async function runW8b(ctx: BenchContext, prefix: string) {
     await Promise.all(children.map((c) => c.expect('ready', READY_TIMEOUT_MS)))
     progress(`W8b herd · ${PROCESSES} processes connected to Redis in ${num(performance.now() - t)} ms`)
     runs = await interleave(`W8b herd ×${PROCESSES} processes`, MODES, rounds, async (mode, rep): Promise<Round> => {
-      const id = `cold-${rep}-${mode.staggerMs}`
-      for (const c of children) c.send({ type: 'prepare', id })
+      const id = `cold-${rep}-${mode.key}`
+      for (const c of children) c.send({ type: 'prepare', id, lease: mode.lease })
       await Promise.all(children.map((c) => c.expect('prepared', STEP_TIMEOUT_MS)))
       // Which process starts first rotates with the round; position k starts k × stagger after the go.
       const position = (slot: number) => (slot - rep + PROCESSES * rounds) % PROCESSES
@@ -291,6 +296,37 @@ async function runW8b(ctx: BenchContext, prefix: string) {
     progress(`W8b herd · child processes ended: ${ends.join(', ')}`)
   }
   return { herd, rounds, runs, ends }
+}
+
+/** The roles a fetch of a W8b herd plays, by what its process did. */
+const ROLES = ['loader call', 'coalesced join', 'lease waiter', 'L2 hit'] as const
+
+/** Each fetch's latency by role: the first fetch of a process that loaded is its loader call, the rest there coalesced joins; in a process answered by another's fill while it waited on the lease, lease waiters; otherwise L2 hits. */
+function latencyByRole(runs: Map<string, Round[]>, metrics: Record<string, number>): Table {
+  const rows: string[][] = []
+  for (const mode of MODES) {
+    const byRole = new Map<(typeof ROLES)[number], number[]>(ROLES.map((role) => [role, []]))
+    for (const report of runs.get(mode.name)!.flat()) {
+      const [first, ...rest] = report.latenciesMs
+      if (report.loaderCalls > 0) {
+        byRole.get('loader call')!.push(first!)
+        byRole.get('coalesced join')!.push(...rest)
+      } else byRole.get(report.leaseWaited > 0 ? 'lease waiter' : 'L2 hit')!.push(...report.latenciesMs)
+    }
+    for (const role of ROLES) {
+      const list = byRole.get(role)!
+      if (list.length === 0) continue
+      const [p50, p99] = [percentile(list, 50), percentile(list, 99)]
+      metrics[`${mode.key} ${role} p50Ms`] = p50
+      metrics[`${mode.key} ${role} p99Ms`] = p99
+      rows.push([mode.name, role, num(list.length), sig(p50), sig(p99)])
+    }
+  }
+  return {
+    caption: `**W8b latency by role** (each fetch, its call → its answer, over every round; ms)`,
+    headers: ['start', 'role', 'fetches', 'p50 ms', 'p99 ms'],
+    rows,
+  }
 }
 
 /** `4 ×8, 3 ×2`: how often each value occurred, most frequent first. */
@@ -314,7 +350,7 @@ function w8bTables(herd: number, rounds: number, runs: Map<string, Round[]>, met
     const skew = list.map((round) => Math.max(...round.map((r) => r.startedAt)) - Math.min(...round.map((r) => r.startedAt)))
     const failures = list.reduce((sum, round) => sum + round.reduce((s, r) => s + r.l2Failures, 0), 0)
     const bad = list.reduce((sum, round) => sum + round.filter((r) => !r.identical || r.answered !== herd).length, 0)
-    const key = mode.staggerMs === 0 ? 'together' : 'staggered'
+    const key = mode.key
     metrics[`${key}LoadsMedian`] = median(loads)
     metrics[`${key}LoadsMax`] = Math.max(...loads)
     metrics[`${key}L2HitsMedian`] = median(hits)
@@ -347,11 +383,12 @@ function w8bTables(herd: number, rounds: number, runs: Map<string, Round[]>, met
       ])
     }
   }
+  const latency = latencyByRole(runs, metrics)
   const all = MODES.flatMap((mode) => runs.get(mode.name)!.flat())
   const disagree = all.filter((r) => r.loads !== r.loaderCalls).length
   notes.push(
     `Loader calls are counted by each child's own loader (the origin work); its table's \`stats().loads\` ${disagree === 0 ? `agreed in all ${num(all.length)} process-rounds` : `DISAGREED in ${num(disagree)} of ${num(all.length)} process-rounds`}. A failed L2 read ("L2 failures") falls through to the loader, so it would show as an extra loader call.`,
-    `"All at once" is bounded by ${PROCESSES} (one flight per process, process-local coalescing); L2 narrows it only for a process whose L2 read comes after another's fill landed, which a simultaneous start (skew well under the ${LOADER_MS} ms load) rarely gives: EchoStore takes no cross-process lock, so concurrent cold misses in different processes each load once. Staggered by ${STAGGER_MS} ms (more than the ${LOADER_MS} ms load and its L2 write), later processes find the first fill in L2: an \`l2_hit\`, no loader call, "herd ms" one Redis round trip instead of the load.`,
+    `"All at once" is bounded by ${PROCESSES} (one flight per process, process-local coalescing); L2 narrows it only for a process whose L2 read comes after another's fill landed, which a simultaneous start (skew well under the ${LOADER_MS} ms load) rarely gives: without \`lease\`, EchoStore takes no cross-process lock, so concurrent cold misses in different processes each load once. With \`lease: true\` (and a Redis bus), the process whose flight takes the id's lease loads; the others wait for its fill, woken by its bus message, and answer from L2: one load per herd. Staggered by ${STAGGER_MS} ms (more than the ${LOADER_MS} ms load and its L2 write), later processes find the first fill in L2: an \`l2_hit\`, no loader call, "herd ms" one Redis round trip instead of the load.`,
   )
   return {
     notes,
@@ -361,6 +398,7 @@ function w8bTables(herd: number, rounds: number, runs: Map<string, Round[]>, met
         headers: ['start', 'rounds', 'loader calls across processes (min / median / max)', 'loader calls: rounds', 'l2_hits across processes (min / median / max)', 'start skew ms (median / max)', 'L2 failures', 'every fetch answered, one object per process'],
         rows: summary,
       },
+      latency,
       {
         caption: '**W8b per process** (medians over rounds; distributions as `value ×rounds`)',
         headers: ['start', 'process', 'started ms after the first', 'started after the first fill landed', 'loader calls', 'l2_hits', 'answered by another process', 'coalesced', 'herd ms', 'L2 failures'],
@@ -421,7 +459,7 @@ export async function runW8(ctx: BenchContext): Promise<WorkloadResult> {
       method:
         `EchoStore only, against Redis ${version} at ${ctx.cfg.redisUrl} (loopback), \`redisL2({ client, prefix })\` on connections opened and PINGed before use, under a random prefix per run. ` +
         `**W8a**: ${num(a.fills)} cold ids per case, one \`fetch\` in flight (the latency a caller sees, \`fetch\` called → value in hand), value a ~150-byte JSON object, ttl 10 min; cases interleaved over ${ctx.cfg.reps} repetitions whose order rotates (after ${num(a.warm)} untimed fills per case); median and p99 are per repetition, then the median over repetitions; "spread" is over the per-repetition medians; × no-L2 is against the loader fill without L2 from the same run. ` +
-        `**W8b**: ${PROCESSES} child processes (\`node --import tsx bench/l2-herd-child.ts\`), each with its own connection and a fresh table (cold L1) per round on the same prefix, coordinated over IPC: each builds its table and reports ready, then the parent sends the start (with a per-process delay of 0, or k × ${STAGGER_MS} ms for the k-th to start, the order rotating per round); each fires ${num(b.herd)} \`fetch(id)\` of one cold id in one synchronous loop, with a ${LOADER_MS} ms loader on a real timer that counts its calls. The two modes alternate over ${num(b.rounds)} rounds each, a fresh id per round.`,
+        `**W8b**: ${PROCESSES} child processes (\`node --import tsx bench/l2-herd-child.ts\`), each with its own connection and a fresh table (cold L1) per round on the same prefix, coordinated over IPC: each builds its table and reports ready, then the parent sends the start (with a per-process delay of 0, or k × ${STAGGER_MS} ms for the k-th to start, the order rotating per round); each fires ${num(b.herd)} \`fetch(id)\` of one cold id in one synchronous loop, with a ${LOADER_MS} ms loader on a real timer that counts its calls. The three modes (all at once; staggered; all at once with \`lease: true\` and a \`redisBus\`) alternate over ${num(b.rounds)} rounds each, a fresh id per round.`,
       tables: [w8aTable(a.fills, a.runs, figures), ...herdPart.tables],
       notes: [],
     }

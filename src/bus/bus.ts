@@ -17,6 +17,18 @@ export interface ChangeMessage {
   origin: string
 }
 
+/**
+ * The holder of an id's lease filled it: L2 holds its answer at `version`. Not a change: receivers
+ * waiting on that lease read L2 now; nobody drops a row.
+ */
+export interface FillMessage {
+  table: string
+  id: Id
+  version: number
+  kind: 'fill'
+  origin: string
+}
+
 /** The whole table was cleared at the source (`table.clear()`): receivers drop every row and fence every flight. */
 export interface ClearMessage {
   table: string
@@ -25,10 +37,10 @@ export interface ClearMessage {
 }
 
 /**
- * One coherence message: a change of one id, or a clear of the whole table.
+ * One coherence message: a change of one id, a clear of the whole table, or a lease holder's fill.
  * Wire format (Redis pub/sub and any other transport): this object as JSON.
  */
-export type CoherenceMessage = ChangeMessage | ClearMessage
+export type CoherenceMessage = ChangeMessage | ClearMessage | FillMessage
 
 /** What a subscriber receives: a message, or a decoding failure (counted `coh_invalid`), or a gap. */
 export type BusDelivery =

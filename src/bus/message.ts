@@ -5,12 +5,14 @@
  *
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"invalidate","origin":"b3f…"}
  *   {"table":"emoji_sets","kind":"clear","origin":"b3f…"}
+ *   {"table":"emoji_sets","id":"party","version":17,"kind":"fill","origin":"b3f…"}
  *
  * - `table`: non-empty string, at most `MAX_TABLE_LENGTH` UTF-16 code units;
- * - `kind`: `"put"` or `"invalidate"` (a change of one id), or `"clear"` (the whole table);
- * - `id` (changes only): a string (at most `MAX_ID_LENGTH` code units) or a finite number; the JSON
+ * - `kind`: `"put"` or `"invalidate"` (a change of one id), `"fill"` (a lease holder filled the
+ *   id), or `"clear"` (the whole table);
+ * - `id` (all but clears): a string (at most `MAX_ID_LENGTH` code units) or a finite number; the JSON
  *   type is the id's type, so `1` and `"1"` stay different ids;
- * - `version` (changes only): an integer in [0, 2^52] (`-0` reads as `0`), as tables use;
+ * - `version` (all but clears): an integer in [0, 2^52] (`-0` reads as `0`), as tables use;
  * - `origin`: non-empty string, at most `MAX_ORIGIN_LENGTH` code units.
  *
  * Unknown extra keys are ignored (a newer publisher may add fields during a rolling upgrade; a clear
@@ -21,7 +23,7 @@
  */
 import { MAX_ID_LENGTH } from '../id.js'
 import { MAX_VERSION, isVersion } from '../versions.js'
-import type { ChangeMessage, CoherenceMessage } from './bus.js'
+import type { ChangeMessage, CoherenceMessage, FillMessage } from './bus.js'
 
 /** Largest payload `decodeWire` reads, in bytes; larger payloads are refused before parsing. */
 export const MAX_WIRE_BYTES = 128 * 1024
@@ -76,10 +78,10 @@ function parseObject(raw: unknown): ParseResult {
     return refuse('id must be a string or a finite number')
   }
   if (!isVersion(version)) return refuse(`version must be an integer in [0, ${MAX_VERSION}]`)
-  if (kind !== 'put' && kind !== 'invalidate') return refuse('kind must be "put", "invalidate" or "clear"')
+  if (kind !== 'put' && kind !== 'invalidate' && kind !== 'fill') return refuse('kind must be "put", "invalidate", "fill" or "clear"')
 
   // `+ 0` turns -0 into 0, which is what JSON carries.
-  const message: ChangeMessage = {
+  const message: ChangeMessage | FillMessage = {
     table,
     id: typeof id === 'number' ? id + 0 : id,
     version: version + 0,

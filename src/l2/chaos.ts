@@ -4,8 +4,8 @@ import type { Id } from '../id.js'
 import { l2Key } from './keys.js'
 import type { L2Entry, L2Store, L2Write } from './store.js'
 
-/** The store calls a fault can target. `close` always passes through. */
-export type ChaosOp = 'get' | 'set' | 'nextVersion' | 'clear'
+/** The store calls a fault can target (`lease`: every call of the store's leases). `close` always passes through. */
+export type ChaosOp = 'get' | 'set' | 'nextVersion' | 'clear' | 'lease'
 
 /**
  * What a faulted call does instead of (or before) reaching the store:
@@ -46,7 +46,7 @@ export class ChaosError extends EchoStoreError {
   }
 }
 
-const OPS: readonly ChaosOp[] = ['get', 'set', 'nextVersion', 'clear']
+const OPS: readonly ChaosOp[] = ['get', 'set', 'nextVersion', 'clear', 'lease']
 
 interface Armed {
   fault: ChaosFault
@@ -66,8 +66,9 @@ interface Stall {
  */
 export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
   const faults = new Map<ChaosOp, Armed>()
-  const calls: Record<ChaosOp, number> = { get: 0, set: 0, nextVersion: 0, clear: 0 }
+  const calls: Record<ChaosOp, number> = { get: 0, set: 0, nextVersion: 0, clear: 0, lease: 0 }
   const stalls = new Set<Stall>()
+  const leases = store.leases
 
   function stall<T>(ms: number | undefined, call: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -129,6 +130,13 @@ export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
     set: (table: string, id: Id, entry: L2Write): Promise<boolean> => run('set', table, id, () => store.set(table, id, entry)),
     nextVersion: (table: string, id: Id, floor: number): Promise<number> => run('nextVersion', table, id, () => store.nextVersion(table, id, floor)),
     clear: (table: string): Promise<void> => run('clear', table, undefined, () => store.clear(table)),
+    ...(leases !== undefined && {
+      leases: {
+        acquire: (table: string, id: Id, token: string, ttl: number) => run('lease', table, id, () => leases.acquire(table, id, token, ttl)),
+        release: (table: string, id: Id, token: string) => run('lease', table, id, () => leases.release(table, id, token)),
+        void: (table: string, id: Id) => run('lease', table, id, () => leases.void(table, id)),
+      },
+    }),
     close: () => store.close(),
   }
 }

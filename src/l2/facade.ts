@@ -24,7 +24,7 @@ export type L2WriteOutcome = 'written' | 'refused' | 'unfit'
 export class L2TimeoutError extends EchoStoreError {
   readonly code = 'ECHOSTORE_L2_TIMEOUT'
   constructor(
-    /** The store call: `get`, `set`, `nextVersion` or `clear`. */
+    /** The store call: `get`, `set`, `nextVersion`, `clear` or a lease call (`leases.acquire`, …). */
     readonly op: string,
     /** The store's `timeout`, in ms. */
     readonly timeout: number,
@@ -78,6 +78,21 @@ export class L2Facade {
   async clear(): Promise<L2Answer<'cleared'>> {
     const cleared = await this.#call('clear', undefined, () => this.store.clear(this.table), L2_FAILED)
     return cleared === L2_FAILED ? L2_FAILED : 'cleared'
+  }
+
+  /** Takes `id`'s lease for `ttl` ms under `token` (see `L2Leases`): true, false when another holds it, or {@link L2_FAILED}. */
+  leaseAcquire(id: Id, token: string, ttl: number): Promise<L2Answer<boolean>> {
+    return this.#call('leases.acquire', id, () => this.store.leases!.acquire(this.table, id, token, ttl), L2_FAILED)
+  }
+
+  /** Gives `id`'s lease back if `token` still holds it. */
+  leaseRelease(id: Id, token: string): Promise<L2Answer<boolean>> {
+    return this.#call('leases.release', id, () => this.store.leases!.release(this.table, id, token), L2_FAILED)
+  }
+
+  /** Ends `id`'s lease, whoever holds it. */
+  leaseVoid(id: Id): Promise<L2Answer<void>> {
+    return this.#call('leases.void', id, () => this.store.leases!.void(this.table, id), L2_FAILED)
   }
 
   /** True while the breaker skips L2. */

@@ -10,7 +10,7 @@ import { badId, isId, type Id } from '../id.js'
  *   table `a` with id `b:c`, and the number `1` (`[..,1]`) never meets the string `'1'` (`[..,"1"]`).
  *   No encoding of a pair is a proper suffix of another, so even distinct prefixes never collide.
  * - Data keys end in `}` (or `}:<generation>` once the table was cleared, see {@link entryKey}),
- *   version keys in `:v`: the families never share a key.
+ *   version keys in `:v`, lease keys in `:lease`: the families never share a key.
  * - The braces make the pair a Redis Cluster hash tag, so a data key and its version key live in one
  *   slot (the version script touches both). A prefix that itself holds `{...}` takes over the hash tag
  *   (every key of that prefix in one slot); a prefix holding a lone `{` or an empty `{}` breaks the
@@ -40,6 +40,11 @@ export function entryKey(prefix: string, table: string, id: Id, generation: numb
 export function generationKey(prefix: string, table: string): string {
   if (typeof table !== 'string') throw badArgument(TypeError, `an L2 table name must be a string, got ${describe(table)}`)
   return `${prefix}{${JSON.stringify([table])}}:gen`
+}
+
+/** The key of the lease of (table, id): its data key followed by `:lease` (see {@link l2Key}); it shares the pair's slot. */
+export function leaseKey(prefix: string, table: string, id: Id): string {
+  return `${l2Key(prefix, table, id)}:lease`
 }
 
 /** The key of the version counter for (table, id): its data key followed by `:v` (see {@link l2Key}). */

@@ -86,3 +86,12 @@ generation = generation + 1
 redis.call('SET', KEYS[1], string.format('%.0f', generation))
 return generation
 `
+
+/** Releases the lease under KEYS[1] if ARGV[1] (the holder's token) still holds it: 1 when released, 0 otherwise. */
+export const RELEASE_LEASE_LUA = `
+if redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+return 0
+`

@@ -8,6 +8,7 @@ import { jsonCodec, type Codec } from './codec.js'
 import { entryKey, generationKey, VERSION_TTL_MS, versionKey } from './keys.js'
 import { HEADER_SCAN, decodeEntry, encodeEntry, isKind } from './redis-entry.js'
 import { CLEAR_LUA, GENERATION_LUA, GET_LUA, GET_STATUS, NEXT_VERSION_LUA, SET_LUA } from './redis-scripts.js'
+import { redisLeases } from './redis-leases.js'
 import type { L2Entry, L2Store, L2Write } from './store.js'
 
 /** An ioredis client the store can use: a single-node client or a cluster client. */
@@ -106,7 +107,8 @@ const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
  *
  * The adapter does I/O only: no timeouts or fallback (the table's facade owns them). The
  * scripts are installed on the client with `defineCommand` (`echostoreL2Get`, `echostoreL2Set`,
- * `echostoreL2NextVersion`, `echostoreL2Generation`, `echostoreL2Clear`). A client's own
+ * `echostoreL2NextVersion`, `echostoreL2Generation`, `echostoreL2Clear`, `echostoreL2ReleaseLease`);
+ * leases are in `redis-leases.ts`. A client's own
  * `keyPrefix`, if any, goes before `prefix`.
  */
 export function redisL2(options: RedisL2Options): L2Store {
@@ -189,6 +191,8 @@ export function redisL2(options: RedisL2Options): L2Store {
       open('clear')
       generations.set(table, await scripts.echostoreL2Clear(generationKey(prefix, table), generations.get(table) ?? 0))
     },
+
+    leases: redisLeases(client, prefix, open),
 
     close(): Promise<void> {
       closing ??= owned ? closeOwn(client) : Promise.resolve()

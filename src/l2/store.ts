@@ -63,8 +63,24 @@ export interface L2Store {
    * cleared) or after it. Versions go on growing across a clear. A garbage clear record is repaired.
    */
   clear(table: string): Promise<void>
+  /** Per-id leases, when the store has them (`memoryL2` and `redisL2` do): a table's `lease` option needs them. */
+  readonly leases?: L2Leases
   /** Releases connections the store opened itself. Idempotent. */
   close(): Promise<void>
+}
+
+/**
+ * Per-id leases, for a table's `lease` option: the one process that holds an id's lease loads it
+ * for every process sharing the store; the others wait for its fill. A lease expires on its own
+ * after its `ttl`, so a holder that dies holds nothing for long.
+ */
+export interface L2Leases {
+  /** Takes the lease of (table, id) for `ttl` ms under `token`, unless someone holds it: true when taken. */
+  acquire(table: string, id: Id, token: string, ttl: number): Promise<boolean>
+  /** Gives the lease of (table, id) back if `token` still holds it (compare-and-delete): true when released. */
+  release(table: string, id: Id, token: string): Promise<boolean>
+  /** Ends the lease of (table, id), whoever holds it (an invalidate voids it). */
+  void(table: string, id: Id): Promise<void>
 }
 
 /** The default bound on one L2 call: 50 ms. A slow or dead L2 costs a miss at most this much. */

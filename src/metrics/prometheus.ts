@@ -97,6 +97,9 @@ const HELP: Record<CounterName, string> = {
   coh_gaps: 'Gaps reported by the coherence bus (every L1 row dropped).',
   coh_dropped: 'L1 rows dropped because of bus gaps.',
   bus_errors: 'Coherence broadcasts that failed.',
+  lease_acquired: 'Flights that took their id\'s lease at once and loaded it for every process.',
+  lease_waited: 'Flights answered by another process\'s fill while it held the lease.',
+  lease_lost: 'Flights that waited for another process\'s lease, got no fill in time, and loaded themselves.',
   clears: 'Clears of the whole table applied (its own, and other instances\' heard on the bus).',
 }
 

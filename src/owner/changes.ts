@@ -9,6 +9,7 @@ import { parseCoherenceMessage } from '../bus/message.js'
 import { C } from '../counters.js'
 import { emitSafely } from '../emit-safely.js'
 import type { Id } from '../id.js'
+import type { Flight } from './flight.js'
 import type { InvalidateMessage, PutMessage } from './messages.js'
 import { type OwnerState, type Turn, listening } from './state.js'
 
@@ -52,6 +53,25 @@ function bury<V>(turn: Turn<V>, id: Id, version: number): void {
   turn.state.rows.bury(id, version, turn.env.clock.now() + turn.env.tombstoneLife)
 }
 
+/**
+ * Wakes the flights waiting on another process's lease of `id` (every id's, for `undefined`), after
+ * this turn: a fill was announced, or a change arrived, so they look at L2 again at once. Called
+ * before a fence takes the flight out of the flights map.
+ */
+function wakeWaiting<V>(turn: Turn<V>, id: Id | undefined): void {
+  const { flights, solo } = turn.state
+  const waiting: (() => void)[] = []
+  const wake = (flight: Flight<V>) => flight.leaseWake !== undefined && waiting.push(flight.leaseWake)
+  if (id === undefined) {
+    for (const flight of flights.values()) wake(flight)
+  } else {
+    const flight = flights.get(id)
+    if (flight !== undefined) wake(flight)
+  }
+  for (const flight of solo) if (id === undefined || flight.id === id) wake(flight)
+  if (waiting.length > 0) turn.defer(() => waiting.forEach((leaseWake) => leaseWake()))
+}
+
 /** Fences every running flight of `id` that started from a version no newer than `version`. */
 function fence<V>(state: OwnerState<V>, id: Id, version: number): void {
   const flight = state.flights.get(id)
@@ -74,6 +94,7 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
   const { id, version } = put
   turn.state.rows.touch(id, 1)
   if (put.refused || version < known(turn.state, id)) return put.reply(false, version)
+  wakeWaiting(turn, id)
   fence(turn.state, id, version)
   store(turn, id, put.value, put.expiresAt, version)
   put.reply(true, version)
@@ -83,6 +104,7 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
 export function onInvalidate<V>(turn: Turn<V>, change: InvalidateMessage): void {
   const { id, version } = change
   if (version < known(turn.state, id)) return change.reply(false, version)
+  wakeWaiting(turn, id)
   fence(turn.state, id, version)
   bury(turn, id, version)
   change.reply(true, version)
@@ -101,6 +123,7 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
   const message = parsed.message
   if (message.table !== env.name || message.origin === env.origin) return
   if (message.kind === 'clear') return onClear(turn, true)
+  if (message.kind === 'fill') return wakeWaiting(turn, message.id)
   const { id, version, kind } = message
   // An equal version from another origin may be another change (two writers that minted alike while
   // L2 was down): dropping the row is always safe, so it applies.
@@ -109,6 +132,7 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
     // A tombstone only where there is something to fence: messages about ids this table never
     // read must not use up its capacity.
     const holds = state.rows.has(id) || hasRunning(state, id)
+    wakeWaiting(turn, id)
     fence(state, id, version)
     if (holds) bury(turn, id, version)
     state.counters[C.coh_applied]++
@@ -140,6 +164,7 @@ function dropEverything<V>(state: OwnerState<V>): number {
 /** The table was cleared, here (after L2 moved on) or by another instance (`remote`): nothing loaded before it is answered again. */
 export function onClear<V>(turn: Turn<V>, remote: boolean, reply?: () => void): void {
   const { state, env } = turn
+  wakeWaiting(turn, undefined)
   const dropped = dropEverything(state)
   state.counters[C.clears]++
   reply?.()
@@ -149,6 +174,7 @@ export function onClear<V>(turn: Turn<V>, remote: boolean, reply?: () => void): 
 /** The bus may have lost messages: drop every L1 row and fence every running flight. */
 function onGap<V>(turn: Turn<V>): void {
   const { state, env } = turn
+  wakeWaiting(turn, undefined)
   const dropped = dropEverything(state)
   state.counters[C.coh_gaps]++
   state.counters[C.coh_dropped] += dropped

@@ -66,6 +66,11 @@ export class Flight<V> {
   softened: { value: V | undefined; expiresAt: number } | undefined = undefined
   /** The soft timeout's timer, while armed. */
   softTimer: TimerHandle | undefined = undefined
+  /**
+   * Set by the flight's runner while it waits on another process's lease (see `lease.ts`); called
+   * by the owner, after its turn, when a fill or a change of the id arrives: the runner looks at L2 at once.
+   */
+  leaseWake: (() => void) | undefined = undefined
 
   constructor(
     /** The id it loads. */
@@ -74,7 +79,7 @@ export class Flight<V> {
     readonly joinable: boolean,
     /** The highest version known for the id when the flight started. */
     readonly version: number,
-    /** When its `loadTimeout` passes, on the table's clock. */
+    /** When its bound passes, on the table's clock: `loadTimeout`, plus the lease's `wait` and one L2 timeout with a lease. */
     readonly deadline: number,
     /** A forced refresh: it skips the L2 read (its answer replaces the row whatever L2 holds). */
     readonly forced: boolean,

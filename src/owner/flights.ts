@@ -16,12 +16,12 @@ import { type Turn, listening } from './state.js'
 
 /**
  * Starts a flight for `id`, whose row holds `known` (-1: no row): registered (joinable while the
- * gate is on), counted, bounded by `loadTimeout` (and by the soft timeout, when there is a graced
+ * gate is on), counted, bounded by `env.flightBound` (and by the soft timeout, when there is a graced
  * value). A `forced` one (a forced refresh) skips the L2 read. Its runner starts once the transition commits.
  */
 export function startFlight<V>(turn: Turn<V>, id: Id, loader: Loader<V>, known: number, forced = false): Flight<V> {
   const { state, env } = turn
-  const flight = new Flight<V>(id, state.coalesce, Math.max(known, 0), env.clock.now() + env.loadTimeout, forced, new FlightContext())
+  const flight = new Flight<V>(id, state.coalesce, Math.max(known, 0), env.clock.now() + env.flightBound, forced, new FlightContext())
   if (flight.joinable) state.flights.set(id, flight)
   else state.solo.add(flight)
   state.inflight++
@@ -85,13 +85,13 @@ export function onL2Refused<V>(turn: Turn<V>, flight: Flight<V>): void {
   counters[C.fenced]++
 }
 
-/** Every flight whose `loadTimeout` has passed: released, its loader aborted, its waiters answered with `LoadTimeoutError`. */
+/** Every flight whose bound (`loadTimeout`, with a lease's wait) has passed: released, its loader aborted, its waiters answered with `LoadTimeoutError`. */
 export function onDeadline<V>(turn: Turn<V>): void {
   const { state, env } = turn
   for (const flight of state.deadlines.expire()) {
     release(turn, flight, false)
     state.counters[C.load_errors]++
-    const error = new LoadTimeoutError(env.name, flight.id, env.loadTimeout)
+    const error = new LoadTimeoutError(env.name, flight.id, env.loadTimeout, env.flightBound)
     flight.context.abort(error)
     const fallback = fallbackFor(turn, flight)
     if (fallback !== undefined) absorbFailure(turn, flight, error, fallback)

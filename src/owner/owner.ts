@@ -12,6 +12,8 @@ import type { Id } from '../id.js'
 import { L2Facade } from '../l2/facade.js'
 import type { ResolvedOptions } from '../options.js'
 import { Sweeper } from '../sweeper.js'
+import { publish } from '../publish.js'
+import type { OwnerCounterName } from '../counters.js'
 import type { TableEvents } from '../table-events.js'
 import type { Expiry } from '../expiry.js'
 import type { Loader } from './loader.js'
@@ -79,6 +81,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     clock,
     expiry,
     loadTimeout: options.loadTimeout,
+    flightBound: options.loadTimeout + (options.lease === undefined || l2 === undefined ? 0 : options.lease.wait + l2.timeout),
     tombstoneLife,
     sweepPeriod: Math.max(options.sweepInterval, options.ttl / 16),
     grace: options.grace,
@@ -87,7 +90,18 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     sweeper: new Sweeper(clock, options.sweepInterval, (tick) => send(msg.sweep(tick))),
     events,
     l2,
-    runner: { clock, expiry, l2, grace: options.grace, post },
+    runner: {
+      clock,
+      expiry,
+      l2,
+      grace: options.grace,
+      lease: l2 === undefined ? undefined : options.lease,
+      announceFill(id, version) {
+        const publisher = { name, bus: options.bus, clock, events, count: (counter: OwnerCounterName) => post(msg.count(counter)) }
+        void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
+      },
+      post,
+    },
     send,
   }
   const actor = createActor(ownerLogic(env), { input: state, ...(options.inspect === undefined ? {} : { inspect: options.inspect }) })

@@ -50,6 +50,8 @@ export interface OwnerEnv<V> {
   readonly clock: Clock
   readonly expiry: Expiry
   readonly loadTimeout: number
+  /** How long a flight may run before `LoadTimeoutError`: `loadTimeout`, plus, with a lease, its `wait` and one L2 timeout (a flight may wait for another process's load before its own). */
+  readonly flightBound: number
   /** How long a tombstone is remembered: long enough to outlive any flight or row it fences. */
   readonly tombstoneLife: number
   /** Least time between the starts of two sweep passes: `max(sweepInterval, ttl / 16)`. */

@@ -1,0 +1,122 @@
+/**
+ * A flight's side of a table's `lease` option: one load per id across every process sharing the L2.
+ * A flight that missed L2 asks for the id's lease. The holder reads L2 once more (a holder that
+ * filled and let go a moment ago is not loaded after), then loads for everyone; when its answer is
+ * in L2 it announces the fill on the bus and gives the lease back. A flight that finds the lease
+ * held waits for that fill: it looks at L2 again when the bus announces it (or a change of the id
+ * arrives), and otherwise on its own, after 2 ms, then twice as long each time up to 50 ms. On each
+ * look it also tries to take the lease, so when the holder died (its lease expired) or gave up, one
+ * waiter takes over. Past `wait`, a waiter loads itself. L2 failing at any step means a local load:
+ * a lease never fails a fetch, and never keeps one waiting longer than `wait` plus one L2 timeout.
+ *
+ * Runs in the flight's runner, outside the owner: it reads the flight, writes only
+ * `flight.leaseWake` (the owner calls it), and reports counts as messages.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Clock } from '../clock.js'
+import type { OwnerCounterName } from '../counters.js'
+import { type L2Facade, L2_FAILED } from '../l2/facade.js'
+import type { L2Entry } from '../l2/store.js'
+import type { LeaseSettings } from '../options.js'
+import type { Flight } from './flight.js'
+
+/** The first look at L2 while waiting, in ms after the lease was found held. */
+const FIRST_LOOK_MS = 2
+/** The longest pause between two looks, in ms. */
+const LONGEST_LOOK_MS = 50
+
+/** What a flight does after asking for the lease. */
+export type LeaseOutcome =
+  /** It holds the lease (`token`): it loads, writes L2, then releases and announces. */
+  | { kind: 'hold'; token: string }
+  /** Another holder filled the id: the flight answers from this entry. */
+  | { kind: 'filled'; entry: L2Entry }
+  /** It loads without the lease, from `version` (L2 failed, or the wait ended; a newer tombstone may have raised it). */
+  | { kind: 'load'; version: number }
+  /** The flight was released while it waited: nothing more to do. */
+  | { kind: 'gone' }
+
+/** What the lease protocol needs from the flight's table. */
+export interface LeaseDeps {
+  clock: Clock
+  l2: L2Facade
+  lease: LeaseSettings
+  /** Counts a lease outcome (the owner writes the counter). */
+  count(counter: OwnerCounterName): void
+}
+
+/**
+ * Asks for the lease of `flight.id`, then holds it, or waits for its holder's fill (see the module
+ * comment). `version` is the highest version the flight knows of; an entry below it is no fill.
+ */
+export async function takeLeaseOrWait<V>(flight: Flight<V>, deps: LeaseDeps, version: number): Promise<LeaseOutcome> {
+  const { clock, l2, lease, count } = deps
+  const token = randomUUID()
+  const first = await l2.leaseAcquire(flight.id, token, lease.ttl)
+  if (first === L2_FAILED) return { kind: 'load', version }
+  if (first) return taken(flight, deps, token, version, 'lease_acquired')
+  const deadline = clock.now() + lease.wait
+  let pause = FIRST_LOOK_MS
+  for (;;) {
+    await wakeOrPause(flight, clock, Math.min(pause, Math.max(0, deadline - clock.now())))
+    if (!flight.running) return { kind: 'gone' }
+    const entry = await l2.get(flight.id)
+    if (!flight.running) return { kind: 'gone' }
+    if (isFill(entry, version, flight)) {
+      count('lease_waited')
+      return { kind: 'filled', entry: entry as L2Entry }
+    }
+    // A newer tombstone: the lease was voided by an invalidate; what its holder loads is refused.
+    if (entry !== L2_FAILED && entry?.kind === 'tombstone' && entry.version > version) return lost(count, entry.version)
+    if (entry === L2_FAILED || flight.fenced || clock.now() >= deadline) return lost(count, version)
+    const again = await l2.leaseAcquire(flight.id, token, lease.ttl)
+    if (again === true) return taken(flight, deps, token, version, 'lease_lost')
+    if (again === L2_FAILED) return lost(count, version)
+    pause = Math.min(2 * pause, LONGEST_LOOK_MS)
+  }
+}
+
+/** True when `entry` is a fill this flight may answer with: a live value or negative row, no older than `version`. */
+function isFill<V>(entry: L2Entry | undefined | typeof L2_FAILED, version: number, flight: Flight<V>): boolean {
+  return entry !== L2_FAILED && entry !== undefined && entry.kind !== 'tombstone' && entry.version >= version && entry.ttl > 0 && !flight.fenced
+}
+
+/**
+ * The flight just took the lease: L2 is read once more, because a holder that filled it and let go
+ * a moment ago (after this flight's last look) must not be loaded after. Counts `counter` when the
+ * flight holds and loads; `lease_waited` when that fill answers it.
+ */
+async function taken<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, counter: 'lease_acquired' | 'lease_lost'): Promise<LeaseOutcome> {
+  const entry = await deps.l2.get(flight.id)
+  if (isFill(entry, version, flight)) {
+    giveBack(flight, deps, token)
+    deps.count('lease_waited')
+    return { kind: 'filled', entry: entry as L2Entry }
+  }
+  deps.count(counter)
+  return { kind: 'hold', token }
+}
+
+/** The wait ended without a fill: the flight loads itself. */
+function lost(count: LeaseDeps['count'], version: number): LeaseOutcome {
+  count('lease_lost')
+  return { kind: 'load', version }
+}
+
+/** Resolves after `ms` on the clock, or sooner when the owner wakes the flight (a fill or a change of its id). */
+function wakeOrPause<V>(flight: Flight<V>, clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clock.clearTimeout(timer)
+      flight.leaseWake = undefined
+      resolve()
+    }
+    const timer = clock.setTimeout(done, ms)
+    flight.leaseWake = done
+  })
+}
+
+/** The holder is done (filled, failed, or released): the lease goes back, without waiting. Never throws. */
+export function giveBack<V>(flight: Flight<V>, deps: LeaseDeps, token: string): void {
+  void deps.l2.leaseRelease(flight.id, token)
+}
