@@ -94,6 +94,16 @@ export function runChecks(f: Figures): Check[] {
   law('cancelled = callers rejected with their own signal’s reason', (s, t) => s.cancelled === t.cancelled, (s, t) => `${num(s.cancelled)} = ${num(t.cancelled)}`)
   law('abandoned ≤ cancelled, negative_hits ≤ hits', (s) => s.abandoned <= s.cancelled && s.negative_hits <= s.hits, (s) => `${num(s.abandoned)} ≤ ${num(s.cancelled)}, ${num(s.negative_hits)} ≤ ${num(s.hits)}`)
   law('inflight = 0 once every call has settled', (s) => s.inflight === 0, (s) => `${s.inflight}`)
+  law(
+    'grace: failsafe ≤ load_errors, stale_hits ≤ misses',
+    (s) => s.failsafe <= s.load_errors && s.stale_hits <= s.misses,
+    (s) => `${num(s.failsafe)} ≤ ${num(s.load_errors)}, ${num(s.stale_hits)} ≤ ${num(s.misses)}`,
+  )
+  law(
+    'leases: lease_waited ≤ l2_hits, lease_acquired + lease_lost ≤ loads',
+    (s) => s.lease_waited <= s.l2_hits && s.lease_acquired + s.lease_lost <= s.loads,
+    (s) => `${num(s.lease_waited)} ≤ ${num(s.l2_hits)}, ${num(s.lease_acquired + s.lease_lost)} ≤ ${num(s.loads)}`,
+  )
   law('size ≤ capacity', (s, _, capacity) => s.size <= capacity, (s, _, capacity) => `${num(s.size)} ≤ ${num(capacity)}`)
   const withoutL2 = f.tables.filter((t) => !t.hasL2)
   const l2Counters = (s: Stats) => s.l2_hits + s.l2_errors + s.l2_timeouts + s.l2_skipped + s.l2_corrupt

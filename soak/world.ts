@@ -17,6 +17,11 @@ import { ledgerClock } from './timer-ledger.js'
  */
 export const SHAPE = { name: 'soak', capacity: 256, ttl: 200, jitter: 0.2, negativeTtl: 50, sweepInterval: 10, loadTimeout: 100 } as const satisfies TableOptions
 
+/** The plain table keeps values past their expiry, so the fail-safe and its back-off run under the faults of its loaders. */
+export const GRACE = 300
+/** The tables with an L2 take per-id leases: short, so a stalled store makes flights wait, give up and take over. */
+export const LEASE = { ttl: 100, wait: 50 } as const
+
 /** Which second layer a table has: none, `chaosL2(memoryL2())`, or `chaosL2(redisL2(...))`. */
 export type TableLabel = 'plain' | 'memory' | 'redis'
 
@@ -73,7 +78,7 @@ export async function buildWorld(redisUrl: string | undefined, problems: Problem
   const bus = localBus({ onHandlerError: (error) => problems.add('no bus handler threw', show(error)) })
   const tables: SoakTable[] = []
   const add = (label: TableLabel, chaos: ChaosL2 | undefined) => {
-    const table = createTable<Row>({ ...SHAPE, clock, bus, ...(chaos === undefined ? {} : { l2: chaos }) })
+    const table = createTable<Row>({ ...SHAPE, clock, bus, ...(chaos === undefined ? { grace: GRACE } : { l2: chaos, lease: LEASE }) })
     const tally = new Tally()
     tally.listen(table, problems)
     tables.push({ label, table, chaos, tally })
