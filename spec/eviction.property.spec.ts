@@ -109,11 +109,10 @@ describe('eviction with admission', () => {
     const capacity = 1_000
     const rows = new RowStore<number>(capacity)
     const clock = manualClock(0)
-    // Every row asked for 9 times (9,000 additions: below the sketch's aging at 10,000).
-    for (let id = 0; id < capacity; id++) {
-      rows.touch(id, 9)
-      rows.write(id, id, 1e12, 0)
-    }
+    // Every row asked for 9 times (9,000 additions: below the sketch's aging at 10,000), counted
+    // once the store is full (the filter counts from half full on).
+    for (let id = 0; id < capacity; id++) rows.write(id, id, 1e12, 0)
+    for (let id = 0; id < capacity; id++) rows.touch(id, 9)
     rows.touch('new', 3)
     // The hand cycles the 1,000 unread rows: each refuses 'new' (3 ≤ 9), then (3 ≤ 9 >> 1 = 4) after
     // its 8th refusal; after its 16th, 9 >> 2 = 2 < 3 and the first of them gives way.

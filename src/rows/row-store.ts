@@ -85,8 +85,12 @@ export class RowStore<V> {
   #retryAt = new Float64Array(0)
   /** Ms a row's value is kept past its expiry, as a graced value. */
   readonly #grace: number
-  /** How often each id was asked for lately: the admission filter. */
-  readonly #sketch: FrequencySketch
+  /**
+   * How often each id was asked for lately: the admission filter. Made once the store first holds
+   * half its capacity (as Caffeine does): a table that never fills pays neither its memory nor its
+   * counting, and a full one has counted half a table of requests by then.
+   */
+  #sketch: FrequencySketch | undefined = undefined
   /** Per shard: the eviction hand, where it stopped in the shard's insertion order (undefined: at the oldest row). */
   readonly #hands: (Iterator<number> | undefined)[]
   /** The last stamp handed out: counts the store's writes, wrapping at 2^32. */
@@ -100,7 +104,6 @@ export class RowStore<V> {
     this.#capacity = capacity
     this.#grace = grace
     this.#index = new IdIndex(capacity)
-    this.#sketch = new FrequencySketch(capacity)
     this.#hands = new Array<Iterator<number> | undefined>(this.#index.shards).fill(undefined)
   }
 
@@ -157,9 +160,15 @@ export class RowStore<V> {
     this.#retryAt[slot] = Math.min(at, this.#expires[slot]! + this.#grace)
   }
 
-  /** Counts `times` requests of `id` in the admission filter (a miss, a put). */
+  /** Counts `times` requests of `id` in the admission filter (a miss, a put), once the store is half full. */
   touch(id: Id, times: number): void {
-    this.#sketch.increment(hashId(id), times)
+    if (this.#sketch === undefined && this.#size * 2 < this.#capacity) return
+    this.#filter().increment(hashId(id), times)
+  }
+
+  /** The admission filter, made on first use. */
+  #filter(): FrequencySketch {
+    return (this.#sketch ??= new FrequencySketch(this.#capacity))
   }
 
   /**
@@ -181,7 +190,8 @@ export class RowStore<V> {
     if (victim < 0) return false
     const victimId = this.#ids[victim]!
     const refusals = this.#visited[victim]! >>> 1
-    if (this.#sketch.frequency(hash) <= this.#sketch.frequency(hashId(victimId)) >>> Math.floor(refusals / REFUSALS_PER_HALVING)) {
+    const sketch = this.#filter()
+    if (sketch.frequency(hash) <= sketch.frequency(hashId(victimId)) >>> Math.floor(refusals / REFUSALS_PER_HALVING)) {
       this.#visited[victim] = Math.min(refusals + 1, MAX_REFUSALS) << 1
       return false
     }
@@ -203,7 +213,7 @@ export class RowStore<V> {
       if (expires[slot]! < 0 && -expires[slot]! > keepTombstonesAfter) continue // may fence a flight
       if ((visited[slot]! & 1) === 0) return slot
       visited[slot] = 0
-      this.#sketch.increment(hashId(this.#ids[slot]!))
+      this.#filter().increment(hashId(this.#ids[slot]!))
       candidate = slot
     }
     return candidate
