@@ -3,8 +3,9 @@ import { L2ClosedError, badArgument, badNumber, describe } from '../errors.js'
 import { readOptions } from '../read-options.js'
 import type { Id } from '../id.js'
 import { MAX_VERSION, isVersion } from '../versions.js'
-import { entryKey, l2Key, leaseKey, VERSION_TTL_MS } from './keys.js'
-import type { L2Entry, L2Kind, L2Leases, L2Store, L2Write } from './store.js'
+import { entryKey, l2Key, VERSION_TTL_MS } from './keys.js'
+import { MemoryLeases } from './memory-leases.js'
+import type { L2Entry, L2Kind, L2Store, L2Write } from './store.js'
 
 /** Options of {@link memoryL2}. */
 export interface MemoryL2Options {
@@ -33,10 +34,6 @@ interface Counter {
   expiresAt: number
 }
 
-interface Lease {
-  token: string
-  expiresAt: number
-}
 
 const KINDS: ReadonlySet<unknown> = new Set<L2Kind>(['value', 'absent', 'tombstone'])
 
@@ -48,11 +45,6 @@ function checkWrite(entry: L2Write): void {
   if (!isVersion(entry.version)) throw badNumber(entry.version, `memoryL2.set: version must be an integer in [0, ${MAX_VERSION}], got ${describe(entry.version)}`)
   if (!Number.isSafeInteger(entry.ttl) || entry.ttl < 1) throw badNumber(entry.ttl, `memoryL2.set: ttl must be an integer ≥ 1, got ${describe(entry.ttl)}`)
   if (entry.grace !== undefined && !(Number.isSafeInteger(entry.grace) && entry.grace >= 0)) throw badNumber(entry.grace, `memoryL2.set: grace must be an integer ≥ 0, got ${describe(entry.grace)}`)
-}
-
-function checkLease(token: unknown, ttl: unknown): void {
-  if (typeof token !== 'string' || token === '') throw badArgument(TypeError, `memoryL2.leases.acquire: token must be a non-empty string, got ${describe(token)}`)
-  if (!(Number.isSafeInteger(ttl) && (ttl as number) >= 1)) throw badNumber(ttl, `memoryL2.leases.acquire: ttl must be an integer ≥ 1, got ${describe(ttl)}`)
 }
 
 function checkFloor(floor: number): void {
@@ -80,7 +72,7 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
   if (!isClock(clock)) throw badArgument(TypeError, `memoryL2: the option \`clock\` must be a clock (now(), setTimeout(fn, ms), clearTimeout(handle)), got ${describe(clock)}`)
   const entries = new Map<string, Stored>()
   const counters = new Map<string, Counter>()
-  const leases = new Map<string, Lease>()
+  const leases = new MemoryLeases(clock, open, (now) => maybeSweep(now))
   /** Each cleared table's generation (absent: 0, never cleared). */
   const generations = new Map<string, number>()
   const keyOf = (table: string, id: Id) => entryKey('', table, id, generations.get(table) ?? 0)
@@ -99,37 +91,6 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
     return undefined
   }
 
-  function liveLease(key: string, now: number): Lease | undefined {
-    const lease = leases.get(key)
-    if (lease === undefined || lease.expiresAt > now) return lease
-    leases.delete(key)
-    return undefined
-  }
-
-  const leaseOps: L2Leases = {
-    async acquire(table: string, id: Id, token: string, ttl: number): Promise<boolean> {
-      open('leases.acquire')
-      checkLease(token, ttl)
-      const key = leaseKey('', table, id)
-      const now = clock.now()
-      if (liveLease(key, now) !== undefined) return false
-      leases.set(key, { token, expiresAt: now + ttl })
-      maybeSweep(now)
-      return true
-    },
-    async release(table: string, id: Id, token: string): Promise<boolean> {
-      open('leases.release')
-      const key = leaseKey('', table, id)
-      if (liveLease(key, clock.now())?.token !== token) return false
-      leases.delete(key)
-      return true
-    },
-    async void(table: string, id: Id): Promise<void> {
-      open('leases.void')
-      leases.delete(leaseKey('', table, id))
-    },
-  }
-
   function liveCounter(key: string, now: number): Counter | undefined {
     const counter = counters.get(key)
     if (counter === undefined || counter.expiresAt > now) return counter
@@ -141,7 +102,7 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
     if (--writesToSweep > 0) return
     for (const [key, entry] of entries) if (entry.expiresAt <= now) entries.delete(key)
     for (const [key, counter] of counters) if (counter.expiresAt <= now) counters.delete(key)
-    for (const [key, lease] of leases) if (lease.expiresAt <= now) leases.delete(key)
+    leases.sweep(now)
     writesToSweep = Math.max(MIN_SWEEP_EVERY, entries.size + counters.size + leases.size)
   }
 
@@ -194,7 +155,7 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
       generations.set(table, (generations.get(table) ?? 0) + 1)
     },
 
-    leases: leaseOps,
+    leases,
 
     async close(): Promise<void> {
       closed = true

@@ -1,0 +1,74 @@
+import type { Clock } from '../clock.js'
+import { badArgument, badNumber, describe } from '../errors.js'
+import type { Id } from '../id.js'
+import { leaseKey } from './keys.js'
+import type { L2Leases } from './store.js'
+
+interface Lease {
+  token: string
+  expiresAt: number
+}
+
+/**
+ * `memoryL2`'s leases: one token per (table, id), expiring after its `ttl` on the store's clock, as
+ * a Redis key with `PX` does. An expired lease is dropped when a call meets it, or by {@link sweep}.
+ * Written only through its methods.
+ */
+export class MemoryLeases implements L2Leases {
+  readonly #held = new Map<string, Lease>()
+
+  constructor(
+    private readonly clock: Clock,
+    /** Throws once the store is closed. */
+    private readonly open: (op: string) => void,
+    /** Called after each lease taken: the store's sweep schedule counts it as a write. */
+    private readonly wrote: (now: number) => void,
+  ) {}
+
+  /** Leases held now, expired ones not yet dropped included. */
+  get size(): number {
+    return this.#held.size
+  }
+
+  async acquire(table: string, id: Id, token: string, ttl: number): Promise<boolean> {
+    this.open('leases.acquire')
+    if (typeof token !== 'string' || token === '') throw badArgument(TypeError, `memoryL2.leases.acquire: token must be a non-empty string, got ${describe(token)}`)
+    if (!(Number.isSafeInteger(ttl) && ttl >= 1)) throw badNumber(ttl, `memoryL2.leases.acquire: ttl must be an integer ≥ 1, got ${describe(ttl)}`)
+    const key = leaseKey('', table, id)
+    const now = this.clock.now()
+    if (this.#live(key, now) !== undefined) return false
+    this.#held.set(key, { token, expiresAt: now + ttl })
+    this.wrote(now)
+    return true
+  }
+
+  async release(table: string, id: Id, token: string): Promise<boolean> {
+    this.open('leases.release')
+    const key = leaseKey('', table, id)
+    if (this.#live(key, this.clock.now())?.token !== token) return false
+    this.#held.delete(key)
+    return true
+  }
+
+  async void(table: string, id: Id): Promise<void> {
+    this.open('leases.void')
+    this.#held.delete(leaseKey('', table, id))
+  }
+
+  /** Drops every lease expired at `now`. */
+  sweep(now: number): void {
+    for (const [key, lease] of this.#held) if (lease.expiresAt <= now) this.#held.delete(key)
+  }
+
+  /** Drops every lease (the store closed). */
+  clear(): void {
+    this.#held.clear()
+  }
+
+  #live(key: string, now: number): Lease | undefined {
+    const lease = this.#held.get(key)
+    if (lease === undefined || lease.expiresAt > now) return lease
+    this.#held.delete(key)
+    return undefined
+  }
+}
