@@ -3,8 +3,7 @@
  * broadcast) and what the bus delivers. L2 is written first, version-guarded, so once a change has
  * reached L1 no flight can read the old entry from L2; the bus carries no value, only the version.
  */
-import type { Emitter } from 'mitt'
-import type { Bus, CoherenceMessage } from './bus/bus.js'
+import type { CoherenceMessage } from './bus/bus.js'
 import type { Clock } from './clock.js'
 import { TableClosedError, badArgument, badNumber, describe, showId } from './errors.js'
 import { readOptions } from './read-options.js'
@@ -17,7 +16,6 @@ import { known } from './owner/changes.js'
 import { type ChangeReply, type Message, msg } from './owner/messages.js'
 import type { Owner } from './owner/owner.js'
 import { PUBLISH_TIMEOUT, publish } from './publish.js'
-import type { TableEvents } from './table-events.js'
 import { MAX_VERSION, isVersion, mintVersion } from './versions.js'
 
 /** Options of `table.put` and `table.invalidate`. */
@@ -64,7 +62,6 @@ export interface ChangeDeps<V> {
   name: string
   origin: string
   owner: Owner<V>
-  bus: Bus | undefined
   clock: Clock
   expiry: Expiry
   tombstoneLife: number
@@ -72,7 +69,6 @@ export interface ChangeDeps<V> {
   grace: number
   /** True when the table has `lease` on: an invalidate voids the id's lease. */
   leases: boolean
-  events: Emitter<TableEvents>
   /** True once the table is closing: changes are refused. */
   closed(): boolean
 }
@@ -177,8 +173,7 @@ export class Changes<V> {
 
   /** Publishes a message (about `id`, or the whole table) on the table's bus (see {@link publish}). */
   #publish(id: Id | undefined, message: CoherenceMessage): Promise<boolean> {
-    const { bus, clock, events, name, owner } = this.deps
-    return publish({ name, bus, clock, events, count: (counter) => owner.post(msg.count(counter)) }, id, message)
+    return publish(this.deps.owner.publisher, id, message)
   }
 
 }

@@ -78,13 +78,11 @@ export class Table<V, K extends Id = Id> {
       name: this.name,
       origin: this.origin,
       owner: this.#owner,
-      bus: resolved.bus,
       clock: resolved.clock,
       expiry,
       tombstoneLife,
       grace: resolved.grace,
       leases: resolved.lease !== undefined,
-      events: this.events,
       closed: () => this.#closing !== undefined,
     })
     const bus: Bus | undefined = resolved.bus

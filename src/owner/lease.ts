@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto'
 import type { Clock } from '../clock.js'
 import type { OwnerCounterName } from '../counters.js'
 import { type L2Facade, L2_FAILED } from '../l2/facade.js'
+import type { Id } from '../id.js'
 import type { L2Entry } from '../l2/store.js'
 import type { LeaseSettings } from '../options.js'
 import type { Flight } from './flight.js'
@@ -62,9 +63,10 @@ export async function takeLeaseOrWait<V>(flight: Flight<V>, deps: LeaseDeps, ver
     if (!flight.running) return { kind: 'gone' }
     const entry = await l2.get(flight.id)
     if (!flight.running) return { kind: 'gone' }
-    if (isFill(entry, version, flight)) {
+    const fill = fillIn(entry, version, flight)
+    if (fill !== undefined) {
       count('lease_waited')
-      return { kind: 'filled', entry: entry as L2Entry }
+      return { kind: 'filled', entry: fill }
     }
     // A newer tombstone: the lease was voided by an invalidate; what its holder loads is refused.
     if (entry !== L2_FAILED && entry?.kind === 'tombstone' && entry.version > version) return lost(count, entry.version)
@@ -76,9 +78,10 @@ export async function takeLeaseOrWait<V>(flight: Flight<V>, deps: LeaseDeps, ver
   }
 }
 
-/** True when `entry` is a fill this flight may answer with: a live value or negative row, no older than `version`. */
-function isFill<V>(entry: L2Entry | undefined | typeof L2_FAILED, version: number, flight: Flight<V>): boolean {
-  return entry !== L2_FAILED && entry !== undefined && entry.kind !== 'tombstone' && entry.version >= version && entry.ttl > 0 && !flight.fenced
+/** `entry` when it is a fill this flight may answer with (a live value or negative row, no older than `version`, the flight not fenced); else undefined. */
+function fillIn<V>(entry: L2Entry | undefined | typeof L2_FAILED, version: number, flight: Flight<V>): L2Entry | undefined {
+  const fill = entry !== L2_FAILED && entry !== undefined && entry.kind !== 'tombstone' && entry.version >= version && entry.ttl > 0 && !flight.fenced
+  return fill ? (entry as L2Entry) : undefined
 }
 
 /**
@@ -87,11 +90,11 @@ function isFill<V>(entry: L2Entry | undefined | typeof L2_FAILED, version: numbe
  * flight holds and loads; `lease_waited` when that fill answers it.
  */
 async function taken<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, counter: 'lease_acquired' | 'lease_lost'): Promise<LeaseOutcome> {
-  const entry = await deps.l2.get(flight.id)
-  if (isFill(entry, version, flight)) {
-    giveBack(flight, deps, token)
+  const fill = fillIn(await deps.l2.get(flight.id), version, flight)
+  if (fill !== undefined) {
+    giveBack(deps.l2, flight.id, token)
     deps.count('lease_waited')
-    return { kind: 'filled', entry: entry as L2Entry }
+    return { kind: 'filled', entry: fill }
   }
   deps.count(counter)
   return { kind: 'hold', token }
@@ -116,7 +119,7 @@ function wakeOrPause<V>(flight: Flight<V>, clock: Clock, ms: number): Promise<vo
   })
 }
 
-/** The holder is done (filled, failed, or released): the lease goes back, without waiting. Never throws. */
-export function giveBack<V>(flight: Flight<V>, deps: LeaseDeps, token: string): void {
-  void deps.l2.leaseRelease(flight.id, token)
+/** The holder of `id`'s lease (`token`) is done (filled, failed, or released): the lease goes back, without waiting. Never throws. */
+export function giveBack(l2: L2Facade, id: Id, token: string): void {
+  void l2.leaseRelease(id, token)
 }

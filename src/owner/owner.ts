@@ -12,8 +12,7 @@ import type { Id } from '../id.js'
 import { L2Facade } from '../l2/facade.js'
 import type { ResolvedOptions } from '../options.js'
 import { Sweeper } from '../sweeper.js'
-import { publish } from '../publish.js'
-import type { OwnerCounterName } from '../counters.js'
+import { type Publisher, publish } from '../publish.js'
 import type { TableEvents } from '../table-events.js'
 import type { Expiry } from '../expiry.js'
 import type { Loader } from './loader.js'
@@ -53,6 +52,8 @@ export interface Owner<V> {
   readonly state: OwnerState<V>
   /** The table's L2 facade, if it has an L2. */
   readonly l2: L2Facade | undefined
+  /** What the table publishes on its bus with (failures counted by the owner). */
+  readonly publisher: Publisher
   /** Resolves once the owner has stopped (after `close` and the last flight). */
   readonly stopped: Promise<void>
 }
@@ -74,6 +75,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const mailbox = new Mailbox<V>((messages) => deliver(messages), state)
   const post = (message: Message<V>): void => mailbox.post(message)
   const send = (message: Message<V>): void => mailbox.send(message)
+  const publisher: Publisher = { name, bus: options.bus, clock, events, count: (counter) => post(msg.count(counter)) }
   const l2 = options.l2 && new L2Facade(options.l2, name, clock, (counter) => post(msg.count(counter)), events)
   const env: OwnerEnv<V> = {
     name,
@@ -97,7 +99,6 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
       grace: options.grace,
       lease: l2 === undefined ? undefined : options.lease,
       announceFill(id, version) {
-        const publisher = { name, bus: options.bus, clock, events, count: (counter: OwnerCounterName) => post(msg.count(counter)) }
         void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
       },
       post,
@@ -139,6 +140,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     },
     post,
     send,
+    publisher,
     get state() {
       return actor.getSnapshot().context
     },

@@ -88,7 +88,7 @@ export async function runFlight<V>(flight: Flight<V>, loader: Loader<V>, deps: R
   } catch (error) {
     result = { ok: false, error, fallback }
   } finally {
-    if (lease !== undefined) giveBack(flight, { clock, l2: l2!, lease: deps.lease!, count: (counter) => post(msg.count(counter)) }, lease)
+    if (lease !== undefined) giveBack(l2!, flight.id, lease)
   }
   post(msg.flightDone(flight, result))
 }
