@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ChangeMessage, CoherenceMessage } from '../src/bus/bus.js'
-import { MAX_ID_LENGTH } from '../src/id.js'
-import { MAX_VERSION } from '../src/versions.js'
+import { MAX_ID_LENGTH } from '../src/core/id.js'
+import { MAX_VERSION } from '../src/core/versions.js'
 import {
   MAX_ORIGIN_LENGTH,
   MAX_TABLE_LENGTH,

@@ -4,7 +4,7 @@ import { runInNewContext } from 'node:vm'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BusDelivery } from '../src/bus/bus.js'
-import { DEFAULT_CHANNEL, redisBus, type RedisBus } from '../src/bus/redis.js'
+import { DEFAULT_CHANNEL, redisBus, type RedisBus } from '../src/redis/bus.js'
 import { REDIS_URL, describeRedis, testPrefix } from './support/redis.js'
 import { busContract, message, recorder } from './bus-contract.js'
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createTable, manualClock } from '../src/index.js'
-import { jitterSpread, jitteredExpiry } from '../src/expiry.js'
+import { jitterSpread, jitteredExpiry } from '../src/rows/expiry.js'
 import { seeded as seededRandom } from '../examples/support/prng.js'
 
 /** Fills `n` rows at one instant, then reports when each one stops answering hits. */

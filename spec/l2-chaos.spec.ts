@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { manualClock } from '../src/clock.js'
+import { manualClock } from '../src/core/clock.js'
 import { chaosL2, type ChaosL2 } from '../src/l2/chaos.js'
 import { memoryL2 } from '../src/l2/memory.js'
-import { L2CorruptEntryError } from '../src/errors.js'
+import { L2CorruptEntryError } from '../src/core/errors.js'
 import type { L2Write } from '../src/l2/store.js'
 
 const entry = (value: unknown, version = 1): L2Write => ({ kind: 'value', value, version, ttl: 60_000 })

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Id } from '../src/id.js'
+import type { Id } from '../src/core/id.js'
 import type { L2Entry, L2Store, L2Write } from '../src/l2/store.js'
 
 /** A store under test, plus a way to make one of its entries expire without waiting. */

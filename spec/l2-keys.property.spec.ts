@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { Id } from '../src/id.js'
+import type { Id } from '../src/core/id.js'
 import { l2Key, versionKey } from '../src/l2/keys.js'
 
 /** Strings that stress the layout: separators, quotes, brackets, braces, escapes and JSON look-alikes. */

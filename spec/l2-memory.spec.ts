@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { manualClock } from '../src/clock.js'
+import { manualClock } from '../src/core/clock.js'
 import { memoryL2 } from '../src/l2/memory.js'
 import { l2ContractSuite } from './l2-contract.js'
 

@@ -3,7 +3,7 @@ import { createTable, manualClock } from '../src/index.js'
 import { randomUUID } from 'node:crypto'
 import { IdIndex, SHARD_ROWS, SINGLE_SHARD_ROWS } from '../src/rows/id-index.js'
 import { RowStore, newSweepCursor } from '../src/rows/row-store.js'
-import { SWEEP_SLICE } from '../src/sweeper.js'
+import { SWEEP_SLICE } from '../src/owner/sweep-timer.js'
 
 describe('the sweeper reclaims expired rows on its tick', () => {
   it('reclaims expired rows every sweepInterval, counting swept and sweeps, and keeps live ones', async () => {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { MAX_VERSION, createTable, localBus, manualClock, memoryL2 } from '../src/index.js'
 import { chaosL2 } from '../src/testing.js'
-import { clockVersion, mintVersion } from '../src/versions.js'
+import { clockVersion, mintVersion } from '../src/core/versions.js'
 
 const NAME = 'versions'
 /** A wall-clock-like start, so clock versions are real-sized. */

@@ -4,16 +4,16 @@
  * contracts for bringing your own. Redis, Prometheus and test aids have entries of their own
  * (`echostore/redis`, `echostore/prometheus`, `echostore/testing`); see README.md for the contract.
  */
-export { createTable, Table, type FetchOptions } from './table.js'
-export { type TableOptions, type LeaseOptions, MAX_TTL, MAX_CAPACITY } from './options.js'
+export { createTable, Table, type FetchOptions } from './table/table.js'
+export { type TableOptions, type LeaseOptions, MAX_TTL, MAX_CAPACITY } from './table/options.js'
 export type { Loader, LoaderContext } from './owner/loader.js'
-export type { OwnerInspector, OwnerInspectionEvent } from './inspector.js'
-export type { Stats, CounterName } from './counters.js'
-export { COUNTER_NAMES } from './counters.js'
-export type { TableEvents } from './table-events.js'
-export { type Id, MAX_ID_LENGTH } from './id.js'
-export { MAX_VERSION } from './versions.js'
-export { manualClock, systemClock, type Clock, type ManualClock, type TimerHandle } from './clock.js'
+export type { OwnerInspector, OwnerInspectionEvent } from './owner/inspector.js'
+export type { Stats, CounterName } from './core/counters.js'
+export { COUNTER_NAMES } from './core/counters.js'
+export type { TableEvents } from './core/events.js'
+export { type Id, MAX_ID_LENGTH } from './core/id.js'
+export { MAX_VERSION } from './core/versions.js'
+export { manualClock, systemClock, type Clock, type ManualClock, type TimerHandle } from './core/clock.js'
 export {
   EchoStoreError,
   TableError,
@@ -26,9 +26,9 @@ export {
   L2UnfitValueError,
   SelfFetchError,
   MissingPeerDependencyError,
-} from './errors.js'
-export { type ChangeOptions, type ChangeResult, type ClearResult } from './changes.js'
-export { PUBLISH_TIMEOUT } from './publish.js'
+} from './core/errors.js'
+export { type ChangeOptions, type ChangeResult, type ClearResult } from './table/changes.js'
+export { PUBLISH_TIMEOUT } from './bus/publish.js'
 
 // L2: the contract, the in-process store and the codecs (Redis: `echostore/redis`).
 export { type L2Store, type L2Entry, type L2Write, type L2Kind, type L2Leases, DEFAULT_L2_TIMEOUT } from './l2/store.js'

@@ -9,7 +9,7 @@ import { makeIds, seededRandom } from '../lib/random.js'
 import { RESOLVED, ROW } from '../lib/row.js'
 import { sleep } from '../lib/sleep.js'
 import { median } from '../lib/stats.js'
-import { SWEEP_SLICE } from '../../src/sweeper.js'
+import { SWEEP_SLICE } from '../../src/owner/sweep-timer.js'
 import { floorMedian, floorNamed, type BenchContext, type WorkloadResult } from './context.js'
 
 /** EchoStore's rows get ttl 60 s ± 500 ms on a frozen clock, so all expire within one second. */

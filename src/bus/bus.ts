@@ -1,4 +1,4 @@
-import type { Id } from '../id.js'
+import type { Id } from '../core/id.js'
 
 /**
  * A change of one id. It carries no value: a `put` has already written L2 (version-checked)

@@ -7,8 +7,8 @@
  * subscriber, before the outer delivery goes on. A handler that throws does not stop delivery to
  * the others and does not reject `publish`; its error goes to `onHandlerError`, or is dropped.
  */
-import { createEmitter } from '../emitter.js'
-import { BusClosedError, badArgument } from '../errors.js'
+import { createEmitter } from '../core/events.js'
+import { BusClosedError, badArgument } from '../core/errors.js'
 import type { Bus, BusDelivery, CoherenceMessage } from './bus.js'
 import { parseCoherenceMessage } from './message.js'
 

@@ -21,8 +21,8 @@
  * is ever merged into anything. JSON writes at most 6 bytes per UTF-16 code unit, so a message with
  * every field at its limit still fits in `MAX_WIRE_BYTES`: whatever a table accepts, the bus carries.
  */
-import { MAX_ID_LENGTH } from '../id.js'
-import { MAX_VERSION, isVersion } from '../versions.js'
+import { MAX_ID_LENGTH } from '../core/id.js'
+import { MAX_VERSION, isVersion } from '../core/versions.js'
 import type { ChangeMessage, CoherenceMessage, FillMessage } from './bus.js'
 
 /** Largest payload `decodeWire` reads, in bytes; larger payloads are refused before parsing. */

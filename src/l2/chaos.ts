@@ -1,6 +1,6 @@
-import { systemClock, type Clock, type TimerHandle } from '../clock.js'
-import { EchoStoreError, L2CorruptEntryError, badArgument, badNumber, describe } from '../errors.js'
-import type { Id } from '../id.js'
+import { systemClock, type Clock, type TimerHandle } from '../core/clock.js'
+import { EchoStoreError, L2CorruptEntryError, badArgument, badNumber, describe } from '../core/errors.js'
+import type { Id } from '../core/id.js'
 import { l2Key } from './keys.js'
 import type { L2Entry, L2Store, L2Write } from './store.js'
 

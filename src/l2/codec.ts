@@ -1,5 +1,5 @@
 import { deserialize, serialize } from 'node:v8'
-import { PREFIX, badArgument, describe } from '../errors.js'
+import { PREFIX, badArgument, describe } from '../core/errors.js'
 
 /**
  * Turns an L2 value into bytes and back. Only values travel through a codec: the negative marker

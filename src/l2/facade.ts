@@ -1,10 +1,9 @@
 import type { Emitter } from 'mitt'
-import type { Clock } from '../clock.js'
-import type { OwnerCounterName } from '../counters.js'
-import { emitSafely } from '../emit-safely.js'
-import { EchoStoreError, L2CorruptEntryError, L2UnfitValueError } from '../errors.js'
-import type { Id } from '../id.js'
-import type { TableEvents } from '../table-events.js'
+import type { Clock } from '../core/clock.js'
+import type { OwnerCounterName } from '../core/counters.js'
+import { type TableEvents, emitSafely } from '../core/events.js'
+import { EchoStoreError, L2CorruptEntryError, L2UnfitValueError } from '../core/errors.js'
+import type { Id } from '../core/id.js'
 import { DEFAULT_L2_TIMEOUT, type L2Entry, type L2Store, type L2Write } from './store.js'
 
 /** Consecutive failures (errors or timeouts) that open the breaker. */

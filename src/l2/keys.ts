@@ -1,5 +1,5 @@
-import { badArgument, describe } from '../errors.js'
-import { badId, isId, type Id } from '../id.js'
+import { badArgument, describe } from '../core/errors.js'
+import { badId, isId, type Id } from '../core/id.js'
 
 /**
  * The Redis key layout. A data key is `prefix` verbatim, then `{` + `JSON.stringify([table, id])` + `}`;

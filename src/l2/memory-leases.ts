@@ -1,6 +1,6 @@
-import type { Clock } from '../clock.js'
-import { badArgument, badNumber, describe } from '../errors.js'
-import type { Id } from '../id.js'
+import type { Clock } from '../core/clock.js'
+import { badArgument, badNumber, describe } from '../core/errors.js'
+import type { Id } from '../core/id.js'
 import { leaseKey } from './keys.js'
 import type { L2Leases } from './store.js'
 

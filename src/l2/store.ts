@@ -1,4 +1,4 @@
-import type { Id } from '../id.js'
+import type { Id } from '../core/id.js'
 
 /**
  * What an L2 entry holds:

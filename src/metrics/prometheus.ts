@@ -17,8 +17,8 @@
  * to every metric. The values are read at scrape time, from one `stats()` snapshot per table per
  * scrape, so the numbers of one scrape are consistent with each other (a snapshot is frozen).
  */
-import { COUNTER_NAMES, type CounterName, type Stats } from '../counters.js'
-import { badArgument } from '../errors.js'
+import { COUNTER_NAMES, type CounterName, type Stats } from '../core/counters.js'
+import { badArgument } from '../core/errors.js'
 
 /** A label set: `{ table: 'emoji_sets' }`. */
 type Labels = Record<string, string>

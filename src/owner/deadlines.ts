@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../clock.js'
+import type { Clock, TimerHandle } from '../core/clock.js'
 
 /** Something with a deadline that may end before it. */
 export interface Expiring {
@@ -9,7 +9,7 @@ export interface Expiring {
 }
 
 /**
- * The `loadTimeout` of every flight of a table, on one clock timer. Every flight gets the same
+ * The bound of every flight of a table (`loadTimeout`, with a lease's wait: `env.flightBound`), on one clock timer. Every flight gets the same
  * bound, so deadlines are ordered by start: a FIFO queue whose head is always the next deadline.
  * Flights that end early are dropped lazily from the head, and the queue is filtered when ended
  * entries outnumber running ones, so it holds at most about twice the running flights (+ 1024).
@@ -21,8 +21,8 @@ export class Deadlines<T extends Expiring> {
   #head = 0
   /** Entries still queued whose item has ended. */
   #stale = 0
+  /** The timer for the head's deadline, while there is a head. */
   #timer: TimerHandle | undefined = undefined
-  #armedAt = Number.POSITIVE_INFINITY
 
   constructor(
     private readonly clock: Clock,
@@ -50,7 +50,6 @@ export class Deadlines<T extends Expiring> {
     }
     this.#compact()
     this.#timer = undefined
-    this.#armedAt = Number.POSITIVE_INFINITY
     if (this.#head < queue.length) this.#arm(queue[this.#head]!.deadline)
     return expired
   }
@@ -71,13 +70,10 @@ export class Deadlines<T extends Expiring> {
   stop(): void {
     if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer)
     this.#timer = undefined
-    this.#armedAt = Number.POSITIVE_INFINITY
   }
 
+  /** Sets the timer for `at` (called only while none is set). */
   #arm(at: number): void {
-    if (at >= this.#armedAt && this.#timer !== undefined) return
-    if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer)
-    this.#armedAt = at
     this.#timer = this.clock.setTimeout(this.due, Math.max(0, at - this.clock.now()))
   }
 

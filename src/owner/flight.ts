@@ -3,11 +3,11 @@
  * Only one flight per id is joinable at a time; a caller that misses while it runs joins it and
  * receives its one answer (the same value object, or the same error) instead of loading again.
  */
-import { badArgument, badNumber, describe } from '../errors.js'
-import { MAX_TTL } from '../options.js'
-import type { TimerHandle } from '../clock.js'
-import type { Id } from '../id.js'
-import { MAX_VERSION, isVersion } from '../versions.js'
+import { badArgument, badNumber, describe } from '../core/errors.js'
+import { MAX_TTL } from '../table/options.js'
+import type { TimerHandle } from '../core/clock.js'
+import type { Id } from '../core/id.js'
+import { MAX_VERSION, isVersion } from '../core/versions.js'
 import type { LoaderContext } from './loader.js'
 import type { PlainMiss } from './messages.js'
 import type { Waiter } from './waiter.js'

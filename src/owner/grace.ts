@@ -4,11 +4,11 @@
  * which a stale-while-revalidate read took at once. A change always beats grace: a fenced flight has
  * no fallback, and a change leaves a fresh row or a tombstone where the graced value was.
  */
-import { C } from '../counters.js'
-import { emitSafely } from '../emit-safely.js'
-import type { Id } from '../id.js'
+import { C } from '../core/counters.js'
+import { emitSafely } from '../core/events.js'
+import type { Id } from '../core/id.js'
 import { NOT_LIVE } from '../rows/row-store.js'
-import { known, store } from './changes.js'
+import { known, store } from './on-change.js'
 import type { Fallback, Flight } from './flight.js'
 import { msg } from './messages.js'
 import { type Turn, listening } from './state.js'

@@ -13,12 +13,12 @@
  * `flight.leaseWake` (the owner calls it), and reports counts as messages.
  */
 import { randomUUID } from 'node:crypto'
-import type { Clock } from '../clock.js'
-import type { OwnerCounterName } from '../counters.js'
+import type { Clock } from '../core/clock.js'
+import type { OwnerCounterName } from '../core/counters.js'
 import { type L2Facade, L2_FAILED } from '../l2/facade.js'
-import type { Id } from '../id.js'
+import type { Id } from '../core/id.js'
 import type { L2Entry } from '../l2/store.js'
-import type { LeaseSettings } from '../options.js'
+import type { LeaseSettings } from '../table/options.js'
 import type { Flight } from './flight.js'
 
 /** The first look at L2 while waiting, in ms after the lease was found held. */

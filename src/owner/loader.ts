@@ -1,4 +1,4 @@
-import type { Id } from '../id.js'
+import type { Id } from '../core/id.js'
 
 /** What a loader receives beside the id. */
 export interface LoaderContext {

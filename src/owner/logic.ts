@@ -11,15 +11,15 @@
  * event instead, and the batch goes on.
  */
 import type { ActorLogic, ActorScope, ActorSystem, Snapshot } from 'xstate'
-import { C } from '../counters.js'
-import { emitSafely } from '../emit-safely.js'
-import { onClear, onDelivery, onInvalidate, onPut } from './changes.js'
-import { onDeadline, onFlightDone, onL2Refused, onLoad, runStarted } from './flights.js'
+import { C } from '../core/counters.js'
+import { emitSafely } from '../core/events.js'
+import { onClear, onDelivery, onInvalidate, onPut } from './on-change.js'
+import { onDeadline, onFlightDone, onL2Refused, onLoad, runStarted } from './on-flight.js'
 import type { BatchEvent, Message } from './messages.js'
 import { onSoftTimeout } from './grace.js'
-import { onPlainMiss, onRefresh, onWait, onWaiterLeft } from './misses.js'
+import { onPlainMiss, onRefresh, onWait, onWaiterLeft } from './on-miss.js'
 import type { OwnerEnv, OwnerState, Turn } from './state.js'
-import { onSweep } from './sweep.js'
+import { onSweep } from './on-sweep.js'
 
 /** The owner's snapshot: xstate's status fields, and the owner's state as `context`. */
 export type OwnerSnapshot<V> = Snapshot<undefined> & { context: OwnerState<V> }

@@ -1,4 +1,4 @@
-import type { Id } from '../id.js'
+import type { Id } from '../core/id.js'
 import type { Loader } from './loader.js'
 import { type Message, PlainMiss, Refresh } from './messages.js'
 import type { OwnerState } from './state.js'

@@ -3,8 +3,8 @@
  * turn of the event loop to the actor as one `batch` event (see `mailbox.ts`).
  */
 import type { BusDelivery } from '../bus/bus.js'
-import type { OwnerCounterName } from '../counters.js'
-import type { Id } from '../id.js'
+import type { OwnerCounterName } from '../core/counters.js'
+import type { Id } from '../core/id.js'
 import type { Flight, FlightResult } from './flight.js'
 import type { Loader } from './loader.js'
 import type { Waiter } from './waiter.js'

@@ -7,19 +7,19 @@
  */
 import type { Emitter } from 'mitt'
 import { createActor } from 'xstate'
-import { TableClosedError } from '../errors.js'
-import type { Id } from '../id.js'
+import { TableClosedError } from '../core/errors.js'
+import type { Id } from '../core/id.js'
 import { L2Facade } from '../l2/facade.js'
-import type { ResolvedOptions } from '../options.js'
-import { Sweeper } from '../sweeper.js'
-import { type Publisher, publish } from '../publish.js'
-import type { TableEvents } from '../table-events.js'
-import type { Expiry } from '../expiry.js'
+import type { ResolvedOptions } from '../table/options.js'
+import { Sweeper } from './sweep-timer.js'
+import { type Publisher, publish } from '../bus/publish.js'
+import type { TableEvents } from '../core/events.js'
+import type { Expiry } from '../rows/expiry.js'
 import type { Loader } from './loader.js'
 import { ownerLogic } from './logic.js'
 import { Mailbox } from './mailbox.js'
 import { type Message, msg } from './messages.js'
-import { type RunnerDeps, loaderOnStack } from './run-flight.js'
+import { type RunnerDeps, loaderOnStack } from './load.js'
 import { type OwnerEnv, type OwnerState, initialState } from './state.js'
 
 /** A waiting caller's own options. */
@@ -64,12 +64,14 @@ export interface OwnerWiring {
   origin: string
   events: Emitter<TableEvents>
   expiry: Expiry
+  /** How long a flight may run before `LoadTimeoutError` (see `flightBoundOf`). */
+  flightBound: number
   /** How long a tombstone is remembered: long enough to outlive any flight or row it fences. */
   tombstoneLife: number
 }
 
 /** Starts the owner actor of one table. */
-export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry, tombstoneLife }: OwnerWiring): Owner<V> {
+export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry, flightBound, tombstoneLife }: OwnerWiring): Owner<V> {
   const { name, clock } = options
   const state = initialState<V>(options.capacity, options.grace, options.coalesce, clock, () => send(msg.deadline()))
   const mailbox = new Mailbox<V>((messages) => deliver(messages), state)
@@ -81,9 +83,8 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     name,
     origin,
     clock,
-    expiry,
     loadTimeout: options.loadTimeout,
-    flightBound: options.loadTimeout + (options.lease === undefined || l2 === undefined ? 0 : options.lease.wait + l2.timeout),
+    flightBound,
     tombstoneLife,
     sweepPeriod: Math.max(options.sweepInterval, options.ttl / 16),
     grace: options.grace,
@@ -91,13 +92,12 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     softTimeout: options.softTimeout,
     sweeper: new Sweeper(clock, options.sweepInterval, (tick) => send(msg.sweep(tick))),
     events,
-    l2,
     runner: {
       clock,
       expiry,
       l2,
       grace: options.grace,
-      lease: l2 === undefined ? undefined : options.lease,
+      lease: options.lease,
       announceFill(id, version) {
         void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
       },

@@ -1,17 +1,15 @@
 import type { Emitter } from 'mitt'
-import type { Clock } from '../clock.js'
-import { C, newOwnerCounters } from '../counters.js'
-import type { Expiry } from '../expiry.js'
-import type { Id } from '../id.js'
-import type { L2Facade } from '../l2/facade.js'
+import type { Clock } from '../core/clock.js'
+import { newOwnerCounters } from '../core/counters.js'
+import type { Id } from '../core/id.js'
 import { RowStore, type SweepCursor } from '../rows/row-store.js'
-import type { Sweeper } from '../sweeper.js'
-import type { TableEvents } from '../table-events.js'
+import type { Sweeper } from './sweep-timer.js'
+import type { TableEvents } from '../core/events.js'
 import { Deadlines } from './deadlines.js'
 import type { Flight } from './flight.js'
 import type { Loader } from './loader.js'
 import type { Message } from './messages.js'
-import type { RunnerDeps } from './run-flight.js'
+import type { RunnerDeps } from './load.js'
 
 /**
  * The owner's state: the context of its actor's snapshot. Every field is written only by the
@@ -48,7 +46,6 @@ export interface OwnerEnv<V> {
   /** This table instance's id on the bus: it ignores its own messages. */
   readonly origin: string
   readonly clock: Clock
-  readonly expiry: Expiry
   readonly loadTimeout: number
   /** How long a flight may run before `LoadTimeoutError`: `loadTimeout`, plus, with a lease, its `wait` and one L2 timeout (a flight may wait for another process's load before its own). */
   readonly flightBound: number
@@ -64,7 +61,6 @@ export interface OwnerEnv<V> {
   readonly softTimeout: number | undefined
   readonly sweeper: Sweeper
   readonly events: Emitter<TableEvents>
-  readonly l2: L2Facade | undefined
   /** What a flight's runner needs (its `post` is the mailbox's). */
   readonly runner: RunnerDeps<V>
   /** Posts a message and hands the turn's messages to the owner now: for timers and listeners, which run outside any turn. */
@@ -100,9 +96,4 @@ export function initialState<V>(capacity: number, grace: number, coalesce: boole
 /** True while someone listens to the table's events (nothing is built otherwise). */
 export function listening<V>(turn: Turn<V>): boolean {
   return turn.env.events.all.size > 0
-}
-
-/** Bumps one of the owner's counters. */
-export function bump<V>(turn: Turn<V>, counter: keyof typeof C, by = 1): void {
-  turn.state.counters[C[counter]] += by
 }

@@ -1,4 +1,4 @@
-import type { Id } from '../id.js'
+import type { Id } from '../core/id.js'
 
 /** A table of at most this many rows has one shard and hashes nothing: rebuilding or rehashing it takes a few milliseconds at most. */
 export const SINGLE_SHARD_ROWS = 131_072

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock.js'
-import type { Id } from '../id.js'
+import type { Clock } from '../core/clock.js'
+import type { Id } from '../core/id.js'
 import { FrequencySketch } from './frequency-sketch.js'
 import { IdIndex, hashId } from './id-index.js'
 

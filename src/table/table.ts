@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto'
 import type { Emitter } from 'mitt'
-import type { Bus } from './bus/bus.js'
-import { createEmitter } from './emitter.js'
+import type { Bus } from '../bus/bus.js'
+import { type TableEvents, createEmitter } from '../core/events.js'
 import { type ChangeOptions, type ChangeResult, Changes, type ClearResult } from './changes.js'
-import { type Clock, MAX_TIMER_MS } from './clock.js'
-import { R, type Stats, newReadCounters, snapshot } from './counters.js'
-import { SelfFetchError, TableClosedError, badArgument, badNumber, describe, showId } from './errors.js'
-import { expiryPolicy } from './expiry.js'
-import { type Id, badId, isId } from './id.js'
-import type { Loader } from './owner/loader.js'
-import { msg } from './owner/messages.js'
-import { type Owner, startOwner } from './owner/owner.js'
-import { type TableOptions, resolveOptions } from './options.js'
+import { type Clock, MAX_TIMER_MS } from '../core/clock.js'
+import { R, type Stats, newReadCounters, snapshot } from '../core/counters.js'
+import { SelfFetchError, TableClosedError, badArgument, badNumber, describe, showId } from '../core/errors.js'
+import { expiryPolicy } from '../rows/expiry.js'
+import { type Id, badId, isId } from '../core/id.js'
+import type { Loader } from '../owner/loader.js'
+import { msg } from '../owner/messages.js'
+import { type Owner, startOwner } from '../owner/owner.js'
+import { type TableOptions, flightBoundOf, resolveOptions } from './options.js'
 import { readOptions } from './read-options.js'
-import { NOT_LIVE, type RowStore } from './rows/row-store.js'
-import type { TableEvents } from './table-events.js'
+import { NOT_LIVE, type RowStore } from '../rows/row-store.js'
 
 /** Per-call options of {@link Table.fetch}. */
 export interface FetchOptions {
@@ -71,8 +70,10 @@ export class Table<V, K extends Id = Id> {
     this.#clock = resolved.clock
     this.#staleWhileRevalidate = resolved.staleWhileRevalidate
     const expiry = expiryPolicy(resolved.ttl, resolved.negativeTtl, resolved.jitter, resolved.random)
-    const tombstoneLife = Math.max(resolved.ttl, resolved.loadTimeout)
-    this.#owner = startOwner<V>(resolved, { origin: this.origin, events: this.events, expiry, tombstoneLife })
+    const flightBound = flightBoundOf(resolved)
+    // A tombstone outlives any flight it may fence, and the rows of its id's lifetime.
+    const tombstoneLife = Math.max(resolved.ttl, flightBound)
+    this.#owner = startOwner<V>(resolved, { origin: this.origin, events: this.events, expiry, flightBound, tombstoneLife })
     this.#rows = this.#owner.state.rows
     this.#changes = new Changes<V>({
       name: this.name,

@@ -6,11 +6,11 @@
  * filled the row, or, during the fail-safe's back-off, the answer of the flight whose failure was
  * absorbed.
  */
-import { C } from '../counters.js'
-import { FetchTimeoutError } from '../errors.js'
+import { C } from '../core/counters.js'
+import { FetchTimeoutError } from '../core/errors.js'
 import { NOT_LIVE } from '../rows/row-store.js'
 import type { Flight } from './flight.js'
-import { release, startFlight } from './flights.js'
+import { release, startFlight } from './on-flight.js'
 import { backedOff, fallbackFor, servedStale, softAnswer } from './grace.js'
 import { type PlainMiss, type Refresh, type WaitMessage, msg } from './messages.js'
 import type { Turn } from './state.js'

@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from 'ioredis'
-import { badArgument, badNumber, describe } from '../errors.js'
-import type { Id } from '../id.js'
-import { leaseKey } from './keys.js'
-import { RELEASE_LEASE_LUA } from './redis-scripts.js'
-import type { L2Leases } from './store.js'
+import { badArgument, badNumber, describe } from '../core/errors.js'
+import type { Id } from '../core/id.js'
+import { leaseKey } from '../l2/keys.js'
+import { RELEASE_LEASE_LUA } from './scripts.js'
+import type { L2Leases } from '../l2/store.js'
 
 /** The command `defineCommand` installs for releasing (ioredis runs it with EVALSHA). */
 interface ReleaseScript {

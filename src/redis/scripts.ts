@@ -4,8 +4,8 @@
  * A key that holds garbage (another type, a header that does not parse, a version out of range) is
  * that key's problem: reads report it, writes and mints replace it; it never fails a call.
  */
-import { MAX_VERSION } from '../versions.js'
-import { HEADER_SCAN } from './redis-entry.js'
+import { MAX_VERSION } from '../core/versions.js'
+import { HEADER_SCAN } from './entry.js'
 
 /** The held entry's version from its header, or nil when the key holds no readable one (any type is safe to ask). */
 const HELD_VERSION = `

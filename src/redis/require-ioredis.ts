@@ -3,7 +3,7 @@
  * says how to fix it instead of failing deep in a stack trace.
  */
 import type * as Ioredis from 'ioredis'
-import { MissingPeerDependencyError } from './errors.js'
+import { MissingPeerDependencyError } from '../core/errors.js'
 
 /** The ioredis major version EchoStore is built and tested against (its peer dependency range). */
 const IOREDIS_MAJOR = '5'

@@ -5,10 +5,10 @@
  * 11 digits) is there only when not 0, and absent and tombstone entries carry no payload. The header
  * is ASCII and never longer than 31 bytes; the scripts read only its first {@link HEADER_SCAN} bytes.
  */
-import { L2CorruptEntryError, L2UnfitValueError } from '../errors.js'
-import { isVersion } from '../versions.js'
-import type { Codec } from './codec.js'
-import type { L2Entry, L2Kind, L2Write } from './store.js'
+import { L2CorruptEntryError, L2UnfitValueError } from '../core/errors.js'
+import { isVersion } from '../core/versions.js'
+import type { Codec } from '../l2/codec.js'
+import type { L2Entry, L2Kind, L2Write } from '../l2/store.js'
 
 /** Bytes of an entry the scripts read to find its header. */
 export const HEADER_SCAN = 32

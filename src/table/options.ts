@@ -1,9 +1,9 @@
-import type { Bus } from './bus/bus.js'
-import { type Clock, MAX_TIMER_MS, isClock, systemClock } from './clock.js'
-import { badArgument, badNumber, describe } from './errors.js'
+import type { Bus } from '../bus/bus.js'
+import { type Clock, MAX_TIMER_MS, isClock, systemClock } from '../core/clock.js'
+import { badArgument, badNumber, describe } from '../core/errors.js'
 import { readOptions } from './read-options.js'
-import type { L2Store } from './l2/store.js'
-import type { OwnerInspector } from './inspector.js'
+import { DEFAULT_L2_TIMEOUT, type L2Store } from '../l2/store.js'
+import type { OwnerInspector } from '../owner/inspector.js'
 
 /** Options of {@link createTable}. Every one is optional; defaults are given beside each. */
 export interface TableOptions {
@@ -195,4 +195,13 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   }
   const lease = readLease(o.lease, l2, loadTimeout)
   return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, lease, clock, random, l2, bus, inspect }
+}
+
+/**
+ * How long one flight of a table may run before `LoadTimeoutError`: `loadTimeout`, plus, with a
+ * lease, its `wait` and one L2 timeout (a flight may wait for another process's load before its own).
+ */
+export function flightBoundOf(options: ResolvedOptions): number {
+  if (options.lease === undefined) return options.loadTimeout
+  return options.loadTimeout + options.lease.wait + (options.l2?.timeout ?? DEFAULT_L2_TIMEOUT)
 }

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from './clock.js'
+import type { Clock, TimerHandle } from '../core/clock.js'
 
 /** Most rows one sweep slice walks: a slice of this size holds the event loop well under a millisecond. */
 export const SWEEP_SLICE = 2_048

@@ -1,4 +1,4 @@
-import { badArgument, describe } from './errors.js'
+import { badArgument, describe } from '../core/errors.js'
 
 /**
  * Reads an untrusted options object once, into a plain record of the `known` keys it holds. Refuses,

@@ -1,7 +1,7 @@
-import { C } from '../counters.js'
-import { emitSafely } from '../emit-safely.js'
+import { C } from '../core/counters.js'
+import { emitSafely } from '../core/events.js'
 import { newSweepCursor } from '../rows/row-store.js'
-import { SWEEP_SLICE, SWEEP_SLICE_MS } from '../sweeper.js'
+import { SWEEP_SLICE, SWEEP_SLICE_MS } from './sweep-timer.js'
 import { type Turn, listening } from './state.js'
 
 /**

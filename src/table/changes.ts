@@ -3,20 +3,20 @@
  * broadcast) and what the bus delivers. L2 is written first, version-guarded, so once a change has
  * reached L1 no flight can read the old entry from L2; the bus carries no value, only the version.
  */
-import type { CoherenceMessage } from './bus/bus.js'
-import type { Clock } from './clock.js'
-import { TableClosedError, badArgument, badNumber, describe, showId } from './errors.js'
+import type { CoherenceMessage } from '../bus/bus.js'
+import type { Clock } from '../core/clock.js'
+import { TableClosedError, badArgument, badNumber, describe, showId } from '../core/errors.js'
 import { readOptions } from './read-options.js'
-import type { Expiry } from './expiry.js'
-import { type Id, badId, isId } from './id.js'
-import { type L2Answer, L2_FAILED, type L2WriteOutcome } from './l2/facade.js'
-import type { L2Write } from './l2/store.js'
-import { l2Write } from './l2/write.js'
-import { known } from './owner/changes.js'
-import { type ChangeReply, type Message, msg } from './owner/messages.js'
-import type { Owner } from './owner/owner.js'
-import { PUBLISH_TIMEOUT, publish } from './publish.js'
-import { MAX_VERSION, isVersion, mintVersion } from './versions.js'
+import type { Expiry } from '../rows/expiry.js'
+import { type Id, badId, isId } from '../core/id.js'
+import { type L2Answer, L2_FAILED, type L2WriteOutcome } from '../l2/facade.js'
+import type { L2Write } from '../l2/store.js'
+import { l2Write } from '../l2/write.js'
+import { known } from '../owner/on-change.js'
+import { type ChangeReply, type Message, msg } from '../owner/messages.js'
+import type { Owner } from '../owner/owner.js'
+import { PUBLISH_TIMEOUT, publish } from '../bus/publish.js'
+import { MAX_VERSION, isVersion, mintVersion } from '../core/versions.js'
 
 /** Options of `table.put` and `table.invalidate`. */
 export interface ChangeOptions {

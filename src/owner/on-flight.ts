@@ -3,15 +3,15 @@
  * refusal. A flight settles only what it still owns: a result that arrives after the flight was
  * released belongs to nobody and is dropped, and a fenced flight's answer is not stored.
  */
-import { C } from '../counters.js'
-import { emitSafely } from '../emit-safely.js'
-import { LoadTimeoutError } from '../errors.js'
-import type { Id } from '../id.js'
-import { store } from './changes.js'
+import { C } from '../core/counters.js'
+import { emitSafely } from '../core/events.js'
+import { LoadTimeoutError } from '../core/errors.js'
+import type { Id } from '../core/id.js'
+import { store } from './on-change.js'
 import { absorbFailure, armSoftTimeout, fallbackFor } from './grace.js'
 import { Flight, FlightContext, type FlightResult } from './flight.js'
 import type { Loader } from './loader.js'
-import { runFlight } from './run-flight.js'
+import { runFlight } from './load.js'
 import { type Turn, listening } from './state.js'
 
 /**

@@ -1,10 +1,9 @@
 import type { Emitter } from 'mitt'
-import type { Bus, CoherenceMessage } from './bus/bus.js'
-import type { Clock } from './clock.js'
-import type { OwnerCounterName } from './counters.js'
-import { emitSafely } from './emit-safely.js'
-import type { Id } from './id.js'
-import type { TableEvents } from './table-events.js'
+import type { Bus, CoherenceMessage } from './bus.js'
+import type { Clock } from '../core/clock.js'
+import type { OwnerCounterName } from '../core/counters.js'
+import { type TableEvents, emitSafely } from '../core/events.js'
+import type { Id } from '../core/id.js'
 
 /** Bound in ms (on the table's clock) on publishing one message to the bus; past it `bus_errors` counts it. */
 export const PUBLISH_TIMEOUT = 1_000

@@ -6,9 +6,9 @@
  * is not stored.
  */
 import { parseCoherenceMessage } from '../bus/message.js'
-import { C } from '../counters.js'
-import { emitSafely } from '../emit-safely.js'
-import type { Id } from '../id.js'
+import { C } from '../core/counters.js'
+import { emitSafely } from '../core/events.js'
+import type { Id } from '../core/id.js'
 import type { Flight } from './flight.js'
 import type { InvalidateMessage, PutMessage } from './messages.js'
 import { type OwnerState, type Turn, listening } from './state.js'
@@ -42,10 +42,10 @@ export function store<V>(turn: Turn<V>, id: Id, value: V | undefined, expiresAt:
   return rows.write(id, value, expiresAt, version, slot)
 }
 
-/** The forget time after which a tombstone may still fence a running flight: one younger than `loadTimeout` stays. */
+/** The forget time after which a tombstone may still fence a running flight: one younger than a flight's bound stays. */
 function keepTombstonesAfter<V>(turn: Turn<V>): number {
-  const { clock, tombstoneLife, loadTimeout } = turn.env
-  return clock.now() + tombstoneLife - loadTimeout
+  const { clock, tombstoneLife, flightBound } = turn.env
+  return clock.now() + tombstoneLife - flightBound
 }
 
 /** Replaces the row with a tombstone remembering `version` for `max(ttl, loadTimeout)` (none for a new id on a full table). */

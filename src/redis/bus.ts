@@ -19,11 +19,11 @@
  * outage never crashes the process; ioredis keeps reconnecting meanwhile.
  */
 import type { Redis } from 'ioredis'
-import { ioredis } from '../ioredis.js'
-import { BusClosedError, badArgument, describe } from '../errors.js'
-import { FAIL_FAST } from '../redis-connection.js'
-import type { Bus, BusDelivery, CoherenceMessage } from './bus.js'
-import { decodeWire, encodeWire, parseCoherenceMessage } from './message.js'
+import { ioredis } from './ioredis.js'
+import { BusClosedError, badArgument, describe } from '../core/errors.js'
+import { FAIL_FAST } from './connection.js'
+import type { Bus, BusDelivery, CoherenceMessage } from '../bus/bus.js'
+import { decodeWire, encodeWire, parseCoherenceMessage } from '../bus/message.js'
 
 /** The channel used when none is given. */
 export const DEFAULT_CHANNEL = 'echostore:coherence'
