@@ -228,7 +228,7 @@ describe('the stale write-back race', () => {
     }
   })
 
-  // Was a bug (src/sweeper.ts + src/rows.ts): a tombstone had expiresAt = -Infinity, so when the id's
+  // Was a bug (the sweeper and the rows): a tombstone had expiresAt = -Infinity, so when the id's
   // *earlier* row's sweep bucket came due, the sweeper met the tombstone there and reclaimed it long
   // before `max(ttl, loadTimeout)`; an unregistered flight (coalescing off) that read the source
   // before the invalidate then stored its stale answer (no L2 to refuse it). A tombstone now keeps

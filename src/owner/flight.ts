@@ -45,7 +45,7 @@ export type Answer<V> = { ok: true; value: V | undefined } | { ok: false; error:
 
 /**
  * A flight's record. Created, joined, fenced, answered and released only by the owner; its runner
- * (`runFlight`) only reads it, and reports what happened as messages.
+ * (`runFlight`, in `load.ts`) only reads it, but for `leaseWake`, and reports what happened as messages.
  */
 export class Flight<V> {
   /** The plain callers' message whose promise they all share (it has its own). Set by the owner when the first plain caller joins. */

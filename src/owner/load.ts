@@ -10,13 +10,6 @@ import { giveBack, takeLeaseOrWait } from './lease.js'
 import type { Loader } from './loader.js'
 import { type Message, msg } from './messages.js'
 
-/**
- * The loader running right now, synchronously, and the runner deps (one per table) of its flight:
- * a fetch of that id on that table from inside the loader would wait on its own load. Written only
- * by {@link runFlight}, around the loader's synchronous part.
- */
-export const loaderOnStack: { deps: RunnerDeps<never> | undefined; id: Id | undefined } = { deps: undefined, id: undefined }
-
 /** What a flight's runner needs from its table. */
 export interface RunnerDeps<V> {
   clock: Clock
@@ -26,6 +19,12 @@ export interface RunnerDeps<V> {
   grace: number
   /** The table's lease settings, when it has `lease` on (and an L2). */
   lease: LeaseSettings | undefined
+  /**
+   * The id whose loader runs right now, synchronously, on this table: a fetch of that id from inside
+   * the loader would wait on its own load. Written only by {@link callLoader}, around the loader's
+   * synchronous part; read by `Owner.insideLoaderOf`.
+   */
+  readonly loading: { id: Id | undefined }
   /** Tells the other processes that this process, holding the lease of `id`, filled it at `version` (a bus message; nothing without a bus). */
   announceFill(id: Id, version: number): void
   /** Posts a message to the owner's mailbox. */
@@ -103,15 +102,13 @@ function entryValue<V>(entry: L2Entry): V | undefined {
   return entry.kind === 'value' ? (entry.value as V) : undefined
 }
 
-/** Calls the loader, marking it as on the stack while its synchronous part runs (see {@link loaderOnStack}). */
+/** Calls the loader, marking its id as loading while its synchronous part runs (see {@link RunnerDeps.loading}). */
 function callLoader<V>(flight: Flight<V>, loader: Loader<V>, deps: RunnerDeps<V>): ReturnType<Loader<V>> {
-  const outer = { deps: loaderOnStack.deps, id: loaderOnStack.id }
-  loaderOnStack.deps = deps as unknown as RunnerDeps<never>
-  loaderOnStack.id = flight.id
+  const outer = deps.loading.id
+  deps.loading.id = flight.id
   try {
     return loader(flight.id, flight.context)
   } finally {
-    loaderOnStack.deps = outer.deps
-    loaderOnStack.id = outer.id
+    deps.loading.id = outer
   }
 }

@@ -1,36 +1,45 @@
 /**
  * The owner's actor logic, written the way xstate writes its own (`fromTransition`, `fromPromise`):
- * a plain object with `transition`, `getInitialSnapshot` and `getPersistedSnapshot`. The owner's
- * state is the snapshot's `context`; `transition` applies one batch of messages to it in place and
- * returns the same snapshot (legal in xstate, and no copy per message), or a `done` snapshot once
- * the table has closed and its last flight has answered, which stops the actor.
+ * a plain object with `transition`, `getInitialSnapshot` and `getPersistedSnapshot`.
  *
- * Effects (starting loads, emitting events, arming timers) run through `defer`, after the state
- * change commits. The transition never throws: a throw would kill the actor and silently drop every
- * later message, leaving waiters pending forever; a handler that throws is reported as an `error`
- * event instead, and the batch goes on.
+ * What xstate provides here: the actor's mailbox (a batch sent while one is being processed waits
+ * its turn, never nests), `defer` (effects run after the state change commits), the lifecycle
+ * (`active`, then `done` once the table is closed and drained, after which the actor takes no
+ * event), and inspection (`inspect` sees every batch and every snapshot). The owner's working state
+ * (rows, flights, counters: see `state.ts`) is held by this logic and changed in place by
+ * `transition`, for speed; what xstate stores and shows an inspector is a snapshot that is a value:
+ * a new object after every batch, never changed afterwards, whose `value` is the table's lifecycle
+ * (`running`, `draining` once closed with flights still running, `closed`) and whose `context` holds
+ * the coalescing gate, the flights running and the rows held at that moment.
+ *
+ * The transition never throws: a throw would kill the actor and silently drop every later message,
+ * leaving waiters pending forever; a handler that throws is reported as an `error` event instead,
+ * and the batch goes on.
  */
 import type { ActorLogic, ActorScope, ActorSystem, Snapshot } from 'xstate'
 import { C } from '../core/counters.js'
 import { emitSafely } from '../core/events.js'
 import { onClear, onDelivery, onInvalidate, onPut } from './on-change.js'
-import { onDeadline, onFlightDone, onL2Refused, onLoad, runStarted } from './on-flight.js'
 import type { BatchEvent, Message } from './messages.js'
 import { onSoftTimeout } from './grace.js'
-import { onPlainMiss, onRefresh, onWait, onWaiterLeft } from './on-miss.js'
+import { onDeadline, onFlightDone, onL2Refused, onLoad, onPlainMiss, onRefresh, onWait, onWaiterLeft, runStarted } from './single-flight.js'
 import type { OwnerEnv, OwnerState, Turn } from './state.js'
 import { onSweep } from './on-sweep.js'
 
-/** The owner's snapshot: xstate's status fields, and the owner's state as `context`. */
-export type OwnerSnapshot<V> = Snapshot<undefined> & { context: OwnerState<V> }
+/** The table's lifecycle: taking work, closed but still answering the flights that run, or stopped. */
+export type Lifecycle = 'running' | 'draining' | 'closed'
 
-/** What `getPersistedSnapshot` gives: the numbers, not the rows or flights (they hold promises and values; a cache restarts cold). */
-export type PersistedOwner = Snapshot<undefined> & {
-  context: { counters: number[]; size: number; inflight: number; coalesce: boolean; closing: boolean }
+/** The owner's snapshot, a value: xstate's status fields, the lifecycle as `value`, and the owner's figures at the end of a batch. */
+export type OwnerSnapshot = Snapshot<undefined> & {
+  value: Lifecycle
+  context: { coalesce: boolean; closing: boolean; inflight: number; size: number }
 }
 
-/** The owner's logic as an xstate actor logic: its event is a batch of messages; its input is its initial state. */
-export type OwnerLogic<V> = ActorLogic<OwnerSnapshot<V>, BatchEvent<V>, OwnerState<V>, ActorSystem<any>>
+/** What `getPersistedSnapshot` gives: the snapshot with a copy of the counters; never the rows or flights (they hold promises and values; a cache restarts cold). */
+export type PersistedOwner = OwnerSnapshot & { context: OwnerSnapshot['context'] & { counters: number[] } }
+
+/** The owner's logic as an xstate actor logic: its event is a batch of messages. */
+export type OwnerLogic<V> = ActorLogic<OwnerSnapshot, BatchEvent<V>, undefined, ActorSystem<any>>
 
 /** Applies one message to the state. */
 function handle<V>(turn: Turn<V>, message: Message<V>): void {
@@ -70,17 +79,23 @@ function handle<V>(turn: Turn<V>, message: Message<V>): void {
       turn.state.coalesce = message.on
       return
     case 'close':
-      turn.state.closing = true
       turn.defer(() => turn.env.sweeper.stop())
       return
   }
 }
 
-/** The owner's actor logic for one table. */
-export function ownerLogic<V>(env: OwnerEnv<V>): OwnerLogic<V> {
-  function transition(snapshot: OwnerSnapshot<V>, event: BatchEvent<V>, scope: ActorScope<OwnerSnapshot<V>, BatchEvent<V>>): OwnerSnapshot<V> {
+/** The snapshot of `state` now: a new value. */
+function snapshotOf<V>(state: OwnerState<V>, closing: boolean): OwnerSnapshot {
+  const done = closing && state.inflight === 0
+  const context = { coalesce: state.coalesce, closing, inflight: state.inflight, size: state.rows.size }
+  return { status: done ? 'done' : 'active', output: undefined, error: undefined, value: done ? 'closed' : closing ? 'draining' : 'running', context }
+}
+
+/** The owner's actor logic for one table, working on `state` (see the module comment). */
+export function ownerLogic<V>(env: OwnerEnv<V>, state: OwnerState<V>): OwnerLogic<V> {
+  function transition(snapshot: OwnerSnapshot, event: BatchEvent<V>, scope: ActorScope<OwnerSnapshot, BatchEvent<V>>): OwnerSnapshot {
     if (event.type !== 'batch' || snapshot.status !== 'active') return snapshot // xstate's own lifecycle events
-    const turn: Turn<V> = { state: snapshot.context, env, defer: scope.defer, started: [] }
+    const turn: Turn<V> = { state, env, defer: scope.defer, started: [] }
     for (const message of event.messages) {
       try {
         handle(turn, message)
@@ -89,19 +104,14 @@ export function ownerLogic<V>(env: OwnerEnv<V>): OwnerLogic<V> {
       }
     }
     if (turn.started.length > 0) runStarted(turn)
-    const state = snapshot.context
-    if (!state.closing || state.inflight > 0) return snapshot
-    state.deadlines.stop()
-    return { status: 'done', output: undefined, error: undefined, context: state }
+    const next = snapshotOf(state, env.closing())
+    if (next.status === 'done') state.deadlines.stop()
+    return next
   }
 
   return {
     transition,
-    getInitialSnapshot: (_scope, state) => ({ status: 'active', output: undefined, error: undefined, context: state }),
-    getPersistedSnapshot: ({ status, context }): PersistedOwner => {
-      const { counters, rows, inflight, coalesce, closing } = context
-      const done = status === 'done'
-      return { status: done ? 'done' : 'active', output: undefined, error: undefined, context: { counters: [...counters], size: rows.size, inflight, coalesce, closing } }
-    },
+    getInitialSnapshot: () => snapshotOf(state, false),
+    getPersistedSnapshot: (snapshot: OwnerSnapshot): PersistedOwner => ({ ...snapshot, context: { ...snapshot.context, counters: [...state.counters] } }),
   }
 }

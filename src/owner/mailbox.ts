@@ -1,6 +1,6 @@
 import type { Id } from '../core/id.js'
 import type { Loader } from './loader.js'
-import { type Message, PlainMiss, Refresh } from './messages.js'
+import { type Message, type PlainMiss, type Refresh, msg } from './messages.js'
 import type { OwnerState } from './state.js'
 
 /**
@@ -52,7 +52,7 @@ export class Mailbox<V> {
     }
     const owner = this.#owner
     const coalesce = owner.coalesce
-    const message = new PlainMiss(id, loader, coalesce ? owner.flights.get(id) : undefined, false)
+    const message = msg.plainMiss(id, loader, coalesce ? owner.flights.get(id) : undefined, false)
     if (coalesce) this.#misses.set(id, (this.#last = message))
     this.post(message)
     return message.promise
@@ -60,7 +60,7 @@ export class Mailbox<V> {
 
   /** A plain forced refresh of `id`: a message of its own (it must not share an unforced miss's flight), which the owner joins to a flight or starts one with. */
   forcedMiss(id: Id, loader: Loader<V>): Promise<V | undefined> {
-    const message = new PlainMiss(id, loader, undefined, true)
+    const message = msg.plainMiss(id, loader, undefined, true)
     this.post(message)
     return message.promise
   }
@@ -72,7 +72,7 @@ export class Mailbox<V> {
       pending.count++
       return
     }
-    const message = new Refresh(id, loader, staleness)
+    const message = msg.refresh(id, loader, staleness)
     this.#refreshes.set(id, message)
     this.post(message)
   }

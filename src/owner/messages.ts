@@ -44,17 +44,21 @@ export class PlainMiss<V> {
   }
 }
 
-/** A caller with a signal, a deadline or a soft timeout of its own: it gets a promise of its own and may leave early. */
-export interface WaitMessage<V> {
-  type: 'wait'
-  id: Id
-  loader: Loader<V>
+/** A waiting caller's own options. */
+export interface WaitOptions {
   signal: AbortSignal | undefined
   timeout: number | undefined
   /** Ms after which this caller takes the graced value, if there is one. */
   softTimeout: number | undefined
   /** A forced refresh (see {@link PlainMiss.forced}). */
   forced: boolean
+}
+
+/** A caller with a signal, a deadline or a soft timeout of its own: it gets a promise of its own and may leave early. */
+export interface WaitMessage<V> extends WaitOptions {
+  type: 'wait'
+  id: Id
+  loader: Loader<V>
   resolve(value: V | undefined): void
   reject(error: unknown): void
 }
@@ -139,6 +143,16 @@ export interface BatchEvent<V> { type: 'batch'; messages: Message<V>[] }
 
 /** Constructors, so messages are built in one place. */
 export const msg = {
+  plainMiss: <V>(id: Id, loader: Loader<V>, flight: Flight<V> | undefined, forced: boolean): PlainMiss<V> => new PlainMiss(id, loader, flight, forced),
+  refresh: <V>(id: Id, loader: Loader<V>, staleness: number): Refresh<V> => new Refresh(id, loader, staleness),
+  wait: <V>(id: Id, loader: Loader<V>, options: WaitOptions, resolve: (value: V | undefined) => void, reject: (error: unknown) => void): WaitMessage<V> => ({
+    type: 'wait',
+    id,
+    loader,
+    ...options,
+    resolve,
+    reject,
+  }),
   count: (counter: OwnerCounterName): CountMessage => ({ type: 'count', counter }),
   load: (id: Id): LoadMessage => ({ type: 'load', id }),
   flightDone: <V>(flight: Flight<V>, result: FlightResult<V>): FlightDoneMessage<V> => ({ type: 'flight.done', flight, result }),

@@ -3,7 +3,8 @@
  * and owner counters (see `state.ts`), fed by one mailbox (see `mailbox.ts`). This module wires the
  * actor, its mailbox, and the timers and L2 facade that report to it, and is all the table facade
  * sees of the owner: it asks for a promise with {@link Owner.miss} or {@link Owner.wait} and never
- * touches a flight or a waiter.
+ * touches a flight or a waiter. It also holds the table's one closing flag, written only by
+ * {@link Owner.close}.
  */
 import type { Emitter } from 'mitt'
 import { createActor } from 'xstate'
@@ -18,17 +19,8 @@ import type { Expiry } from '../rows/expiry.js'
 import type { Loader } from './loader.js'
 import { ownerLogic } from './logic.js'
 import { Mailbox } from './mailbox.js'
-import { type Message, msg } from './messages.js'
-import { type RunnerDeps, loaderOnStack } from './load.js'
+import { type Message, type WaitOptions, msg } from './messages.js'
 import { type OwnerEnv, type OwnerState, initialState } from './state.js'
-
-/** A waiting caller's own options. */
-export interface WaitOptions {
-  signal: AbortSignal | undefined
-  timeout: number | undefined
-  softTimeout: number | undefined
-  forced: boolean
-}
 
 /** What the table facade may do with its owner. */
 export interface Owner<V> {
@@ -44,11 +36,15 @@ export interface Owner<V> {
   wait(id: Id, loader: Loader<V>, options: WaitOptions): Promise<V | undefined>
   /** True when called from the synchronous part of the loader of `id` on this table (a fetch of `id` now would wait on its own load). */
   insideLoaderOf(id: Id): boolean
+  /** True once {@link close} was called: new work is refused. */
+  readonly closed: boolean
+  /** Refuses new work from now on, stops the sweeper, lets the flights in progress answer, then stops the actor; returns {@link stopped}. Idempotent. */
+  close(): Promise<void>
   /** Posts a message (handed over with the rest of this turn's). */
   post(message: Message<V>): void
   /** Posts a message and hands the turn over now. */
   send(message: Message<V>): void
-  /** The owner's state, read through the actor's snapshot. */
+  /** The owner's working state (see `state.ts`). */
   readonly state: OwnerState<V>
   /** The table's L2 facade, if it has an L2. */
   readonly l2: L2Facade | undefined
@@ -75,6 +71,8 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const { name, clock } = options
   const state = initialState<V>(options.capacity, options.grace, options.coalesce, clock, () => send(msg.deadline()))
   const mailbox = new Mailbox<V>((messages) => deliver(messages), state)
+  /** The table's one closing flag: written only by `close` below; read by the facade, the change path and the transition. */
+  let closing = false
   const post = (message: Message<V>): void => mailbox.post(message)
   const send = (message: Message<V>): void => mailbox.send(message)
   const publisher: Publisher = { name, bus: options.bus, clock, events, count: (counter) => post(msg.count(counter)) }
@@ -98,14 +96,16 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
       l2,
       grace: options.grace,
       lease: options.lease,
+      loading: { id: undefined },
       announceFill(id, version) {
         void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
       },
       post,
     },
     send,
+    closing: () => closing,
   }
-  const actor = createActor(ownerLogic(env), { input: state, ...(options.inspect === undefined ? {} : { inspect: options.inspect }) })
+  const actor = createActor(ownerLogic(env, state), options.inspect === undefined ? {} : { inspect: options.inspect })
   const stopped = new Promise<void>((resolve) => actor.subscribe({ complete: resolve, error: () => resolve() }))
 
   function deliver(messages: Message<V>[]): void {
@@ -132,18 +132,26 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   return {
     miss: (id, loader) => mailbox.miss(id, loader),
     repeat: (id) => mailbox.repeat(id),
-    insideLoaderOf: (id) => loaderOnStack.deps === (env.runner as unknown as RunnerDeps<never>) && loaderOnStack.id === id,
+    insideLoaderOf: (id) => env.runner.loading.id === id,
+    get closed() {
+      return closing
+    },
+    close() {
+      if (!closing) {
+        closing = true
+        send(msg.close())
+      }
+      return stopped
+    },
     forcedMiss: (id, loader) => mailbox.forcedMiss(id, loader),
     refresh: (id, loader, staleness) => mailbox.refresh(id, loader, staleness),
-    wait(id, loader, { signal, timeout, softTimeout, forced }) {
-      return new Promise<V | undefined>((resolve, reject) => post({ type: 'wait', id, loader, signal, timeout, softTimeout, forced, resolve, reject }))
+    wait(id, loader, options) {
+      return new Promise<V | undefined>((resolve, reject) => post(msg.wait(id, loader, options, resolve, reject)))
     },
     post,
     send,
     publisher,
-    get state() {
-      return actor.getSnapshot().context
-    },
+    state,
     l2,
     stopped,
   }

@@ -12,10 +12,11 @@ import type { Message } from './messages.js'
 import type { RunnerDeps } from './load.js'
 
 /**
- * The owner's state: the context of its actor's snapshot. Every field is written only by the
- * owner, inside its transition; the hit path reads `rows` (through `live`), the mailbox reads
- * `flights` and `coalesce` to join a plain miss to a flight, and `stats()` reads the rest through
- * the actor's `getSnapshot()`.
+ * The owner's working state, held by its actor logic (see `logic.ts`). Every field is written only
+ * by the owner's transition, with the exceptions its fields name: the rows' visited bits (set by the
+ * hit path, see `RowStore`), and inside a flight what its runner and loader write (see `Flight`).
+ * The hit path reads `rows`, the mailbox reads `flights` and `coalesce` to join a plain miss to a
+ * flight, and `stats()` reads `counters`, `rows.size` and `inflight`.
  */
 export interface OwnerState<V> {
   /** The rows. */
@@ -32,8 +33,6 @@ export interface OwnerState<V> {
   inflight: number
   /** The coalescing gate. */
   coalesce: boolean
-  /** Set by `close`: stop once no flight runs. */
-  closing: boolean
   /** The sweep pass walking the rows now, if any. */
   sweep: SweepCursor | undefined
   /** The earliest time the next sweep pass may start. */
@@ -61,6 +60,8 @@ export interface OwnerEnv<V> {
   readonly softTimeout: number | undefined
   readonly sweeper: Sweeper
   readonly events: Emitter<TableEvents>
+  /** True once the table was closed: the owner stops once no flight runs (the one closing flag: see `Owner.close`). */
+  readonly closing: () => boolean
   /** What a flight's runner needs (its `post` is the mailbox's). */
   readonly runner: RunnerDeps<V>
   /** Posts a message and hands the turn's messages to the owner now: for timers and listeners, which run outside any turn. */
@@ -87,7 +88,6 @@ export function initialState<V>(capacity: number, grace: number, coalesce: boole
     counters: newOwnerCounters(),
     inflight: 0,
     coalesce,
-    closing: false,
     sweep: undefined,
     nextSweepAt: 0,
   }

@@ -91,10 +91,10 @@ const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
 
 /**
  * An L2 on Redis through ioredis. Each entry is one string key (see `l2Key` for the key, and
- * `redis-entry.ts` for the bytes) written by a script that refuses only a strictly higher version
+ * `entry.ts` for the bytes) written by a script that refuses only a strictly higher version
  * than the one held, with `PX ttl`; `get` reads the entry and its `PTTL` atomically and answers the
  * remaining lifetime. `nextVersion` mints the next version in a per-(table, id) version key (see
- * `redis-scripts.ts`), which lives `VERSION_TTL_MS` (7 days) after its last use. An entry that
+ * `scripts.ts`), which lives `VERSION_TTL_MS` (7 days) after its last use. An entry that
  * cannot be decoded, holds poisoned JSON, another Redis type, or has no expiry makes `get` reject
  * with `L2CorruptEntryError`; one larger than `maxValueBytes` with `L2UnfitValueError`; the next
  * write replaces either.
@@ -108,7 +108,7 @@ const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
  * The adapter does I/O only: no timeouts or fallback (the table's facade owns them). The
  * scripts are installed on the client with `defineCommand` (`echostoreL2Get`, `echostoreL2Set`,
  * `echostoreL2NextVersion`, `echostoreL2Generation`, `echostoreL2Clear`, `echostoreL2ReleaseLease`);
- * leases are in `redis-leases.ts`. A client's own
+ * leases are in `leases.ts`. A client's own
  * `keyPrefix`, if any, goes before `prefix`.
  */
 export function redisL2(options: RedisL2Options): L2Store {

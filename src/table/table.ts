@@ -59,8 +59,6 @@ export class Table<V, K extends Id = Id> {
   readonly #unsubscribe: (() => void) | undefined
   /** Stale-while-revalidate: a miss on a graced row answers its value at once. */
   readonly #staleWhileRevalidate: boolean
-  /** Set once by `close()`: written only by this facade. */
-  #closing: Promise<void> | undefined = undefined
 
   /** Use {@link createTable}. */
   constructor(options: TableOptions = {}) {
@@ -84,7 +82,7 @@ export class Table<V, K extends Id = Id> {
       tombstoneLife,
       grace: resolved.grace,
       leases: resolved.lease !== undefined,
-      closed: () => this.#closing !== undefined,
+      closed: () => this.#owner.closed,
     })
     const bus: Bus | undefined = resolved.bus
     this.#unsubscribe = bus?.subscribe((delivery) => this.#owner.send(msg.delivery(delivery)))
@@ -100,22 +98,8 @@ export class Table<V, K extends Id = Id> {
   fetch(id: K, loader: Loader<V, K>, options?: FetchOptions): Promise<V | undefined> {
     // The table calls a loader only with the id it was fetched with: a Loader<V, K> serves as a Loader<V>.
     const load = loader as Loader<V>
-    if (options === undefined && typeof load === 'function' && this.#closing === undefined) {
-      const repeat = this.#owner.repeat(id) // a herd: the same id as this turn's last miss, so no row to find
-      if (repeat !== undefined) {
-        this.#reads[R.misses]++
-        return repeat
-      }
-      // Only valid ids are ever stored, so a live row means the id is valid.
-      const value = this.#rows.live(id, this.#clock)
-      if (value !== NOT_LIVE) return this.#hit(value)
-      if (isId(id)) {
-        if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
-        this.#reads[R.misses]++
-        return this.#staleWhileRevalidate ? this.#staleOrMiss(id, load) : this.#owner.miss(id, load)
-      }
-    }
-    return this.#fetchWithOptions(id, load, options)
+    if (options === undefined && typeof load === 'function' && !this.#owner.closed) return this.#read(id, load, undefined)
+    return this.#readChecked(id, load, options)
   }
 
   /**
@@ -185,12 +169,8 @@ export class Table<V, K extends Id = Id> {
    * the same promise, which resolves once the owner has stopped.
    */
   close(): Promise<void> {
-    if (this.#closing === undefined) {
-      this.#closing = this.#owner.stopped
-      this.#unsubscribe?.()
-      this.#owner.send(msg.close())
-    }
-    return this.#closing
+    if (!this.#owner.closed) this.#unsubscribe?.()
+    return this.#owner.close()
   }
 
   /** A frozen snapshot of the counters, `size`, `inflight` and `hit_rate`. */
@@ -214,33 +194,49 @@ export class Table<V, K extends Id = Id> {
     return Promise.resolve(value)
   }
 
-  /** Everything but the plain path: validation, options, the lookup again, and the miss. Never throws: bad input rejects. */
-  #fetchWithOptions(id: Id, loader: Loader<V>, options: FetchOptions | undefined): Promise<V | undefined> {
+  /**
+   * The one lookup of a fetch, for a plain read (`read` undefined: the id is not validated yet) or a
+   * checked one: the herd's shortcut and the live row answer first (only valid ids are ever stored,
+   * so a live row means the id is valid), unless the read forces a refresh; then the miss.
+   */
+  #read(id: Id, loader: Loader<V>, read: FetchOptions | undefined): Promise<V | undefined> {
+    if (read === undefined) {
+      const repeat = this.#owner.repeat(id) // a herd: the same id as this turn's last miss, so no row to find
+      if (repeat !== undefined) {
+        this.#reads[R.misses]++
+        return repeat
+      }
+    }
+    if (read?.forceRefresh !== true) {
+      const value = this.#rows.live(id, this.#clock)
+      if (value !== NOT_LIVE) return this.#hit(value)
+    }
+    if (read === undefined && !isId(id)) return this.#readChecked(id, loader, undefined)
+    if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
+    this.#reads[R.misses]++
+    if (read === undefined || (read.signal === undefined && read.timeout === undefined && read.softTimeout === undefined)) {
+      if (read?.forceRefresh === true) return this.#owner.forcedMiss(id, loader)
+      return this.#staleWhileRevalidate ? this.#staleOrMiss(id, loader) : this.#owner.miss(id, loader)
+    }
+    return this.#owner.wait(id, loader, { signal: read.signal, timeout: read.timeout, softTimeout: read.softTimeout, forced: read.forceRefresh === true })
+  }
+
+  /** A fetch off the plain path: the id, loader and options validated, then {@link #read}. Never throws: bad input rejects. */
+  #readChecked(id: Id, loader: Loader<V>, options: FetchOptions | undefined): Promise<V | undefined> {
     if (!isId(id)) return Promise.reject(badId('fetch', id))
     if (typeof loader !== 'function') return Promise.reject(badArgument(TypeError, `fetch(${showId(id)}) needs a loader function, got ${describe(loader)}`))
-    if (this.#closing !== undefined) return Promise.reject(new TableClosedError(this.name, id))
+    if (this.#owner.closed) return Promise.reject(new TableClosedError(this.name, id))
     let read: FetchOptions
     try {
       read = readFetchOptions(id, options)
     } catch (error) {
       return Promise.reject(error)
     }
-    const { signal, timeout, softTimeout, forceRefresh = false } = read
-    if (signal?.aborted === true) {
+    if (read.signal?.aborted === true) {
       this.#owner.post(msg.count('cancelled'))
-      return Promise.reject(signal.reason)
+      return Promise.reject(read.signal.reason)
     }
-    if (!forceRefresh) {
-      const value = this.#rows.live(id, this.#clock)
-      if (value !== NOT_LIVE) return this.#hit(value)
-    }
-    if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
-    this.#reads[R.misses]++
-    if (signal === undefined && timeout === undefined && softTimeout === undefined) {
-      if (forceRefresh) return this.#owner.forcedMiss(id, loader)
-      return this.#staleWhileRevalidate ? this.#staleOrMiss(id, loader) : this.#owner.miss(id, loader)
-    }
-    return this.#owner.wait(id, loader, { signal, timeout, softTimeout, forced: forceRefresh })
+    return this.#read(id, loader, read)
   }
 }
 

@@ -1,0 +1,266 @@
+/**
+ * The single flight: concurrent misses on one id coalesce onto a single in-flight load, and every
+ * waiter of that flight receives its one answer (the same value object, or the same error).
+ *
+ * The counting law: every caller that misses counts one `miss` (in the facade); here each such
+ * caller either starts a flight (`flights`, one per flight) or joins one (`coalesced`). A caller
+ * answered without a flight counts as joined too: it took the answer of a flight that just filled
+ * the row, or, during the fail-safe's back-off, the answer of the flight whose failure was absorbed.
+ * Every flight ends exactly once: answered (`fills` when stored, `fenced` when not), failed
+ * (`load_errors`), or released when its last waiter left (`abandoned`). A flight settles only what it
+ * still owns: a result that arrives after the flight was released belongs to nobody and is dropped.
+ *
+ * Three kinds of caller reach {@link joinOrStart}, the one place that decides: plain callers (no
+ * signal, no deadline: they share one promise per flight), waiters (a signal, a deadline or a soft
+ * timeout of their own: see `waiter.ts`), and stale-while-revalidate refreshes (callers already
+ * answered a graced value, who only make sure a flight runs).
+ */
+import { C } from '../core/counters.js'
+import { FetchTimeoutError, LoadTimeoutError } from '../core/errors.js'
+import { emitSafely } from '../core/events.js'
+import type { Id } from '../core/id.js'
+import { NOT_LIVE } from '../rows/row-store.js'
+import { type Fallback, Flight, FlightContext, type FlightResult } from './flight.js'
+import { absorbFailure, armSoftTimeout, backedOff, fallbackFor, servedStale, softAnswer } from './grace.js'
+import { runFlight } from './load.js'
+import type { Loader } from './loader.js'
+import { type PlainMiss, type Refresh, type WaitMessage, msg } from './messages.js'
+import { store } from '../rows/writes.js'
+import { type Turn, listening } from './state.js'
+import { Waiter } from './waiter.js'
+
+/** Where {@link joinOrStart} put a miss's callers: on a flight (one it `started`, or joined), or answered now with `value`. */
+type Placement<V> = { flight: Flight<V>; started: boolean } | { flight: undefined; value: V | undefined }
+
+/** How the callers of one miss came: their number, whether they force a refresh, whether they already hold an answer. */
+interface Callers<V> {
+  readonly count: number
+  /** A forced refresh: no live row nor graced value answers it, and a flight it starts skips L2. */
+  readonly forced: boolean
+  /** Stale-while-revalidate callers, already answered: they only need a flight to run (nothing soft, nothing stale counted again). */
+  readonly answered: boolean
+  /** The joinable flight the mailbox saw for the id when the callers missed, if any. */
+  readonly seen?: Flight<V> | undefined
+}
+
+/**
+ * Join-or-start, for every kind of miss: the callers join the id's flight (the one the mailbox saw,
+ * unless it was released earlier in this batch without an answer, or the id's joinable flight now);
+ * else they are answered without a flight (see {@link answerWithoutFlight}); else they start a flight
+ * with `loader`. A joined flight past its soft timeout answers them its graced value at once.
+ * Counts them by the law above.
+ */
+function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Loader<V>, callers: Callers<V>): Placement<V> {
+  const { state } = turn
+  const { count, forced, answered, seen } = callers
+  state.rows.touch(id, count)
+  // The flight the mailbox saw may have been released earlier in this batch without an answer (its
+  // last waiter left by cancellation): it has nothing to give, so the callers look afresh.
+  const live = seen !== undefined && (seen.running || seen.answered !== undefined) ? seen : undefined
+  const flight = live ?? (state.coalesce ? state.flights.get(id) : undefined)
+  if (flight !== undefined) {
+    state.counters[C.coalesced] += count
+    const soft = answered ? undefined : softAnswer(turn, flight)
+    if (soft === undefined) return { flight, started: false }
+    // Its soft timeout passed: joiners get the graced value at once, while it lasts.
+    servedStale(turn, id, count, soft.expiresAt, 'soft')
+    return { flight: undefined, value: soft.value }
+  }
+  const slot = state.rows.find(id)
+  const without = forced ? undefined : answerWithoutFlight(turn, slot)
+  if (without !== undefined) {
+    state.counters[C.coalesced] += count
+    if (without.staleSince !== undefined && !answered) servedStale(turn, id, count, without.staleSince, 'backoff')
+    return { flight: undefined, value: without.value }
+  }
+  state.counters[C.coalesced] += count - 1
+  return { flight: startFlight(turn, id, loader, state.rows.versionAt(slot), forced), started: true }
+}
+
+/**
+ * The answer a miss gets without a flight, if any: the live row a flight filled since the miss was
+ * made (coalescing on), or, during the fail-safe's back-off, the graced value (`staleSince`: when
+ * it expired).
+ */
+function answerWithoutFlight<V>(turn: Turn<V>, slot: number): { value: V | undefined; staleSince: number | undefined } | undefined {
+  const { state, env } = turn
+  if (state.coalesce) {
+    const value = state.rows.liveAt(slot, env.clock.now())
+    if (value !== NOT_LIVE) return { value, staleSince: undefined }
+  }
+  const graced = backedOff(turn, slot)
+  return graced === undefined ? undefined : { value: graced.value, staleSince: graced.expiresAt }
+}
+
+/** Plain callers of one id: they share one promise (the flight's, or theirs, lent to the flight they start or join first). */
+export function onPlainMiss<V>(turn: Turn<V>, miss: PlainMiss<V>): void {
+  const placed = joinOrStart(turn, miss.id, miss.loader, { count: miss.count, forced: miss.forced, answered: false, seen: miss.flight })
+  if (placed.flight === undefined) return miss.resolve?.(placed.value) // without `resolve`, they hold a shared promise already answered
+  const flight = placed.flight
+  if (flight.running) flight.waiting += miss.count
+  if (miss.resolve === undefined) return // they hold the flight's shared promise
+  if (flight.shared === undefined && flight.running) flight.shared = miss
+  else if (flight.shared !== undefined) miss.resolve(flight.shared.promise)
+  else if (flight.answered?.ok === true) miss.resolve(flight.answered.value)
+  else if (flight.answered !== undefined) miss.reject!(flight.answered.error)
+}
+
+/** Callers already answered a graced value (stale-while-revalidate): the id's one refresh flight is joined, or started with nobody waiting on it. */
+export function onRefresh<V>(turn: Turn<V>, refresh: Refresh<V>): void {
+  servedStale(turn, refresh.id, refresh.count, turn.env.clock.now() - refresh.staleness, 'swr')
+  joinOrStart(turn, refresh.id, refresh.loader, { count: refresh.count, forced: false, answered: true })
+}
+
+/** A caller with a signal, a deadline or a soft timeout: it joins or starts a flight like any miss, and may leave early. */
+export function onWait<V>(turn: Turn<V>, wait: WaitMessage<V>): void {
+  const { env } = turn
+  const waiter = new Waiter<V>(wait.signal, wait.timeout, wait.softTimeout, wait.resolve, wait.reject, env.clock)
+  const placed = joinOrStart(turn, wait.id, wait.loader, { count: 1, forced: wait.forced, answered: false })
+  if (placed.flight === undefined) {
+    waiter.resolve(placed.value)
+    return
+  }
+  placed.flight.join(waiter)
+  // The signal may have aborted between the fetch and this turn: the waiter leaves at once.
+  if (wait.signal?.aborted === true) return onWaiterLeft(turn, waiter, 'cancel')
+  const send = env.send
+  turn.defer(() => waiter.listen((reason) => send(msg.waiterLeft(waiter, reason))))
+}
+
+/**
+ * A waiter leaves: its deadline passed, or its signal aborted; a flight left empty by cancellation
+ * is released. Its soft timeout passing answers it from the graced value, when there is one, and
+ * the flight goes on.
+ */
+export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, reason: 'timeout' | 'cancel' | 'soft'): void {
+  const { state, env } = turn
+  const flight = waiter.flight
+  if (reason === 'soft') return softLeave(turn, waiter)
+  const error = reason === 'timeout' ? new FetchTimeoutError(env.name, flight!.id, waiter.timeout!) : abortReason(waiter.signal!)
+  if (!waiter.reject(error)) return
+  state.counters[reason === 'timeout' ? C.timeouts : C.cancelled]++
+  if (flight === undefined || !flight.running) return
+  flight.waiting--
+  // A flight whose waiters all timed out goes on and fills; one left empty by cancellation is released.
+  if (flight.waiting === 0 && reason === 'cancel') {
+    release(turn, flight)
+    state.counters[C.abandoned]++
+    flight.context.abort(error)
+  }
+}
+
+/** A waiter's soft timeout passed: it takes the graced value, if there is one, and leaves the flight, which goes on. */
+function softLeave<V>(turn: Turn<V>, waiter: Waiter<V>): void {
+  const flight = waiter.flight
+  if (flight === undefined || !flight.running || waiter.settled) return
+  const fallback = fallbackFor(turn, flight)
+  if (fallback === undefined) return
+  servedStale(turn, flight.id, 1, fallback.expiresAt, 'soft')
+  waiter.resolve(fallback.value)
+  flight.waiting--
+}
+
+/** A signal's reason; what its getter threw, when it throws (a hostile subclass): the waiter is answered either way. */
+function abortReason(signal: AbortSignal): unknown {
+  try {
+    return signal.reason
+  } catch (error) {
+    return error
+  }
+}
+
+/**
+ * Starts a flight for `id`, whose row holds `known` (-1: no row): registered (joinable while the
+ * gate is on), counted, bounded by `env.flightBound` (and by the soft timeout, when there is a graced
+ * value). A `forced` one (a forced refresh) skips the L2 read. Its runner starts once the transition commits.
+ */
+function startFlight<V>(turn: Turn<V>, id: Id, loader: Loader<V>, known: number, forced: boolean): Flight<V> {
+  const { state, env } = turn
+  const flight = new Flight<V>(id, state.coalesce, Math.max(known, 0), env.clock.now() + env.flightBound, forced, new FlightContext())
+  if (flight.joinable) state.flights.set(id, flight)
+  else state.solo.add(flight)
+  state.inflight++
+  state.counters[C.flights]++
+  state.deadlines.add(flight)
+  turn.started.push(flight, loader)
+  armSoftTimeout(turn, flight)
+  return flight
+}
+
+/** Starts the runners of the flights a transition started (one effect per transition). */
+export function runStarted<V>(turn: Turn<V>): void {
+  const started = turn.started.splice(0)
+  const deps = turn.env.runner
+  turn.defer(() => {
+    for (let i = 0; i < started.length; i += 2) void runFlight(started[i] as Flight<V>, started[i + 1] as Loader<V>, deps)
+  })
+}
+
+/** Ends a flight: it no longer runs, and its map entry (if still its own) goes. */
+function release<V>(turn: Turn<V>, flight: Flight<V>, early = true): void {
+  const { state, env } = turn
+  flight.running = false
+  if (flight.softTimer !== undefined) env.clock.clearTimeout(flight.softTimer)
+  if (early) state.deadlines.ended()
+  if (state.flights.get(flight.id) === flight) state.flights.delete(flight.id)
+  if (!flight.joinable) state.solo.delete(flight)
+  state.inflight--
+}
+
+/** The loader of a flight is being called: origin work. */
+export function onLoad<V>(turn: Turn<V>, id: Id): void {
+  const { state, env } = turn
+  state.counters[C.loads]++
+  if (listening(turn)) turn.defer(() => emitSafely(env.events, 'load', { table: env.name, id }))
+}
+
+/** A flight's result: stored unless it was fenced or refused, then its one answer goes to every waiter. */
+export function onFlightDone<V>(turn: Turn<V>, flight: Flight<V>, result: FlightResult<V>): void {
+  if (!flight.running) return // timed out or abandoned: this result belongs to nobody
+  const { state, env } = turn
+  release(turn, flight)
+  if (result.ok) {
+    if (result.source === 'l2') state.counters[C.l2_hits]++
+    const slot = state.rows.find(flight.id)
+    const stale = flight.fenced || result.refused || state.rows.versionAt(slot) > result.version
+    if (stale) state.counters[C.fenced]++
+    else flight.stored = store(turn, flight.id, result.value, result.expiresAt, result.version, slot)
+    const stored = flight.stored >= 0
+    if (stored) state.counters[C.fills]++
+    if (listening(turn)) turn.defer(() => emitSafely(env.events, 'fill', { table: env.name, id: flight.id, source: result.source, stored }))
+    flight.answer(result)
+  } else {
+    state.counters[C.load_errors]++
+    failed(turn, flight, result.error, result.fallback)
+  }
+}
+
+/** Every flight whose bound (`loadTimeout`, with a lease's wait) has passed: released, its loader aborted, its waiters answered with `LoadTimeoutError`. */
+export function onDeadline<V>(turn: Turn<V>): void {
+  const { state, env } = turn
+  for (const flight of state.deadlines.expire()) {
+    release(turn, flight, false)
+    state.counters[C.load_errors]++
+    const error = new LoadTimeoutError(env.name, flight.id, env.loadTimeout, env.flightBound)
+    flight.context.abort(error)
+    failed(turn, flight, error, undefined)
+  }
+}
+
+/** A released flight failed with `error`: the fail-safe answers its waiters with a graced value when there is one, else they get `error`. */
+function failed<V>(turn: Turn<V>, flight: Flight<V>, error: unknown, fromL2: Fallback<V> | undefined): void {
+  const fallback = fallbackFor(turn, flight, fromL2)
+  if (fallback !== undefined) return absorbFailure(turn, flight, error, fallback)
+  const { env } = turn
+  if (listening(turn)) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error }))
+  flight.answer({ ok: false, error })
+}
+
+/** L2 holds something newer than what the flight stored: drop the row, if it is still that row. */
+export function onL2Refused<V>(turn: Turn<V>, flight: Flight<V>): void {
+  const { rows, counters } = turn.state
+  if (flight.stored < 0 || !rows.holds(flight.id, flight.stored)) return
+  rows.delete(flight.id)
+  flight.stored = -1
+  counters[C.fenced]++
+}
