@@ -14,7 +14,9 @@
  * Run: `npm start` or `npx tsx examples/herd.ts`.
  */
 import { randomBytes } from 'node:crypto'
-import { type Clock, type L2Store, type Stats, type Table, type TableOptions, createTable, manualClock, systemClock } from 'echostore'
+import { type Clock, type Stats, type Table, type TableOptions, createTable, systemClock } from 'echostore'
+import { type L2Store } from 'echostore/store'
+import { manualClock } from 'echostore/testing'
 import { redisL2 } from 'echostore/redis'
 import { seeded } from './support/prng.js'
 import { barChart, counterLine, live, progress } from './support/readout.js'

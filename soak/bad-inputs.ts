@@ -5,7 +5,8 @@
  * valid and must be served. The workload tries one entry at a time, in catalog order, so a run
  * of a few seconds already covers every entry; nothing a bad input returns may stay pending.
  */
-import { type Loader, LoadTimeoutError, MAX_ID_LENGTH, createTable } from '../src/index.js'
+import { type Loader, LoadTimeoutError, createTable } from '../src/index.js'
+import { MAX_ID_LENGTH } from '../src/limits.js'
 import type { PromiseLedger } from './ledger.js'
 import { OriginError, makeLoader } from './loaders.js'
 import type { Origin, Row } from './origin.js'

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createTable, manualClock } from '../src/index.js'
+import { createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
 describe('a waiter leaves by its signal', () => {

@@ -4,7 +4,8 @@
  * (`full_skips`), and its waiters still get their answer.
  */
 import { describe, expect, it } from 'vitest'
-import { createTable, manualClock } from '../src/index.js'
+import { createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, settle } from './support/latch.js'
 
 describe('capacity', () => {

@@ -4,7 +4,8 @@
  * its rows. Counted in `clears`.
  */
 import { describe, expect, it } from 'vitest'
-import { type TableEvents, TableClosedError, createTable, localBus, manualClock, memoryL2 } from '../src/index.js'
+import { type TableEvents, TableClosedError, createTable, localBus, memoryL2 } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { chaosL2 } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { manualClock, systemClock } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
+import { systemClock } from '../src/index.js'
 
 describe('manualClock', () => {
   it('advance runs every timer that falls due, in due order, with now() at each timer’s instant', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { TableClosedError, createTable, manualClock } from '../src/index.js'
+import { TableClosedError, createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
 describe('close', () => {

@@ -28,7 +28,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type Id, type LoaderContext, type Stats, type Table, createTable, manualClock } from '../src/index.js'
+import { type Id, type LoaderContext, type Stats, type Table, createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { outcome, settle } from './support/latch.js'
 
 // ---- scenarios ----

@@ -31,7 +31,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type LoaderContext, type Table, createTable, localBus, manualClock, memoryL2 } from '../src/index.js'
+import { type LoaderContext, type Table, createTable, localBus, memoryL2 } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, settle } from './support/latch.js'
 
 const NAME = 'catalog'

@@ -11,19 +11,10 @@
  * `it.fails`, with a comment saying what is wrong, dropped once the fix lands.
  */
 import { describe, expect, it } from 'vitest'
-import {
-  type Bus,
-  type BusDelivery,
-  type ChangeMessage,
-  type CoherenceMessage,
-  type LoaderContext,
-  type TableOptions,
-  createTable,
-  PUBLISH_TIMEOUT,
-  localBus,
-  manualClock,
-  memoryL2,
-} from '../src/index.js'
+import { type Bus, type BusDelivery, type ChangeMessage, type CoherenceMessage } from '../src/store.js'
+import { type LoaderContext, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
+import { PUBLISH_TIMEOUT } from '../src/limits.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
 const NAME = 'catalog'

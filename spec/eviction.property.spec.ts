@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type Stats, createTable, manualClock } from '../src/index.js'
+import { type Stats, createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { RowStore } from '../src/rows/row-store.js'
 import { latchedLoader, settle } from './support/latch.js'
 

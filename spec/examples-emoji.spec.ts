@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { manualClock } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { createCatalog, emojiDb } from '../examples/emoji-catalog/catalog.js'
 import { Guesses } from '../examples/emoji-catalog/guesses.js'
 import { main } from '../examples/emoji-catalog/load.js'

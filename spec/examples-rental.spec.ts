@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { manualClock } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { createOrigin } from '../examples/rental-availability/origin.js'
 import { createReader } from '../examples/rental-availability/reader.js'
 import { main } from '../examples/rental-availability/report.js'

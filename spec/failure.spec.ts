@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { LoadTimeoutError, createTable, manualClock } from '../src/index.js'
+import { LoadTimeoutError, createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
 describe('a failed fill answers every waiter with the one error and caches nothing', () => {

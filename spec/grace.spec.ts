@@ -4,7 +4,9 @@
  * its soft timeout, and at once under stale-while-revalidate. A change always beats grace.
  */
 import { describe, expect, it } from 'vitest'
-import { type CoherenceMessage, type TableEvents, createTable, localBus, manualClock, memoryL2 } from '../src/index.js'
+import { type CoherenceMessage } from '../src/store.js'
+import { type TableEvents, createTable, localBus, memoryL2 } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
 const TTL = 1_000

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { SelfFetchError, createTable, manualClock } from '../src/index.js'
+import { SelfFetchError, createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, settle } from './support/latch.js'
 
 type Item = { id: string | number; n: number }

@@ -5,7 +5,9 @@
  * a `random` that answers nonsense, and a loader that fetches its own id.
  */
 import { describe, expect, it } from 'vitest'
-import { MAX_ID_LENGTH, MAX_TTL, SelfFetchError, createTable, localBus, manualClock, memoryL2 } from '../src/index.js'
+import { MAX_ID_LENGTH, MAX_TTL } from '../src/limits.js'
+import { SelfFetchError, createTable, localBus, memoryL2 } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { outcome, settle } from './support/latch.js'
 
 describe('ids longer than every layer accepts', () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createTable, manualClock } from '../src/index.js'
+import { createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { jitterSpread, jitteredExpiry } from '../src/rows/expiry.js'
 import { seeded as seededRandom } from '../examples/support/prng.js'
 

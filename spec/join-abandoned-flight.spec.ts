@@ -4,7 +4,8 @@
  * is abandoned in the very turn a plain caller joins it (a case the soak met).
  */
 import { describe, expect, it } from 'vitest'
-import { createTable, manualClock } from '../src/index.js'
+import { createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
 describe('a plain caller whose flight is abandoned in the same turn', () => {

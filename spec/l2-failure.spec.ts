@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { BREAKER_COOLDOWN, BREAKER_FAILURES, DEFAULT_L2_TIMEOUT, createTable, manualClock, memoryL2 } from '../src/index.js'
+import { BREAKER_COOLDOWN, BREAKER_FAILURES, DEFAULT_L2_TIMEOUT } from '../src/limits.js'
+import { createTable, memoryL2 } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { chaosL2 } from '../src/testing.js'
 import { outcome, settle } from './support/latch.js'
 

@@ -5,7 +5,8 @@
  * answered from the loader, and `{ constructor: 'Ford Motor Co' }` is an ordinary L2 hit.
  */
 import { expect, it } from 'vitest'
-import { BREAKER_FAILURES, createTable } from '../src/index.js'
+import { BREAKER_FAILURES } from '../src/limits.js'
+import { createTable } from '../src/index.js'
 import { redisL2 } from '../src/redis.js'
 import { l2Key, versionKey } from '../src/l2/keys.js'
 import { describeRedis, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'

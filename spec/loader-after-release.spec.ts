@@ -4,7 +4,8 @@
  * reads it; and a flight released before its loader was due never calls it.
  */
 import { describe, expect, it } from 'vitest'
-import { type LoaderContext, createTable, manualClock } from '../src/index.js'
+import { type LoaderContext, createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
 describe('a loader whose flight was released', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createTable, manualClock } from '../src/index.js'
+import { createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 
 describe('negative caching: undefined means absent, null is a value', () => {
   it('a second read within negativeTtl is a hit with no load; after it, a load', async () => {

@@ -4,7 +4,8 @@
  */
 import type { InspectionEvent } from 'xstate'
 import { describe, expect, it } from 'vitest'
-import { createTable, manualClock } from '../src/index.js'
+import { createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, settle } from './support/latch.js'
 
 type Batch = { type: 'batch'; messages: { type: string; id?: unknown; count?: number }[] }

@@ -3,7 +3,8 @@
  * with no load and no counter; `size` is the figure `stats().size` gives.
  */
 import { describe, expect, it } from 'vitest'
-import { createTable, manualClock } from '../src/index.js'
+import { createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 
 describe('peek, has and size', () => {
   it('peek answers a live row’s value and has says it is there; neither loads nor counts', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { COUNTER_NAMES, Table, createTable, manualClock } from '../src/index.js'
+import { COUNTER_NAMES, Table, createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 
 describe('stats', () => {
   it('is a frozen snapshot with every counter, size, inflight and hit_rate', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createTable, manualClock } from '../src/index.js'
+import { createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { randomUUID } from 'node:crypto'
 import { IdIndex, SHARD_ROWS, SINGLE_SHARD_ROWS } from '../src/rows/id-index.js'
 import { RowStore, newSweepCursor } from '../src/rows/row-store.js'

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createTable, manualClock, memoryL2 } from '../src/index.js'
+import { createTable, memoryL2 } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, settle } from './support/latch.js'
 
 /** Two tables (two "processes") sharing one memory L2, on one manual clock. */

@@ -5,20 +5,8 @@
  */
 import { describe, expectTypeOf, test } from 'vitest'
 import type { InspectionEvent, Observer } from 'xstate'
-import {
-  type ClearResult,
-  type Id,
-  type Loader,
-  type LoaderContext,
-  type ManualClock,
-  type OwnerInspectionEvent,
-  type OwnerInspector,
-  type Stats,
-  type TableEvents,
-  Table,
-  createTable,
-  manualClock,
-} from '../src/index.js'
+import { type ClearResult, type Id, type Loader, type LoaderContext, type OwnerInspectionEvent, type OwnerInspector, type Stats, type TableEvents, Table, createTable } from '../src/index.js'
+import { type ManualClock, manualClock } from '../src/testing.js'
 
 interface Foo {
   foo: string

@@ -5,7 +5,9 @@
  * report, a bus message, an L2 header) is bounded by 2^52.
  */
 import { describe, expect, it } from 'vitest'
-import { MAX_VERSION, createTable, localBus, manualClock, memoryL2 } from '../src/index.js'
+import { MAX_VERSION } from '../src/limits.js'
+import { createTable, localBus, memoryL2 } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { chaosL2 } from '../src/testing.js'
 import { clockVersion, mintVersion } from '../src/core/versions.js'
 

@@ -12,7 +12,7 @@ import { median, percentile, spreadPct } from '../lib/stats.js'
 import type { BenchContext, Metrics, WorkloadResult } from './context.js'
 
 /** The core entry and the Redis entry, loaded only when W8 runs. */
-type EchoStore = typeof import('../../src/index.js') & typeof import('../../src/redis.js')
+type EchoStore = typeof import('../../src/index.js') & typeof import('../../src/redis.js') & typeof import('../../src/limits.js')
 
 /** W8a: fills per case per repetition at scale 1, and warm-up fills per case (once, before the repetitions). */
 const FILLS = 2_000
@@ -438,7 +438,7 @@ export async function runW8(ctx: BenchContext): Promise<WorkloadResult> {
   if (!ctx.contenders.some((c) => c.name === 'echostore')) return skipped('EchoStore is not among the selected contenders (BENCH_ONLY / BENCH_SKIP)')
   const why = await redisUnreachable(ctx.cfg.redisUrl)
   if (why !== undefined) return skipped(`Redis at ${ctx.cfg.redisUrl} is not reachable (${why})`)
-  const es: EchoStore = { ...(await import('../../src/index.js')), ...(await import('../../src/redis.js')) }
+  const es: EchoStore = { ...(await import('../../src/index.js')), ...(await import('../../src/redis.js')), ...(await import('../../src/limits.js')) }
   const prefix = runPrefix('w8')
   const clientA = await connectRedis(ctx.cfg.redisUrl)
   const clientB = await connectRedis(ctx.cfg.redisUrl)

@@ -5,7 +5,8 @@
  * of a manual clock. With jitter 0 the cohort expires together and re-herds the origin; with jitter
  * the re-fill trickles.
  */
-import type { ManualClock, Stats } from 'echostore'
+import type { ManualClock } from 'echostore/testing'
+import type { Stats } from 'echostore'
 import { seeded, zipf } from '../support/prng.js'
 import type { AvailabilityOrigin } from './origin.js'
 import type { AvailabilityReader } from './reader.js'

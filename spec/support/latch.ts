@@ -1,4 +1,5 @@
-import type { Id, LoaderContext, ManualClock } from '../../src/index.js'
+import type { Id, LoaderContext } from '../../src/index.js'
+import type { ManualClock } from '../../src/testing.js'
 
 /** One call of a {@link latchedLoader}: its id, its context, and the switches that settle it. */
 export interface LatchedCall<V> {

@@ -197,3 +197,27 @@ export class MissingPeerDependencyError extends EchoStoreError {
     )
   }
 }
+
+/** An L2 call that outlived the store's `timeout`; reported on the table's `l2_error` event. */
+export class L2TimeoutError extends EchoStoreError {
+  readonly code = 'ECHOSTORE_L2_TIMEOUT'
+  constructor(
+    /** The store call: `get`, `set`, `nextVersion`, `clear` or a lease call (`leases.acquire`, …). */
+    readonly op: string,
+    /** The store's `timeout`, in ms. */
+    readonly timeout: number,
+  ) {
+    super(`L2 ${op} took longer than ${timeout} ms`)
+  }
+}
+
+/** The error a `chaosL2` `throw` fault rejects with when it names none. */
+export class ChaosError extends EchoStoreError {
+  readonly code = 'ECHOSTORE_CHAOS'
+  constructor(
+    /** The faulted call. */
+    readonly op: string,
+  ) {
+    super(`chaosL2: injected failure of L2 ${op}`)
+  }
+}

@@ -1,5 +1,5 @@
 import { systemClock, type Clock, type TimerHandle } from '../core/clock.js'
-import { EchoStoreError, L2CorruptEntryError, badArgument, badNumber, describe } from '../core/errors.js'
+import { ChaosError, L2CorruptEntryError, badArgument, badNumber, describe } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import { l2Key } from './keys.js'
 import type { L2Entry, L2Store, L2Write } from './store.js'
@@ -33,17 +33,6 @@ export interface ChaosL2 extends L2Store {
   readonly calls: Readonly<Record<ChaosOp, number>>
   /** Calls stalled now and not yet released. */
   readonly stalled: number
-}
-
-/** The error a `throw` fault rejects with when it names none. */
-export class ChaosError extends EchoStoreError {
-  readonly code = 'ECHOSTORE_CHAOS'
-  constructor(
-    /** The faulted call. */
-    readonly op: ChaosOp,
-  ) {
-    super(`chaosL2: injected failure of L2 ${op}`)
-  }
 }
 
 const OPS: readonly ChaosOp[] = ['get', 'set', 'nextVersion', 'clear', 'lease']

@@ -2,7 +2,7 @@ import type { Emitter } from 'mitt'
 import type { Clock } from '../core/clock.js'
 import type { OwnerCounterName } from '../core/counters.js'
 import { type TableEvents, emitSafely } from '../core/events.js'
-import { EchoStoreError, L2CorruptEntryError, L2UnfitValueError } from '../core/errors.js'
+import { L2CorruptEntryError, L2TimeoutError, L2UnfitValueError } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import { DEFAULT_L2_TIMEOUT, type L2Entry, type L2Store, type L2Write } from './store.js'
 
@@ -18,19 +18,6 @@ export type L2Answer<T> = T | typeof L2_FAILED
 
 /** What a write did: `written`; `refused` (the store holds a newer version); `unfit` (a value the store will not hold: too large or not encodable). */
 export type L2WriteOutcome = 'written' | 'refused' | 'unfit'
-
-/** An L2 call that outlived the store's `timeout`; reported on the table's `l2_error` event. */
-export class L2TimeoutError extends EchoStoreError {
-  readonly code = 'ECHOSTORE_L2_TIMEOUT'
-  constructor(
-    /** The store call: `get`, `set`, `nextVersion`, `clear` or a lease call (`leases.acquire`, …). */
-    readonly op: string,
-    /** The store's `timeout`, in ms. */
-    readonly timeout: number,
-  ) {
-    super(`L2 ${op} took longer than ${timeout} ms`)
-  }
-}
 
 /**
  * The table's L2 policy around a dumb {@link L2Store}: every call is bounded by the store's

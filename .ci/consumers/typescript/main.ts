@@ -6,6 +6,8 @@
 import { type Id, type Stats, type TableEvents, EchoStoreError, Table, TableClosedError, createTable, localBus, memoryL2 } from 'echostore'
 import { type PromClient, type PromMetricConfig, registerTableMetrics } from 'echostore/prometheus'
 import { ChaosError, chaosL2, manualClock } from 'echostore/testing'
+import { MAX_TTL, DEFAULT_L2_TIMEOUT } from 'echostore/limits'
+import { type L2Store, jsonCodec, parseCoherenceMessage } from 'echostore/store'
 
 const consumer = process.argv[2] ?? 'typescript'
 const fail = (what: string): never => {
@@ -16,6 +18,12 @@ interface EmojiSet {
   id: Id
   emoji: string[]
 }
+
+// The store authors' and limits entries: a store typed against the contract, the wire parser, the bounds.
+const store: L2Store = memoryL2()
+if (!(MAX_TTL > 0 && DEFAULT_L2_TIMEOUT > 0) || typeof store.get !== 'function') fail('echostore/limits or echostore/store exported nothing usable')
+if (parseCoherenceMessage({}).ok || jsonCodec.decode(Buffer.from(jsonCodec.encode({ a: 1 }))) === undefined) fail('echostore/store: the wire parser or the codec misbehaved')
+await store.close()
 
 // The core entry: a herd on one cold id, a change, and the error after close.
 const bus = localBus()
