@@ -56,7 +56,7 @@ function openTable(prefix: string) {
   db.on('error', () => {})
   const l2 = redisL2({ url: REDIS_URL, prefix, timeout: 1_000 })
   const bus = redisBus({ url: REDIS_URL, channel: `${prefix}bus` })
-  const table: Table<string> = createTable<string>({ name: TABLE, ttl: 60_000, l2, bus })
+  const table: Table<string | undefined> = createTable<string | undefined>({ name: TABLE, ttl: 60_000, l2, bus })
   const loader = async (id: Id, context: LoaderContext) => {
     const [value, version] = await db.hmget(`${prefix}db:${String(id)}`, 'value', 'version')
     if (value === null) return undefined

@@ -125,7 +125,7 @@ async function cohort(jitter: number): Promise<CohortResult> {
   const readsPerMs = Math.max(1, Math.round(100 * scale))
   const clock = simClock()
   const random = seeded(2026)
-  const catalog = createTable<{ sku: number }>(withL2({ name: `catalog_jitter_${jitter}`, ttl, jitter, sweepInterval: 100, clock, random }))
+  const catalog = createTable<{ sku: number }, number>(withL2({ name: `catalog_jitter_${jitter}`, ttl, jitter, sweepInterval: 100, clock, random }))
   const db = origin(clock, 20, (id) => ({ sku: Number(id) }))
   // Fill the cohort together, at t = 0.
   await drive(clock, Promise.all(Array.from({ length: rows }, (_, sku) => catalog.fetch(sku, db.loader))))
@@ -191,7 +191,7 @@ async function shortTtl(): Promise<void> {
   for (const ttl of [1_000, 20]) {
     const clock = simClock()
     const random = seeded(7)
-    const table: Table<number> = createTable<number>(withL2({ name: `ttl_${ttl}`, ttl, jitter: 0.1, clock, random, sweepInterval: 50 }))
+    const table: Table<number, number> = createTable<number, number>(withL2({ name: `ttl_${ttl}`, ttl, jitter: 0.1, clock, random, sweepInterval: 50 }))
     const db = origin(clock, 5, (id) => Number(id))
     const reads: Promise<unknown>[] = []
     await run(

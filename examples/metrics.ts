@@ -13,7 +13,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import * as promClient from 'prom-client'
-import { type Table, createTable } from 'echostore'
+import { type Id, type Table, createTable } from 'echostore'
 import { registerTableMetrics } from 'echostore/prometheus'
 
 const once = process.argv.includes('--once')
@@ -27,12 +27,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 // Two tables, each exported with its own `table` label in one registry.
 const registry = new promClient.Registry()
 const sets = createTable<string[]>({ name: 'emoji_sets', ttl: 150, jitter: 0.2, sweepInterval: 100 })
-const catalog = createTable<{ sku: number }>({ name: 'catalog', ttl: 2_000, jitter: 0.1 })
+const catalog = createTable<{ sku: number }, number>({ name: 'catalog', ttl: 2_000, jitter: 0.1 })
 const unregister = [registerTableMetrics(promClient, sets, { registry }), registerTableMetrics(promClient, catalog, { registry })]
 
 // A slow origin: 5 ms per load.
-const loadSet = async (id: string | number) => (await sleep(5), [`${id}:🎉`, `${id}:🥳`])
-const loadSku = async (id: string | number) => (await sleep(5), { sku: Number(id) })
+const loadSet = async (id: string) => (await sleep(5), [`${id}:🎉`, `${id}:🥳`])
+const loadSku = async (id: number) => (await sleep(5), { sku: Number(id) })
 
 /** Reads issued per table, to check the scrape against. */
 const issued = { emoji_sets: 0, catalog: 0 }
@@ -40,7 +40,7 @@ const issued = { emoji_sets: 0, catalog: 0 }
 /** One round of reads: a hot emoji set, a few cold ones, and a spread of catalog skus. */
 async function round(n: number): Promise<void> {
   const reads: Promise<unknown>[] = []
-  const read = <V>(table: Table<V>, id: string | number, loader: (id: string | number) => Promise<V>) => {
+  const read = <V, K extends Id>(table: Table<V, K>, id: K, loader: (id: K) => Promise<V>) => {
     issued[table.name as keyof typeof issued]++
     reads.push(table.fetch(id, loader))
   }

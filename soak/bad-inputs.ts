@@ -5,7 +5,7 @@
  * valid and must be served. The workload tries one entry at a time, in catalog order, so a run
  * of a few seconds already covers every entry; nothing a bad input returns may stay pending.
  */
-import { type Loader, LoadTimeoutError, createTable } from '../src/index.js'
+import { type Id, type Loader, LoadTimeoutError, createTable } from '../src/index.js'
 import { MAX_ID_LENGTH } from '../src/limits.js'
 import type { PromiseLedger } from './ledger.js'
 import { OriginError, makeLoader } from './loaders.js'
@@ -33,7 +33,7 @@ export interface BadInput {
   name: string
   /** `reject`: a promise that rejects with a refusal; `throw`: a synchronous refusal; `serve`: a fetch answered like any other (a value, or its flight's loader error). */
   expect: 'reject' | 'throw' | 'serve'
-  call(t: SoakTable, loader: Loader<Row>): unknown
+  call(t: SoakTable, loader: Loader<Row | undefined, Id>): unknown
 }
 
 /** The rule an entry of `category` must keep (its breaks go to `Problems` under this name). */
@@ -73,7 +73,7 @@ const fetchWith = (category: Category, name: string, id: unknown, given: { loade
   category,
   name,
   expect: category === 'edge ids' ? 'serve' : 'reject',
-  call: (t, good) => t.table.fetch(ok(id), ('loader' in given ? given.loader : good) as Loader<Row>, given.options as never),
+  call: (t, good) => t.table.fetch(ok(id), ('loader' in given ? given.loader : good) as Loader<Row | undefined, Id>, given.options as never),
 })
 const tableWith = (category: Category, name: string, options: unknown): BadInput => ({
   category,

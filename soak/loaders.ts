@@ -53,7 +53,7 @@ function untilAborted(signal: AbortSignal): Promise<never> {
 }
 
 /** A loader behaving as `plan` says; every promise it returns is recorded in the ledger as a `loader (<label>)`. */
-export function makeLoader(plan: LoaderPlan, { label, origin, tally, ledger }: LoaderDeps): Loader<Row> {
+export function makeLoader(plan: LoaderPlan, { label, origin, tally, ledger }: LoaderDeps): Loader<Row | undefined, Id> {
   const kind = `loader (${label})`
   return (id: Id, context: LoaderContext) => {
     tally.loaderCalls++

@@ -1,4 +1,4 @@
-import type { Table } from '../src/index.js'
+import type { Id, Table } from '../src/index.js'
 import type { Row } from './origin.js'
 import { type Problems, show } from './problems.js'
 
@@ -25,7 +25,7 @@ export class Tally {
   completedFromL2 = 0
 
   /** Starts counting `table`'s events; a fault the owner caught in its own handlers (an `error` event without an id) goes to `problems`. */
-  listen(table: Table<Row>, problems: Problems): void {
+  listen(table: Table<Row | undefined, Id>, problems: Problems): void {
     table.events.on('fill', (event) => {
       this.completed++
       if (event.source === 'l2') this.completedFromL2++

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import { type Table, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
+import { type Id, type Table, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
 import { redisL2 } from '../src/redis.js'
 import { type ChaosL2, chaosL2 } from '../src/testing.js'
 import { connectRedis, deletePrefix, quitRedis, redisUnreachable } from '../bench/lib/redis.js'
@@ -28,7 +28,7 @@ export type TableLabel = 'plain' | 'memory' | 'redis'
 /** One table of the run, its fault injector (when it has an L2), and what the soak saw of it. */
 export interface SoakTable {
   label: TableLabel
-  table: Table<Row>
+  table: Table<Row | undefined, Id>
   chaos: ChaosL2 | undefined
   tally: Tally
 }
@@ -78,7 +78,7 @@ export async function buildWorld(redisUrl: string | undefined, problems: Problem
   const bus = localBus({ onHandlerError: (error) => problems.add('no bus handler threw', show(error)) })
   const tables: SoakTable[] = []
   const add = (label: TableLabel, chaos: ChaosL2 | undefined) => {
-    const table = createTable<Row>({ ...SHAPE, clock, bus, ...(chaos === undefined ? { grace: GRACE } : { l2: chaos, lease: LEASE }) })
+    const table = createTable<Row | undefined, Id>({ ...SHAPE, clock, bus, ...(chaos === undefined ? { grace: GRACE } : { l2: chaos, lease: LEASE }) })
     const tally = new Tally()
     tally.listen(table, problems)
     tables.push({ label, table, chaos, tally })

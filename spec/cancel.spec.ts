@@ -5,7 +5,7 @@ import { latchedLoader, outcome, settle } from './support/latch.js'
 
 describe('a waiter leaves by its signal', () => {
   it('rejects with signal.reason; the flight goes on for the others', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined>({ clock: manualClock() })
     const origin = latchedLoader<string>()
     const controller = new AbortController()
     const leaving = outcome(table.fetch('k', origin.loader, { signal: controller.signal }))
@@ -23,7 +23,7 @@ describe('a waiter leaves by its signal', () => {
   })
 
   it('when every waiter cancels, the loader signal aborts, the entry goes, a new fetch starts afresh, and the late result is not stored', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined>({ clock: manualClock() })
     const origin = latchedLoader<string>()
     const controllers = [new AbortController(), new AbortController()]
     const waiters = controllers.map((c) => outcome(table.fetch('k', origin.loader, { signal: c.signal })))
@@ -53,7 +53,7 @@ describe('a waiter leaves by its signal', () => {
   })
 
   it('an already-aborted signal rejects at once with its reason, starts nothing, counts only in cancelled', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined>({ clock: manualClock() })
     const origin = latchedLoader<string>()
     const reason = new Error('gone before asking')
     const result = outcome(table.fetch('k', origin.loader, { signal: AbortSignal.abort(reason) }))
@@ -65,7 +65,7 @@ describe('a waiter leaves by its signal', () => {
   })
 
   it('a signal that aborts after the answer changes nothing and leaves no listener behind', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined>({ clock: manualClock() })
     const controller = new AbortController()
     let added = 0
     let removed = 0

@@ -4,13 +4,13 @@
  * (`full_skips`), and its waiters still get their answer.
  */
 import { describe, expect, it } from 'vitest'
-import { createTable } from '../src/index.js'
+import { type Id, createTable } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { latchedLoader, settle } from './support/latch.js'
 
 describe('capacity', () => {
   it('a fill for a new id that admission refuses is not stored (full_skips), but every waiter gets the value', async () => {
-    const table = createTable<string>({ capacity: 2, clock: manualClock() })
+    const table = createTable<string | undefined, Id>({ capacity: 2, clock: manualClock() })
     // Asked for three times each once the table is half full (the filter counts from then on): a
     // forced refresh is a miss, so each is counted.
     for (let i = 0; i < 3; i++) for (const id of ['a', 'b']) await table.fetch(id, () => id.toUpperCase(), { forceRefresh: i > 0 })
@@ -27,7 +27,7 @@ describe('capacity', () => {
   })
 
   it('a new id read more often than the victim takes its place (evictions), and is then a hit', async () => {
-    const table = createTable<string>({ capacity: 2, clock: manualClock() })
+    const table = createTable<string | undefined, Id>({ capacity: 2, clock: manualClock() })
     await table.fetch('a', () => 'A')
     await table.fetch('b', () => 'B')
     let loads = 0
@@ -39,7 +39,7 @@ describe('capacity', () => {
   })
 
   it('after filling 10,000 rows, 1,000 reads of a new hot id cost at most 2 loads (lru-cache: 1)', async () => {
-    const table = createTable<number>({ capacity: 10_000, clock: manualClock() })
+    const table = createTable<number | undefined, Id>({ capacity: 10_000, clock: manualClock() })
     for (let i = 0; i < 10_000; i++) await table.fetch(i, () => i)
     let loads = 0
     for (let i = 0; i < 1_000; i++) await table.fetch('hot', () => (loads++, -1))
@@ -49,7 +49,7 @@ describe('capacity', () => {
   })
 
   it('a row read often survives a scan of capacity × 10 one-off ids', async () => {
-    const table = createTable<string>({ capacity: 100, clock: manualClock() })
+    const table = createTable<string | undefined, Id>({ capacity: 100, clock: manualClock() })
     let hotLoads = 0
     const hot = () => (hotLoads++, 'hot')
     for (let i = 0; i < 100; i++) await table.fetch(`warm-${i}`, () => 'w')
@@ -67,7 +67,7 @@ describe('capacity', () => {
 
   it('replacing an id’s row never counts as full', async () => {
     const clock = manualClock(0)
-    const table = createTable<string>({ capacity: 1, ttl: 100, jitter: 0, sweepInterval: 1e9, clock })
+    const table = createTable<string | undefined, Id>({ capacity: 1, ttl: 100, jitter: 0, sweepInterval: 1e9, clock })
     await table.fetch('a', () => 'v1')
     clock.set(200) // expired, not swept: still held
     expect(await table.fetch('a', () => 'v2')).toBe('v2')
@@ -78,7 +78,7 @@ describe('capacity', () => {
   })
 
   it('a put for a new id on a full table goes through admission too', async () => {
-    const table = createTable<string>({ capacity: 1, clock: manualClock() })
+    const table = createTable<string | undefined, Id>({ capacity: 1, clock: manualClock() })
     await table.put('a', 'A') // not counted: the filter counts once the table is half full
     await table.put('a', 'A') // counted: a asked for once
     await table.fetch('a', () => 'never') // a is read: the hand counts that read when it passes a

@@ -11,7 +11,7 @@ import { latchedLoader, outcome, settle } from './support/latch.js'
 
 describe('clear', () => {
   it('drops every row: the next fetch of each id loads again; counts clears and tells the listeners', async () => {
-    const table = createTable<string>({ name: 'c', clock: manualClock(0) })
+    const table = createTable<string | undefined>({ name: 'c', clock: manualClock(0) })
     const events: TableEvents['clear'][] = []
     table.events.on('clear', (event) => events.push(event))
     for (const id of ['a', 'b', 'c']) await table.fetch(id, () => id.toUpperCase())
@@ -26,7 +26,7 @@ describe('clear', () => {
 
   it('fences a flight in progress: its waiters get its answer, which is stored in neither layer', async () => {
     const l2 = memoryL2({ clock: manualClock(0) })
-    const table = createTable<string>({ name: 'c', clock: manualClock(0), l2 })
+    const table = createTable<string | undefined>({ name: 'c', clock: manualClock(0), l2 })
     const origin = latchedLoader<string>()
     const waiting = [outcome(table.fetch('k', origin.loader)), outcome(table.fetch('k', origin.loader))]
     await settle()
@@ -48,7 +48,7 @@ describe('clear', () => {
   it('with a shared L2 and no bus: another instance keeps its own rows, but never reads an entry from before the clear', async () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })
-    const [a, b] = [0, 1].map(() => createTable<string>({ name: 'c', ttl: 1_000, jitter: 0, clock, l2 }))
+    const [a, b] = [0, 1].map(() => createTable<string | undefined>({ name: 'c', ttl: 1_000, jitter: 0, clock, l2 }))
     await a!.fetch('k', () => 'old')
     expect(await b!.fetch('k', () => 'never')).toBe('old') // from L2
     await a!.clear()
@@ -65,7 +65,7 @@ describe('clear', () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })
     const bus = localBus()
-    const [a, b] = [0, 1].map(() => createTable<string>({ name: 'c', clock, l2, bus }))
+    const [a, b] = [0, 1].map(() => createTable<string | undefined>({ name: 'c', clock, l2, bus }))
     const heard: TableEvents['clear'][] = []
     b!.events.on('clear', (event) => heard.push(event))
     await a!.fetch('k', () => 'old')
@@ -91,7 +91,7 @@ describe('clear', () => {
   it('a clear that L2 cannot take still clears this instance, and says to retry', async () => {
     const clock = manualClock(0)
     const l2 = chaosL2(memoryL2({ clock }), clock)
-    const table = createTable<string>({ name: 'c', clock, l2 })
+    const table = createTable<string | undefined>({ name: 'c', clock, l2 })
     await table.fetch('k', () => 'old')
     l2.fail('clear', { kind: 'throw' })
     expect(await table.clear()).toEqual({ l2: 'failed', broadcast: false })
@@ -100,7 +100,7 @@ describe('clear', () => {
   })
 
   it('is refused once the table is closed', async () => {
-    const table = createTable<string>({ name: 'c' })
+    const table = createTable<string | undefined>({ name: 'c' })
     await table.close()
     await expect(table.clear()).rejects.toBeInstanceOf(TableClosedError)
     await expect(table.clear()).rejects.toThrow('table "c" is closed; clear() was refused')

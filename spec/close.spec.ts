@@ -5,7 +5,7 @@ import { latchedLoader, outcome, settle } from './support/latch.js'
 
 describe('close', () => {
   it('refuses new fetches with TableClosedError (counted as neither hit nor miss), lets flights in progress answer', async () => {
-    const table = createTable<string>({ name: 'cat', clock: manualClock() })
+    const table = createTable<string | undefined>({ name: 'cat', clock: manualClock() })
     const origin = latchedLoader<string>()
     const inFlight = table.fetch('k', origin.loader)
     await settle()
@@ -26,7 +26,7 @@ describe('close', () => {
 
   it('is idempotent and stops every timer; put and invalidate are refused after it', async () => {
     const clock = manualClock()
-    const table = createTable<string>({ clock })
+    const table = createTable<string | undefined>({ clock })
     const first = table.close()
     expect(table.close()).toBe(first)
     await first
@@ -37,7 +37,7 @@ describe('close', () => {
 
   it('a flight that never settles is bounded by loadTimeout, then close resolves', async () => {
     const clock = manualClock()
-    const table = createTable<string>({ clock, loadTimeout: 1_000 })
+    const table = createTable<string | undefined>({ clock, loadTimeout: 1_000 })
     const stuck = outcome(table.fetch('k', () => new Promise<string>(() => {})))
     const closed = outcome(table.close())
     clock.advance(1_000)

@@ -136,7 +136,7 @@ interface Options {
 async function run(s: fc.Scheduler, scenario: Scenario, options: Options) {
   const clock = manualClock(0)
   const { ttl, negativeTtl } = scenario
-  const tables: Table<Token>[] = []
+  const tables: Table<Token | undefined, Id>[] = []
   const gate: boolean[] = []
   const fetches = new Map<number, FetchRecord>()
   const calls: LoadCall[] = []
@@ -223,7 +223,7 @@ async function run(s: fc.Scheduler, scenario: Scenario, options: Options) {
   }
 
   for (let t = 0; t < scenario.tables; t++) {
-    const table = createTable<Token>({
+    const table = createTable<Token | undefined, Id>({
       name: TABLE_NAMES[t],
       ttl,
       negativeTtl,

@@ -131,8 +131,8 @@ async function run(scenario: Scenario): Promise<void> {
   const l2 = memoryL2({ clock })
   const bus = localBus()
   const options = { name: NAME, ttl: 1e9, jitter: 0, sweepInterval: 1e9, clock, l2, bus }
-  const receiver: Table<string> = createTable<string>({ ...options, coalesce: scenario.coalesce })
-  const publisher: Table<string> = createTable<string>(options)
+  const receiver: Table<string | undefined> = createTable<string | undefined>({ ...options, coalesce: scenario.coalesce })
+  const publisher: Table<string | undefined> = createTable<string | undefined>(options)
   const expected = model(scenario)
   const raw = (id: Id, version: number, kind: Kind = 'invalidate') => bus.publish({ table: NAME, id, version, kind, origin: 'elsewhere' })
   const early = latchedLoader<string>()

@@ -12,7 +12,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { type Bus, type BusDelivery, type ChangeMessage, type CoherenceMessage } from '../src/store.js'
-import { type LoaderContext, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
+import { type Id, type LoaderContext, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
 import { PUBLISH_TIMEOUT } from '../src/limits.js'
 import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
@@ -25,7 +25,7 @@ function world({ l2 = true, bus = true }: { l2?: boolean; bus?: boolean } = {}) 
   const store = l2 ? memoryL2({ clock }) : undefined
   const local = bus ? localBus() : undefined
   const make = (options: TableOptions = {}) =>
-    createTable<string>({ name: NAME, ttl: 10_000, jitter: 0, sweepInterval: 1e9, clock, l2: store, bus: local, ...options })
+    createTable<string | undefined, Id>({ name: NAME, ttl: 10_000, jitter: 0, sweepInterval: 1e9, clock, l2: store, bus: local, ...options })
   /** Publishes a message as another table instance would (a foreign origin). */
   const send = (patch: Partial<ChangeMessage> & Pick<ChangeMessage, 'id' | 'version'>) =>
     local!.publish({ table: NAME, kind: 'invalidate', origin: 'elsewhere', ...patch })
@@ -226,7 +226,7 @@ describe('the stale write-back race', () => {
   // its forget time (`expiresAt = -forgetAt`) and is reclaimed only once that has passed.
   it('a tombstone outlives the earlier row’s sweep bucket, so a flight from before it cannot store its answer', async () => {
     const clock = manualClock(0)
-    const table = createTable<string>({ name: NAME, ttl: 1_000, jitter: 0, sweepInterval: 100, coalesce: false, clock })
+    const table = createTable<string | undefined, Id>({ name: NAME, ttl: 1_000, jitter: 0, sweepInterval: 100, coalesce: false, clock })
     await table.fetch('k', () => 'v0') // row expires at 1000: indexed in the bucket [1000, 1100)
     clock.set(1_000)
     const origin = latchedLoader<string>()
@@ -245,7 +245,7 @@ describe('the stale write-back race', () => {
 
   it('a tombstone is reclaimed once its forget time, max(ttl, loadTimeout) after it was written, has passed', async () => {
     const clock = manualClock(0)
-    const table = createTable<string>({ name: NAME, ttl: 1_000, loadTimeout: 5_000, jitter: 0, sweepInterval: 100, clock })
+    const table = createTable<string | undefined, Id>({ name: NAME, ttl: 1_000, loadTimeout: 5_000, jitter: 0, sweepInterval: 100, clock })
     clock.set(2_000)
     await table.invalidate('k', { version: 3 }) // forgotten at 7000
     clock.set(6_999)
@@ -565,7 +565,7 @@ describe('a gap on the bus', () => {
   it('drops every L1 row (counted), fences running flights, and the table keeps serving through L2 and the loader', async () => {
     const { l2, clock } = world({ bus: false })
     const hand = manualBus()
-    const table = createTable<string>({ name: NAME, ttl: 10_000, jitter: 0, sweepInterval: 1e9, clock, l2, bus: hand.bus })
+    const table = createTable<string | undefined, Id>({ name: NAME, ttl: 10_000, jitter: 0, sweepInterval: 1e9, clock, l2, bus: hand.bus })
     const ids = ['a', 'b', 'c', 'd', 'e']
     for (const id of ids) await table.fetch(id, () => `${id}1`)
     await table.invalidate('gone', { version: 3 }) // a tombstone is a row too
@@ -604,7 +604,7 @@ describe('a gap on the bus', () => {
 
   it('without L2 the loader serves again', async () => {
     const hand = manualBus()
-    const table = createTable<string>({ name: NAME, bus: hand.bus })
+    const table = createTable<string | undefined, Id>({ name: NAME, bus: hand.bus })
     await table.fetch('k', () => 'v1')
     hand.deliver({ type: 'gap' })
     expect(await table.fetch('k', () => 'v2')).toBe('v2')
@@ -616,7 +616,7 @@ describe('a gap on the bus', () => {
 describe('malformed deliveries and bus failures', () => {
   it('an `invalid` delivery is counted coh_invalid and never thrown', async () => {
     const hand = manualBus()
-    const table = createTable<string>({ name: NAME, bus: hand.bus })
+    const table = createTable<string | undefined, Id>({ name: NAME, bus: hand.bus })
     await table.fetch('k', () => 'v1')
     expect(() => hand.deliver({ type: 'invalid', reason: 'payload is not JSON' })).not.toThrow()
     expect(() => hand.deliver({ type: 'invalid', reason: 'version must be a finite number >= 0' })).not.toThrow()
@@ -639,7 +639,7 @@ describe('malformed deliveries and bus failures', () => {
   // delivery is now validated with parseCoherenceMessage, whatever the transport.
   it('a malformed message from a user transport is counted coh_invalid, never applied, never thrown', async () => {
     const hand = manualBus()
-    const table = createTable<string>({ name: NAME, bus: hand.bus })
+    const table = createTable<string | undefined, Id>({ name: NAME, bus: hand.bus })
     await table.fetch('k', () => 'v1')
     const message = { table: NAME, id: 'k', version: 9, kind: 'invalidate', origin: 'o' }
     const throwing = new Proxy(
@@ -687,7 +687,7 @@ describe('malformed deliveries and bus failures', () => {
     const hand = manualBus(async () => {
       throw failure
     })
-    const table = createTable<string>({ name: NAME, clock, l2, bus: hand.bus })
+    const table = createTable<string | undefined, Id>({ name: NAME, clock, l2, bus: hand.bus })
     const errors: unknown[] = []
     table.events.on('error', (event) => errors.push(event))
     expect(await table.put('k', 'v1')).toMatchObject({ applied: true, version: 1, broadcast: false })
@@ -707,7 +707,7 @@ describe('malformed deliveries and bus failures', () => {
   })
 
   it('a publish that throws synchronously is counted the same way', async () => {
-    const table = createTable<string>({
+    const table = createTable<string | undefined, Id>({
       name: NAME,
       bus: {
         publish: () => {
@@ -726,7 +726,7 @@ describe('malformed deliveries and bus failures', () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })
     const hand = manualBus(() => new Promise<void>(() => {}))
-    const table = createTable<string>({ name: NAME, clock, l2, bus: hand.bus })
+    const table = createTable<string | undefined, Id>({ name: NAME, clock, l2, bus: hand.bus })
     const put = outcome(table.put('k', 'v1', { version: 1 }))
     await settle()
     expect(hand.published).toHaveLength(1)
@@ -755,7 +755,7 @@ describe('malformed deliveries and bus failures', () => {
     const clock = manualClock(0)
     let release!: () => void
     const hand = manualBus(() => new Promise<void>((resolve) => (release = resolve)))
-    const table = createTable<string>({ name: NAME, clock, bus: hand.bus })
+    const table = createTable<string | undefined, Id>({ name: NAME, clock, bus: hand.bus })
     const idle = clock.pending()
     const put = outcome(table.put('k', 'v1', { version: 1 }))
     await settle()
@@ -772,7 +772,7 @@ describe('malformed deliveries and bus failures', () => {
   })
 
   it('without a bus nothing is broadcast (broadcast: false) and nothing is counted', async () => {
-    const table = createTable<string>({ name: NAME, clock: manualClock(0) })
+    const table = createTable<string | undefined, Id>({ name: NAME, clock: manualClock(0) })
     expect(await table.put('k', 'v1')).toMatchObject({ applied: true, version: 1, broadcast: false })
     expect(await table.invalidate('k')).toMatchObject({ applied: true, version: 2, broadcast: false })
     expect(table.stats().bus_errors).toBe(0)
@@ -781,7 +781,7 @@ describe('malformed deliveries and bus failures', () => {
 
   it('publishes the documented message: table, id, version, kind, origin', async () => {
     const hand = manualBus()
-    const table = createTable<string>({ name: NAME, bus: hand.bus })
+    const table = createTable<string | undefined, Id>({ name: NAME, bus: hand.bus })
     await table.put(7, 'seven', { version: 3 })
     await table.invalidate('7', { version: 4 })
     expect(hand.published).toEqual([
@@ -915,7 +915,7 @@ describe('who listens', () => {
 
   it('close() on a table with a hand-driven bus removes its handler', async () => {
     const hand = manualBus()
-    const table = createTable<string>({ name: NAME, bus: hand.bus })
+    const table = createTable<string | undefined, Id>({ name: NAME, bus: hand.bus })
     expect(hand.subscribers()).toBe(1)
     await table.close()
     expect(hand.subscribers()).toBe(0)

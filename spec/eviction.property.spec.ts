@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type Stats, createTable } from '../src/index.js'
+import { type Id, type Stats, createTable } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { RowStore } from '../src/rows/row-store.js'
 import { latchedLoader, settle } from './support/latch.js'
@@ -35,7 +35,7 @@ describe('eviction with admission', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(op, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 12 }), async (rounds) => {
         const clock = manualClock(0)
-        const table = createTable<string>({ capacity: CAPACITY, ttl: 500, negativeTtl: 200, jitter: 0, sweepInterval: 100, clock })
+        const table = createTable<string | undefined, Id>({ capacity: CAPACITY, ttl: 500, negativeTtl: 200, jitter: 0, sweepInterval: 100, clock })
         let reads = 0
         for (const round of rounds) {
           // Each round's operations run concurrently, then the table settles: a quiescent point.
@@ -79,7 +79,7 @@ describe('eviction with admission', () => {
   it('the coalescing law holds when a flight’s fill is refused or evicts a row', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 2, max: 50 }), fc.boolean(), async (readers, hotBefore) => {
-        const table = createTable<object>({ capacity: 2, clock: manualClock() })
+        const table = createTable<object | undefined, Id>({ capacity: 2, clock: manualClock() })
         await table.fetch('a', () => ({ a: 1 }))
         await table.fetch('b', () => ({ b: 1 }))
         if (hotBefore) for (let i = 0; i < 3; i++) await table.fetch('c', () => ({ earlier: i }))

@@ -5,7 +5,7 @@ import { latchedLoader, outcome, settle } from './support/latch.js'
 
 describe('a failed fill answers every waiter with the one error and caches nothing', () => {
   it('a rejected loader: every waiter gets the same error object; the next fetch loads again', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined>({ clock: manualClock() })
     const origin = latchedLoader<string>()
     const waiters = Array.from({ length: 5 }, () => outcome(table.fetch('k', origin.loader)))
     await settle()
@@ -23,7 +23,7 @@ describe('a failed fill answers every waiter with the one error and caches nothi
     ['throws synchronously', () => { throw new Error('sync') }],
     ['returns a rejected non-Error', () => Promise.reject('a string reason')],
   ])('a loader that %s answers every waiter with that error', async (_, loader) => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined>({ clock: manualClock() })
     const results = await Promise.allSettled([table.fetch('k', loader), table.fetch('k', loader)])
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected'])
     const [a, b] = results as PromiseRejectedResult[]
@@ -33,7 +33,7 @@ describe('a failed fill answers every waiter with the one error and caches nothi
   })
 
   it('a loader that returns a plain value (no promise) answers every waiter', async () => {
-    const table = createTable<{ v: number }>({ clock: manualClock() })
+    const table = createTable<{ v: number } | undefined>({ clock: manualClock() })
     const value = { v: 1 }
     const [a, b] = await Promise.all([table.fetch('k', () => value), table.fetch('k', () => ({ v: 2 }))])
     expect(a).toBe(value)
@@ -43,7 +43,7 @@ describe('a failed fill answers every waiter with the one error and caches nothi
 
   it('a loader that never settles: loadTimeout rejects every waiter, aborts the loader signal, releases the entry', async () => {
     const clock = manualClock()
-    const table = createTable<string>({ name: 'slow', clock, loadTimeout: 500 })
+    const table = createTable<string | undefined>({ name: 'slow', clock, loadTimeout: 500 })
     const origin = latchedLoader<string>()
     const waiters = [outcome(table.fetch('k', origin.loader)), outcome(table.fetch('k', origin.loader))]
     await settle()
@@ -76,7 +76,7 @@ describe('a failed fill answers every waiter with the one error and caches nothi
   })
 
   it('cancel some waiters, fail the fill; the rest get the loader error; a retry succeeds', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined>({ clock: manualClock() })
     const origin = latchedLoader<string>()
     const controllers = Array.from({ length: 10 }, () => new AbortController())
     const waiters = controllers.map((c) => outcome(table.fetch('sku-1', origin.loader, { signal: c.signal })))

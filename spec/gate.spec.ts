@@ -6,7 +6,7 @@ import { latchedLoader, settle } from './support/latch.js'
 describe('the coalescing gate', () => {
   it('coalesce: false makes every miss start its own flight, with the same freshness contract', async () => {
     const clock = manualClock(0)
-    const table = createTable<string>({ coalesce: false, ttl: 1_000, jitter: 0, clock })
+    const table = createTable<string | undefined>({ coalesce: false, ttl: 1_000, jitter: 0, clock })
     const origin = latchedLoader<string>()
     const readers = Array.from({ length: 3 }, () => table.fetch('k', origin.loader))
     await settle()
@@ -25,7 +25,7 @@ describe('the coalescing gate', () => {
   })
 
   it('turning it off drains: the flight in progress keeps answering the waiters it has; new misses fly alone', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined>({ clock: manualClock() })
     const origin = latchedLoader<string>()
     const before = [table.fetch('k', origin.loader), table.fetch('k', origin.loader)]
     await settle()
@@ -52,7 +52,7 @@ describe('the coalescing gate', () => {
   })
 
   it('refuses a non-boolean with a TypeError', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined>({ clock: manualClock() })
     expect(() => table.setCoalescing('no' as unknown as boolean)).toThrow(TypeError)
     await table.close()
   })

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createTable } from '../src/index.js'
+import { type Id, createTable } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { advanceSettled, settle } from './support/latch.js'
 
@@ -42,7 +42,7 @@ describe('grace, as properties', () => {
         const clock = manualClock(0)
         const { grace, graceBackoff, softTimeout } = options
         const staleWhileRevalidate = options.staleWhileRevalidate && grace > 0
-        const table = createTable<Answer>({
+        const table = createTable<Answer | undefined, Id>({
           ttl: TTL,
           jitter: 0,
           sweepInterval: 50,

@@ -16,7 +16,7 @@ const fail = () => Promise.reject(new Error('origin down'))
 /** A table with grace on a manual clock, one row `k` = 'v1' loaded at 0 and expired at `TTL`. */
 async function gracedTable(options: Record<string, unknown> = {}) {
   const clock = manualClock(0)
-  const table = createTable<string>({ name: 'g', ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 1e9, clock, ...options })
+  const table = createTable<string | undefined>({ name: 'g', ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 1e9, clock, ...options })
   const stale: TableEvents['stale'][] = []
   const errors: unknown[] = []
   table.events.on('stale', (event) => stale.push(event))
@@ -49,7 +49,7 @@ describe('a graced row', () => {
 
   it('is reclaimed by the sweeper once past its expiry plus the grace, and counts against capacity until then', async () => {
     const clock = manualClock(0)
-    const table = createTable<string>({ ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 100, clock })
+    const table = createTable<string | undefined>({ ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 100, clock })
     await table.fetch('k', () => 'v1')
     clock.set(TTL + GRACE - 100)
     expect(table.stats()).toMatchObject({ size: 1, swept: 0 })
@@ -119,7 +119,7 @@ describe('the fail-safe', () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })
     const options = { name: 'shared', ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 1e9, clock, l2 }
-    const [a, b] = [createTable<string>(options), createTable<string>(options)]
+    const [a, b] = [createTable<string | undefined>(options), createTable<string | undefined>(options)]
     expect(await a.fetch('k', () => 'from A')).toBe('from A')
     clock.set(TTL + 2_000) // past the entry's ttl, within its grace in L2
     expect(await b.fetch('k', fail)).toBe('from A')
@@ -218,7 +218,7 @@ describe('soft timeouts', () => {
 
   it('do nothing without a graced value: the caller waits for the load', async () => {
     const clock = manualClock(0)
-    const table = createTable<string>({ grace: GRACE, softTimeout: 100, clock })
+    const table = createTable<string | undefined>({ grace: GRACE, softTimeout: 100, clock })
     const origin = latchedLoader<string>()
     const waiting = outcome(table.fetch('new', origin.loader, { softTimeout: 50 }))
     await settle()
@@ -276,7 +276,7 @@ describe('a change always beats grace', () => {
 describe('loader-chosen lifetimes and forced refreshes', () => {
   it('setTtl sets this answer’s lifetime; 0 answers and stores nothing; a bad value throws inside the loader', async () => {
     const clock = manualClock(0)
-    const table = createTable<string>({ ttl: 60_000, jitter: 0, clock, sweepInterval: 1e9 })
+    const table = createTable<string | undefined>({ ttl: 60_000, jitter: 0, clock, sweepInterval: 1e9 })
     expect(await table.fetch('short', (_id, { setTtl }) => (setTtl(100), 's'))).toBe('s')
     clock.set(99)
     expect(await table.fetch('short', () => 'reloaded')).toBe('s')
@@ -292,7 +292,7 @@ describe('loader-chosen lifetimes and forced refreshes', () => {
   it('forceRefresh ignores a live row and the L2 read, counts a miss, and its answer replaces the row', async () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })
-    const table = createTable<string>({ name: 'f', clock, l2 })
+    const table = createTable<string | undefined>({ name: 'f', clock, l2 })
     expect(await table.fetch('k', () => 'v1')).toBe('v1')
     let l2Reads = 0
     const get = l2.get.bind(l2)
@@ -306,7 +306,7 @@ describe('loader-chosen lifetimes and forced refreshes', () => {
   })
 
   it('forced refreshes of one id coalesce onto one flight', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined>({ clock: manualClock() })
     await table.fetch('k', () => 'v1')
     const origin = latchedLoader<string>()
     const answers = [table.fetch('k', origin.loader, { forceRefresh: true }), table.fetch('k', origin.loader, { forceRefresh: true })]

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { SelfFetchError, createTable } from '../src/index.js'
+import { type Id, SelfFetchError, createTable } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { latchedLoader, settle } from './support/latch.js'
 
@@ -7,7 +7,7 @@ type Item = { id: string | number; n: number }
 
 describe('a herd of cold readers coalesces onto one load', () => {
   it('200 concurrent cold readers → one loader call, 199 coalesced, one shared object', async () => {
-    const table = createTable<Item>({ name: 'emoji_sets', clock: manualClock() })
+    const table = createTable<Item | undefined, Id>({ name: 'emoji_sets', clock: manualClock() })
     const origin = latchedLoader<Item>()
     const readers = Array.from({ length: 200 }, () => table.fetch('party', origin.loader))
     await settle()
@@ -22,7 +22,7 @@ describe('a herd of cold readers coalesces onto one load', () => {
   })
 
   it('100 simultaneous same-id reads → one load, identical results; the next read is a hit', async () => {
-    const table = createTable<Item>({ clock: manualClock() })
+    const table = createTable<Item | undefined, Id>({ clock: manualClock() })
     const origin = latchedLoader<Item>()
     const readers = Array.from({ length: 100 }, () => table.fetch(7, origin.loader))
     await settle()
@@ -37,7 +37,7 @@ describe('a herd of cold readers coalesces onto one load', () => {
 
   it('100 ids × 10 readers → 100 loads; no flight is shared across ids or across two tables', async () => {
     const clock = manualClock()
-    const tables = [createTable<Item>({ name: 'a', clock }), createTable<Item>({ name: 'b', clock })]
+    const tables = [createTable<Item | undefined, Id>({ name: 'a', clock }), createTable<Item | undefined, Id>({ name: 'b', clock })]
     const origins = tables.map(() => latchedLoader<Item>())
     const reads: { table: number; id: number; answer: Promise<Item | undefined> }[] = []
     for (let reader = 0; reader < 10; reader++) {
@@ -62,7 +62,7 @@ describe('a herd of cold readers coalesces onto one load', () => {
   })
 
   it('1 and "1" are different ids: two flights, two rows', async () => {
-    const table = createTable<Item>({ clock: manualClock() })
+    const table = createTable<Item | undefined, Id>({ clock: manualClock() })
     const origin = latchedLoader<Item>()
     const number = table.fetch(1, origin.loader)
     const string = table.fetch('1', origin.loader)
@@ -77,7 +77,7 @@ describe('a herd of cold readers coalesces onto one load', () => {
   })
 
   it('the first miss starts its loader within the same turn, a microtask later: after one await a test can move a manual clock', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined, Id>({ clock: manualClock() })
     let called = false
     void table.fetch('k', () => ((called = true), 'v'))
     expect(called).toBe(false) // the miss waits for the turn's batch
@@ -88,7 +88,7 @@ describe('a herd of cold readers coalesces onto one load', () => {
   })
 
   it('only the first caller’s loader runs; the joiners’ loaders are never called', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined, Id>({ clock: manualClock() })
     const first = latchedLoader<string>()
     const second = latchedLoader<string>()
     const a = table.fetch('k', first.loader)
@@ -102,7 +102,7 @@ describe('a herd of cold readers coalesces onto one load', () => {
   })
 
   it('a hit answers without a message: a loader that re-enters fetch is served a hit, and refused its own id at once', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined, Id>({ clock: manualClock() })
     await table.put('warm', 'w')
     const inner: Promise<string | undefined>[] = []
     const value = await table.fetch('cold', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createTable } from '../src/index.js'
+import { type Id, createTable } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { jitterSpread, jitteredExpiry } from '../src/rows/expiry.js'
 import { seeded as seededRandom } from '../examples/support/prng.js'
@@ -8,7 +8,7 @@ import { seeded as seededRandom } from '../examples/support/prng.js'
 /** Fills `n` rows at one instant, then reports when each one stops answering hits. */
 async function cohortExpiries(n: number, jitter: number): Promise<number[]> {
   const clock = manualClock(0)
-  const table = createTable<number>({ ttl: 1_000, jitter, clock, random: seededRandom(42), sweepInterval: 1e9 })
+  const table = createTable<number | undefined, Id>({ ttl: 1_000, jitter, clock, random: seededRandom(42), sweepInterval: 1e9 })
   await Promise.all(Array.from({ length: n }, (_, i) => table.fetch(i, () => i)))
   const expiry = new Array<number>(n)
   const live = new Set(Array.from({ length: n }, (_, i) => i))
@@ -91,7 +91,7 @@ describe('jittered expiry: rows filled together do not expire together', () => {
 
   it('negative rows use negativeTtl with the same jitter rule', async () => {
     const clock = manualClock(0)
-    const table = createTable<string>({ ttl: 10_000, negativeTtl: 1_000, jitter: 0.2, clock, random: () => 0, sweepInterval: 1e9 })
+    const table = createTable<string | undefined, Id>({ ttl: 10_000, negativeTtl: 1_000, jitter: 0.2, clock, random: () => 0, sweepInterval: 1e9 })
     expect(await table.fetch('gone', () => undefined)).toBeUndefined()
     clock.set(799)
     let loads = 0

@@ -14,7 +14,7 @@ describe('a plain caller whose flight is abandoned in the same turn', () => {
   // then treat the plain callers as a fresh miss, or they would wait for an answer that never comes.
   it('is still answered: it starts a flight of its own, or gets an error', async () => {
     const clock = manualClock()
-    const table = createTable<string>({ clock, loadTimeout: 1_000 })
+    const table = createTable<string | undefined>({ clock, loadTimeout: 1_000 })
     const origin = latchedLoader<string>()
     const impatient = outcome(table.fetch('k', origin.loader, { timeout: 10 }))
     await settle()

@@ -128,6 +128,15 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
     expect(await h.store.set(t, 'v', { kind: 'absent', version: 0, ttl: 1_000 })).toBe(false)
   })
 
+  it('guards versions of an entry written with grace too: a lower one is refused, and minting goes above it', async () => {
+    const t = freshTable()
+    expect(await h.store.set(t, 'g', { ...value('ten', 10), grace: 5_000 })).toBe(true)
+    expect(await h.store.set(t, 'g', { ...value('five', 5), grace: 5_000 })).toBe(false)
+    expect(await h.store.set(t, 'g', value('five', 5))).toBe(false)
+    expect(timeless(await h.store.get(t, 'g'))).toMatchObject({ kind: 'value', value: 'ten', version: 10 })
+    expect(await h.store.nextVersion(t, 'g', 0)).toBeGreaterThan(10)
+  })
+
   it('a refused write leaves the held ttl alone; an accepted one renews it', async () => {
     const t = freshTable()
     await h.store.set(t, 'ttl', value('long', 2, 60_000))

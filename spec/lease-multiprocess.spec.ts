@@ -162,7 +162,7 @@ describeRedis('a lease table when Redis goes away', () => {
     client.on('error', () => {}) // the outage below is the point
     await client.ping()
     const l2 = redisL2({ client, prefix: testPrefix('lease-down'), timeout: 50 })
-    const table = createTable<string>({ name: TABLE, l2, lease: true, loadTimeout: 5_000 })
+    const table = createTable<string | undefined>({ name: TABLE, l2, lease: true, loadTimeout: 5_000 })
     try {
       expect(await table.fetch('warm', () => 'up')).toBe('up') // Redis answered: the table works with it
       await stop(server)

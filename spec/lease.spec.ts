@@ -20,7 +20,7 @@ function processes(n: number, { withBus = true, l2, ...options }: { withBus?: bo
   const store = l2 ?? memoryL2({ clock })
   const local = withBus ? localBus() : undefined
   const tables = Array.from({ length: n }, () =>
-    createTable<{ v: string }>({ name: NAME, ttl: 60_000, jitter: 0, sweepInterval: 1e9, loadTimeout: 1_000, clock, l2: store, lease: true, ...(local && { bus: local }), ...options }),
+    createTable<{ v: string } | undefined>({ name: NAME, ttl: 60_000, jitter: 0, sweepInterval: 1e9, loadTimeout: 1_000, clock, l2: store, lease: true, ...(local && { bus: local }), ...options }),
   )
   const close = async () => {
     await Promise.all(tables.map((t) => t.close()))
@@ -98,8 +98,8 @@ describe('a herd across processes with leases', () => {
     const store = memoryL2({ clock })
     const late = chaosL2(store, clock) // process B's view of the same L2
     const options = { name: NAME, ttl: 60_000, jitter: 0, sweepInterval: 1e9, clock, lease: true } as const
-    const a = createTable<{ v: string }>({ ...options, l2: store })
-    const b = createTable<{ v: string }>({ ...options, l2: late })
+    const a = createTable<{ v: string } | undefined>({ ...options, l2: store })
+    const b = createTable<{ v: string } | undefined>({ ...options, l2: late })
     const origin = latchedLoader<{ v: string }>()
     late.fail('lease', { kind: 'stall' }, { times: 1 }) // B misses L2, then its lease call is held up
     const fromB = outcome(b.fetch('hot', origin.loader))
@@ -155,7 +155,7 @@ describe('a herd across processes with leases', () => {
 
   it('an invalidate during the lease voids it: the waiters load afresh, and no process answers the value loaded before it', async () => {
     const { tables, store, close } = processes(3)
-    const [holderTable, waiterTable, writer] = tables as [Table<{ v: string }>, Table<{ v: string }>, Table<{ v: string }>]
+    const [holderTable, waiterTable, writer] = tables as [Table<{ v: string } | undefined>, Table<{ v: string } | undefined>, Table<{ v: string } | undefined>]
     const old = latchedLoader<{ v: string }>()
     const holder = outcome(holderTable.fetch('hot', old.loader))
     await settle()

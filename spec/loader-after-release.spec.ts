@@ -13,7 +13,7 @@ describe('a loader whose flight was released', () => {
   // loadTimeout passed) must still get an aborted one.
   it('finds its signal aborted even when it first reads it after loadTimeout passed', async () => {
     const clock = manualClock()
-    const table = createTable<string>({ clock, loadTimeout: 100 })
+    const table = createTable<string | undefined>({ clock, loadTimeout: 100 })
     const origin = latchedLoader<string>()
     const waiter = outcome(table.fetch('k', origin.loader))
     await settle()
@@ -28,7 +28,7 @@ describe('a loader whose flight was released', () => {
   // A signal that aborts in the turn of its fetch releases the flight in the owner's first turn
   // (`abandoned`): without an L2 in between, the runner must not call the loader at all.
   it('is never left running when the flight was abandoned in the turn it started (no L2)', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined>({ clock: manualClock() })
     const origin = latchedLoader<string>()
     const controller = new AbortController()
     const waiter = outcome(table.fetch('k', origin.loader, { signal: controller.signal }))

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import * as promClient from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import { COUNTER_NAMES, type Stats, createTable } from '../src/index.js'
+import { type Id, COUNTER_NAMES, type Stats, createTable } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { registerTableMetrics } from '../src/prometheus.js'
 import { latchedLoader, settle } from './support/latch.js'
@@ -31,7 +31,7 @@ describe('Prometheus export (registerTableMetrics)', () => {
   it('scrapes every counter with the values of a known workload, and the gauges', async () => {
     const registry = new promClient.Registry()
     const clock = manualClock()
-    const sets = createTable<string>({ name: 'emoji_sets', clock, loadTimeout: 1_000 })
+    const sets = createTable<string | undefined, Id>({ name: 'emoji_sets', clock, loadTimeout: 1_000 })
     const unregister = registerTableMetrics(promClient, sets, { registry })
 
     // 5 cold readers on one id: one flight, 4 coalesced; then 3 hits.
@@ -78,7 +78,7 @@ describe('Prometheus export (registerTableMetrics)', () => {
 
   it('reads one stats() snapshot per table per scrape', async () => {
     const registry = new promClient.Registry()
-    const table = createTable<number>({ name: 'counted', clock: manualClock() })
+    const table = createTable<number | undefined, Id>({ name: 'counted', clock: manualClock() })
     let reads = 0
     const source = { name: table.name, stats: () => (reads++, table.stats()) }
     const unregister = registerTableMetrics(promClient, source, { registry })
@@ -94,8 +94,8 @@ describe('Prometheus export (registerTableMetrics)', () => {
   it('two tables → two label values of the same metric families', async () => {
     const registry = new promClient.Registry()
     const clock = manualClock()
-    const a = createTable<number>({ name: 'a', clock })
-    const b = createTable<number>({ name: 'b', clock })
+    const a = createTable<number | undefined, Id>({ name: 'a', clock })
+    const b = createTable<number | undefined, Id>({ name: 'b', clock })
     const offA = registerTableMetrics(promClient, a, { registry })
     const offB = registerTableMetrics(promClient, b, { registry })
     await a.fetch(1, () => 1)
@@ -131,8 +131,8 @@ describe('Prometheus export (registerTableMetrics)', () => {
   it('a prefix names the families; a label renames the series; duplicates are refused', async () => {
     const registry = new promClient.Registry()
     const clock = manualClock()
-    const a = createTable<number>({ name: 'same', clock })
-    const b = createTable<number>({ name: 'same', clock })
+    const a = createTable<number | undefined, Id>({ name: 'same', clock })
+    const b = createTable<number | undefined, Id>({ name: 'same', clock })
     const offA = registerTableMetrics(promClient, a, { registry, prefix: 'shop_cache_' })
     expect(() => registerTableMetrics(promClient, b, { registry, prefix: 'shop_cache_' })).toThrow(TypeError)
     const offB = registerTableMetrics(promClient, b, { registry, prefix: 'shop_cache_', label: 'same#2' })
@@ -149,14 +149,14 @@ describe('Prometheus export (registerTableMetrics)', () => {
   it('a name already taken in the registry throws and leaves the registry as it was', () => {
     const registry = new promClient.Registry()
     new promClient.Gauge({ name: 'echostore_loads_total', help: 'someone else', registers: [registry] })
-    const table = createTable<number>({ name: 't', clock: manualClock() })
+    const table = createTable<number | undefined, Id>({ name: 't', clock: manualClock() })
     expect(() => registerTableMetrics(promClient, table, { registry })).toThrow(/already been registered/)
     expect(registry.getMetricsAsArray().map((metric) => metric.name)).toEqual(['echostore_loads_total'])
     return table.close()
   })
 
   it('defaults to prom-client\'s global registry, and never registers there when given its own', async () => {
-    const table = createTable<number>({ name: 'global_default', clock: manualClock() })
+    const table = createTable<number | undefined, Id>({ name: 'global_default', clock: manualClock() })
     const mine = new promClient.Registry()
     const offMine = registerTableMetrics(promClient, table, { registry: mine })
     expect(await promClient.register.metrics()).not.toContain('table="global_default"')

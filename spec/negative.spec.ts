@@ -5,7 +5,7 @@ import { manualClock } from '../src/testing.js'
 describe('negative caching: undefined means absent, null is a value', () => {
   it('a second read within negativeTtl is a hit with no load; after it, a load', async () => {
     const clock = manualClock(0)
-    const table = createTable<string>({ ttl: 60_000, negativeTtl: 1_000, jitter: 0, clock })
+    const table = createTable<string | undefined>({ ttl: 60_000, negativeTtl: 1_000, jitter: 0, clock })
     let loads = 0
     const missing = () => (loads++, undefined)
     expect(await table.fetch('ghost', missing)).toBeUndefined()
@@ -21,7 +21,7 @@ describe('negative caching: undefined means absent, null is a value', () => {
 
   it('defaults negativeTtl to min(ttl, 5000)', async () => {
     const clock = manualClock(0)
-    const table = createTable<string>({ ttl: 60_000, jitter: 0, clock })
+    const table = createTable<string | undefined>({ ttl: 60_000, jitter: 0, clock })
     let loads = 0
     await table.fetch('ghost', () => (loads++, undefined))
     clock.set(4_999)
@@ -33,7 +33,7 @@ describe('negative caching: undefined means absent, null is a value', () => {
   })
 
   it('negativeTtl 0 disables negative caching: every read of an absent id loads', async () => {
-    const table = createTable<string>({ negativeTtl: 0, clock: manualClock() })
+    const table = createTable<string | undefined>({ negativeTtl: 0, clock: manualClock() })
     let loads = 0
     await table.fetch('ghost', () => (loads++, undefined))
     await table.fetch('ghost', () => (loads++, undefined))
@@ -44,7 +44,7 @@ describe('negative caching: undefined means absent, null is a value', () => {
 
   it('null is an ordinary value, cached for the full ttl', async () => {
     const clock = manualClock(0)
-    const table = createTable<string | null>({ ttl: 60_000, jitter: 0, clock })
+    const table = createTable<string | null | undefined>({ ttl: 60_000, jitter: 0, clock })
     let loads = 0
     expect(await table.fetch('n', () => (loads++, null))).toBeNull()
     clock.set(30_000)

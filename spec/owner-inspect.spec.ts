@@ -23,7 +23,7 @@ function recorder() {
 describe('the owner actor and its inspection', () => {
   it('a herd of plain misses in one turn reaches the owner as one message carrying its count', async () => {
     const seen = recorder()
-    const table = createTable<string>({ clock: manualClock(), inspect: seen.inspect })
+    const table = createTable<string | undefined>({ clock: manualClock(), inspect: seen.inspect })
     const origin = latchedLoader<string>()
     const readers = Array.from({ length: 50 }, () => table.fetch('k', origin.loader))
     await settle()
@@ -36,7 +36,7 @@ describe('the owner actor and its inspection', () => {
 
   it('every committed snapshot holds the state stats() reports, and the last one is done', async () => {
     const seen = recorder()
-    const table = createTable<string>({ clock: manualClock(), inspect: seen.inspect })
+    const table = createTable<string | undefined>({ clock: manualClock(), inspect: seen.inspect })
     const origin = latchedLoader<string>()
     const reader = table.fetch('k', origin.loader)
     await settle()
@@ -51,7 +51,7 @@ describe('the owner actor and its inspection', () => {
 
   it('accepts an observer object as well as a function, and refuses anything else naming the option', async () => {
     const events: string[] = []
-    const table = createTable<string>({ clock: manualClock(), inspect: { next: (event) => events.push(event.type) } })
+    const table = createTable<string | undefined>({ clock: manualClock(), inspect: { next: (event) => events.push(event.type) } })
     await table.fetch('k', () => 'v')
     expect(events).toContain('@xstate.event')
     await table.close()
@@ -64,7 +64,7 @@ describe('the owner actor and its inspection', () => {
     const errors: unknown[] = []
     const hostile = new Proxy({}, { get: () => { throw new Error('hostile getter') } })
     const bus = { publish: async () => {}, subscribe: (handler: (delivery: unknown) => void) => (handler(hostile), () => {}), close: async () => {} }
-    const table = createTable<string>({ clock: manualClock(), bus: bus as never })
+    const table = createTable<string | undefined>({ clock: manualClock(), bus: bus as never })
     table.events.on('error', ({ error }) => errors.push(error))
     expect(table.stats().coh_invalid).toBe(1)
     expect(await table.fetch('k', () => 'v')).toBe('v')

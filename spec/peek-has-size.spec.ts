@@ -3,13 +3,13 @@
  * with no load and no counter; `size` is the figure `stats().size` gives.
  */
 import { describe, expect, it } from 'vitest'
-import { createTable } from '../src/index.js'
+import { type Id, createTable } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 
 describe('peek, has and size', () => {
   it('peek answers a live row’s value and has says it is there; neither loads nor counts', async () => {
     const clock = manualClock(0)
-    const table = createTable<{ n: number }>({ ttl: 1_000, jitter: 0, clock })
+    const table = createTable<{ n: number } | undefined, Id>({ ttl: 1_000, jitter: 0, clock })
     const value = { n: 1 }
     await table.fetch('a', () => value)
     const before = table.stats()
@@ -22,7 +22,7 @@ describe('peek, has and size', () => {
   })
 
   it('a negative row: peek answers undefined, has answers true (a fetch would be a hit)', async () => {
-    const table = createTable<string>({ clock: manualClock(0) })
+    const table = createTable<string | undefined, Id>({ clock: manualClock(0) })
     await table.fetch('gone', () => undefined)
     expect(table.peek('gone')).toBeUndefined()
     expect(table.has('gone')).toBe(true)
@@ -31,7 +31,7 @@ describe('peek, has and size', () => {
 
   it('an expired row, a graced row and a tombstone are not live: peek undefined, has false', async () => {
     const clock = manualClock(0)
-    const table = createTable<string>({ ttl: 1_000, jitter: 0, grace: 5_000, sweepInterval: 1e9, clock })
+    const table = createTable<string | undefined, Id>({ ttl: 1_000, jitter: 0, grace: 5_000, sweepInterval: 1e9, clock })
     await table.fetch('a', () => 'A')
     await table.fetch('b', () => 'B')
     await table.invalidate('b')
@@ -44,7 +44,7 @@ describe('peek, has and size', () => {
 
   it('size is stats().size through fills, tombstones, sweeps and clears', async () => {
     const clock = manualClock(0)
-    const table = createTable<number>({ ttl: 100, jitter: 0, sweepInterval: 10, clock })
+    const table = createTable<number | undefined, Id>({ ttl: 100, jitter: 0, sweepInterval: 10, clock })
     const same = () => expect(table.size).toBe(table.stats().size)
     same()
     for (let i = 0; i < 5; i++) await table.fetch(i, () => i)
@@ -61,7 +61,7 @@ describe('peek, has and size', () => {
   })
 
   it('refuses a bad id, synchronously, naming the call', () => {
-    const table = createTable<string>()
+    const table = createTable<string | undefined, Id>()
     expect(() => table.peek({} as never)).toThrow(TypeError)
     expect(() => table.has(Number.NaN)).toThrow(/has/)
     expect(() => table.peek('x'.repeat(16_385))).toThrow(RangeError)

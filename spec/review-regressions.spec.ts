@@ -18,7 +18,7 @@ describe('a throwing event listener', () => {
   it.each(['load', 'fill', 'error', 'sweep'] as const)('on %s is reported as a warning, and the table goes on', async (type) => {
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {})
     const clock = manualClock(0)
-    const table = createTable<string>({ clock, ttl: 100, jitter: 0, sweepInterval: 100 })
+    const table = createTable<string | undefined>({ clock, ttl: 100, jitter: 0, sweepInterval: 100 })
     table.events.on(type, () => {
       throw new Error('listener bug')
     })
@@ -44,7 +44,7 @@ describe('a throwing event listener', () => {
     vi.spyOn(process, 'emitWarning').mockImplementation(() => {})
     const clock = manualClock(0)
     const l2 = chaosL2(memoryL2({ clock }), clock)
-    const table = createTable<string>({ clock, l2 })
+    const table = createTable<string | undefined>({ clock, l2 })
     table.events.on('l2_error', () => {
       throw new Error('listener bug')
     })
@@ -60,13 +60,13 @@ describe('what L2 did with a change', () => {
   it('is written, failed or none', async () => {
     const clock = manualClock(0)
     const l2 = chaosL2(memoryL2({ clock }), clock)
-    const withL2 = createTable<string>({ clock, l2 })
+    const withL2 = createTable<string | undefined>({ clock, l2 })
     expect(await withL2.put('k', 'v')).toMatchObject({ applied: true, l2: 'written' })
     l2.fail('set', { kind: 'throw' })
     expect(await withL2.invalidate('k')).toMatchObject({ applied: true, l2: 'failed' }) // retry it: other processes may read the old entry
     expect(await withL2.put('k', 'v2')).toMatchObject({ applied: true, l2: 'failed' })
     l2.heal()
-    const alone = createTable<string>({ clock })
+    const alone = createTable<string | undefined>({ clock })
     expect(await alone.invalidate('k')).toMatchObject({ applied: true, l2: 'none' })
     await Promise.all([withL2.close(), alone.close()])
   })
@@ -101,7 +101,7 @@ describe('invalidate on a full table', () => {
         return store.set(table, id, entry)
       },
     }
-    const table = createTable<string>({ clock, capacity: 1, jitter: 0, l2 })
+    const table = createTable<string | undefined>({ clock, capacity: 1, jitter: 0, l2 })
     await table.fetch('x', () => 'X') // full: 'd' has no row, so L1 can hold no tombstone for it
     const heldReplies = latch()
     replies = heldReplies.opened
@@ -123,7 +123,7 @@ describe('a waiter answered at once', () => {
   it('leaves no deadline timer and no abort listener behind', async () => {
     for (let turns = 0; turns < 6; turns++) {
       const clock = manualClock(1_000)
-      const table = createTable<string>({ clock, coalesce: false, jitter: 0, sweepInterval: 1e9 })
+      const table = createTable<string | undefined>({ clock, coalesce: false, jitter: 0, sweepInterval: 1e9 })
       const origin = latchedLoader<string>()
       const first = table.fetch('a', origin.loader) // a flight that cannot be joined
       await settle()
@@ -157,7 +157,7 @@ describe('timers longer than Node honours', () => {
   })
 
   it('a fetch timeout over 2^31 − 1 ms is refused', async () => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined>({ clock: manualClock() })
     await expect(table.fetch('k', () => 'v', { timeout: 2 ** 31 })).rejects.toThrow(RangeError)
     await table.close()
   })
@@ -167,7 +167,7 @@ describe('a change older than what the table knows', () => {
   it('never reaches L2, even when L2 lost the newer entry', async () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })
-    const table = createTable<string>({ name: 't', clock, l2, ttl: 1_000, jitter: 0, loadTimeout: 500, sweepInterval: 1e9 })
+    const table = createTable<string | undefined>({ name: 't', clock, l2, ttl: 1_000, jitter: 0, loadTimeout: 500, sweepInterval: 1e9 })
     await table.put('q', 'v10', { version: 10 })
     clock.advance(1_001) // L2 lost it (its lifetime passed); L1 still holds the expired row and its version
     expect(await table.put('q', 'v5', { version: 5 })).toMatchObject({ applied: false, l2: 'refused' })
@@ -179,7 +179,7 @@ describe('a change older than what the table knows', () => {
 
 describe('after close', () => {
   it('put and invalidate are refused with an error that names the operation', async () => {
-    const table = createTable<string>({ name: 'shut', clock: manualClock() })
+    const table = createTable<string | undefined>({ name: 'shut', clock: manualClock() })
     await table.close()
     await expect(table.put('a', 'v')).rejects.toThrow(/table "shut" is closed; put\("a"\) was refused/)
     await expect(table.invalidate('a')).rejects.toThrow(/invalidate\("a"\) was refused/)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createTable } from '../src/index.js'
+import { type Id, createTable } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { randomUUID } from 'node:crypto'
 import { IdIndex, SHARD_ROWS, SINGLE_SHARD_ROWS } from '../src/rows/id-index.js'
@@ -9,7 +9,7 @@ import { SWEEP_SLICE } from '../src/owner/sweep-timer.js'
 describe('the sweeper reclaims expired rows on its tick', () => {
   it('reclaims expired rows every sweepInterval, counting swept and sweeps, and keeps live ones', async () => {
     const clock = manualClock(0)
-    const table = createTable<number>({ ttl: 1_000, jitter: 0, sweepInterval: 100, clock })
+    const table = createTable<number | undefined, Id>({ ttl: 1_000, jitter: 0, sweepInterval: 100, clock })
     await Promise.all([1, 2, 3].map((id) => table.fetch(id, () => id)))
     clock.set(500)
     await table.fetch(4, () => 4) // expires at 1500
@@ -22,7 +22,7 @@ describe('the sweeper reclaims expired rows on its tick', () => {
 
   it('a row replaced before its old expiry is not reclaimed at the old expiry', async () => {
     const clock = manualClock(0)
-    const table = createTable<string>({ ttl: 1_000, jitter: 0, sweepInterval: 100, clock })
+    const table = createTable<string | undefined, Id>({ ttl: 1_000, jitter: 0, sweepInterval: 100, clock })
     await table.fetch('k', () => 'old')
     clock.set(900)
     await table.put('k', 'new') // now expires at 1900
@@ -34,7 +34,7 @@ describe('the sweeper reclaims expired rows on its tick', () => {
 
   it('a pass starts at most once every max(sweepInterval, ttl / 16) ms, whatever the tick', async () => {
     const clock = manualClock(0)
-    const table = createTable<number>({ ttl: 64_000, jitter: 0, sweepInterval: 1_000, clock })
+    const table = createTable<number | undefined, Id>({ ttl: 64_000, jitter: 0, sweepInterval: 1_000, clock })
     await table.fetch(1, () => 1)
     clock.set(10_000) // ticks at 1 s, 2 s, … 10 s; passes start at 1 s, 5 s and 9 s (a period of 64 s / 16 = 4 s)
     expect(table.stats()).toMatchObject({ sweeps: 3, swept: 0, size: 1 })
@@ -88,7 +88,7 @@ describe('the sweeper reclaims expired rows on its tick', () => {
 
   it('a large expiring cohort is reclaimed through the clock, one slice per timer', async () => {
     const clock = manualClock(0)
-    const table = createTable<number>({ ttl: 1_000, jitter: 0, sweepInterval: 1_000, clock, capacity: 100_000 })
+    const table = createTable<number | undefined, Id>({ ttl: 1_000, jitter: 0, sweepInterval: 1_000, clock, capacity: 100_000 })
     for (let i = 0; i < 50_000; i++) await table.put(i, i)
     const slices: number[] = []
     table.events.on('sweep', ({ swept }) => slices.push(swept))
@@ -103,7 +103,7 @@ describe('the sweeper reclaims expired rows on its tick', () => {
 
   it('a table drives the slices itself: a large expiring cohort is fully reclaimed through the clock', async () => {
     const clock = manualClock(0)
-    const table = createTable<number>({ ttl: 1_000, jitter: 0, sweepInterval: 1_000, clock, capacity: 100_000 })
+    const table = createTable<number | undefined, Id>({ ttl: 1_000, jitter: 0, sweepInterval: 1_000, clock, capacity: 100_000 })
     for (let i = 0; i < 50_000; i++) await table.put(i, i)
     clock.set(2_000)
     expect(table.stats()).toMatchObject({ swept: 50_000, size: 0 })
@@ -112,7 +112,7 @@ describe('the sweeper reclaims expired rows on its tick', () => {
 
   it('stops with the table: no timer is left behind', async () => {
     const clock = manualClock(0)
-    const table = createTable<number>({ sweepInterval: 100, clock })
+    const table = createTable<number | undefined, Id>({ sweepInterval: 100, clock })
     expect(clock.pending()).toBe(1)
     await table.close()
     expect(clock.pending()).toBe(0)

@@ -7,7 +7,7 @@ import { latchedLoader, settle } from './support/latch.js'
 function pair(options: { ttl?: number; jitter?: number; negativeTtl?: number } = {}) {
   const clock = manualClock(0)
   const l2 = memoryL2({ clock })
-  const make = () => createTable<string>({ name: 'catalog', ttl: 1_000, jitter: 0, sweepInterval: 1e9, clock, l2, ...options })
+  const make = () => createTable<string | undefined>({ name: 'catalog', ttl: 1_000, jitter: 0, sweepInterval: 1e9, clock, l2, ...options })
   return { clock, l2, a: make(), b: make() }
 }
 
@@ -31,7 +31,7 @@ describe('the flight checks L2 before the loader', () => {
   it('the loader’s answer is written to L2 with the same jittered expiry as the row', async () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })
-    const table = createTable<string>({ name: 't', ttl: 1_000, jitter: 0.2, random: () => 0.9999, clock, l2 }) // the latest expiry: 1000 + 200
+    const table = createTable<string | undefined>({ name: 't', ttl: 1_000, jitter: 0.2, random: () => 0.9999, clock, l2 }) // the latest expiry: 1000 + 200
     await table.fetch('k', () => 'v')
     const entry = await l2.get('t', 'k')
     expect(entry).toMatchObject({ kind: 'value', value: 'v', ttl: 1_200 })

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks'
 import { Redis, type RedisOptions } from 'ioredis'
 import { describe, expect, it } from 'vitest'
 import { BREAKER_COOLDOWN, BREAKER_FAILURES, DEFAULT_L2_TIMEOUT } from '../src/limits.js'
-import { type Clock, type Table, type TableEvents, createTable, systemClock } from '../src/index.js'
+import { type Id, type Clock, type Table, type TableEvents, createTable, systemClock } from '../src/index.js'
 import { redisBus, redisL2 } from '../src/redis.js'
 import { latchedLoader, settle } from './support/latch.js'
 import { describeRedis, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
@@ -94,8 +94,8 @@ describeRedis('tables on a real Redis', () => {
     const own = `${prefix}herd:`
     const storeA = redisL2({ url: REDIS_URL, prefix: own, ...SLACK })
     const storeB = redisL2({ url: REDIS_URL, prefix: own, ...SLACK })
-    const a = createTable<Product>({ name: 'products', ttl: 60_000, l2: storeA })
-    const b = createTable<Product>({ name: 'products', ttl: 60_000, l2: storeB })
+    const a = createTable<Product | undefined, Id>({ name: 'products', ttl: 60_000, l2: storeA })
+    const b = createTable<Product | undefined, Id>({ name: 'products', ttl: 60_000, l2: storeB })
     try {
       const origin = latchedLoader<Product>()
       const herdA = Array.from({ length: 200 }, () => a.fetch('hot', origin.loader))
@@ -127,8 +127,8 @@ describeRedis('tables on a real Redis', () => {
     const [storeA, storeB] = [0, 1].map(() => redisL2({ url: REDIS_URL, prefix: own, ...SLACK }))
     const [busA, busB] = [0, 1].map(() => redisBus({ url: REDIS_URL, channel }))
     await Promise.all([busA!.subscribed(), busB!.subscribed()])
-    const a = createTable<string>({ name: 'products', ttl: 60_000, l2: storeA, bus: busA })
-    const b = createTable<string>({ name: 'products', ttl: 60_000, l2: storeB, bus: busB })
+    const a = createTable<string | undefined, Id>({ name: 'products', ttl: 60_000, l2: storeA, bus: busA })
+    const b = createTable<string | undefined, Id>({ name: 'products', ttl: 60_000, l2: storeB, bus: busB })
     try {
       expect(await a.fetch('k', () => 'old')).toBe('old')
       expect(await b.fetch('k', () => 'never')).toBe('old') // from L2
@@ -148,7 +148,7 @@ describeRedis('tables on a real Redis', () => {
     const tenantA = `${prefix}tenant-a:`
     const tenantB = `${prefix}tenant-b:`
     const stores = [tenantA, tenantB, tenantA].map((p) => redisL2({ url: REDIS_URL, prefix: p, ...SLACK }))
-    const [onA, onB, onA2] = stores.map((l2) => createTable<string>({ name: 'accounts', ttl: 60_000, l2 })) as [Table<string>, Table<string>, Table<string>]
+    const [onA, onB, onA2] = stores.map((l2) => createTable<string | undefined, Id>({ name: 'accounts', ttl: 60_000, l2 })) as [Table<string | undefined, Id>, Table<string | undefined, Id>, Table<string | undefined, Id>]
     try {
       expect(await onA.fetch('acme', () => 'acme of tenant A')).toBe('acme of tenant A')
       expect(await onA.fetch(1, () => 'the number 1')).toBe('the number 1')
@@ -197,10 +197,10 @@ describeRedis('tables on a real Redis', () => {
       client.on('error', (error: Error) => clientErrors.push(error.message))
       await once(client, 'ready')
       const clock = shiftableClock()
-      const table = createTable<string>({ name: 'outage', ttl: 60_000, clock, sweepInterval: 60_000, l2: redisL2({ client, prefix: own }) })
+      const table = createTable<string | undefined, Id>({ name: 'outage', ttl: 60_000, clock, sweepInterval: 60_000, l2: redisL2({ client, prefix: own }) })
       // Another table, through the real port: it writes what the first one should read once Redis is back.
       const elsewhereL2 = redisL2({ url: REDIS_URL, prefix: own, ...SLACK })
-      const elsewhere = createTable<string>({ name: 'outage', ttl: 60_000, l2: elsewhereL2 })
+      const elsewhere = createTable<string | undefined, Id>({ name: 'outage', ttl: 60_000, l2: elsewhereL2 })
       try {
         // Healthy, through the proxy.
         expect(await table.fetch('before', () => 'loaded before')).toBe('loaded before')

@@ -6,7 +6,7 @@ import { latchedLoader, outcome, settle } from './support/latch.js'
 describe("a waiter's own timeout", () => {
   it('rejects that waiter only, with FetchTimeoutError naming table and id; the flight goes on and fills', async () => {
     const clock = manualClock()
-    const table = createTable<string>({ name: 'catalog', clock })
+    const table = createTable<string | undefined>({ name: 'catalog', clock })
     const origin = latchedLoader<string>()
     const impatient = outcome(table.fetch('sku', origin.loader, { timeout: 100 }))
     const patient = table.fetch('sku', origin.loader)
@@ -25,7 +25,7 @@ describe("a waiter's own timeout", () => {
 
   it('when every waiter has timed out, the flight still fills the table; the next read is a hit', async () => {
     const clock = manualClock()
-    const table = createTable<string>({ clock })
+    const table = createTable<string | undefined>({ clock })
     const origin = latchedLoader<string>()
     const waiters = [outcome(table.fetch('k', origin.loader, { timeout: 10 })), outcome(table.fetch('k', origin.loader, { timeout: 20 }))]
     await settle()
@@ -44,7 +44,7 @@ describe("a waiter's own timeout", () => {
 
   it('an answer before the deadline clears the deadline timer', async () => {
     const clock = manualClock()
-    const table = createTable<string>({ clock, sweepInterval: 1e9 })
+    const table = createTable<string | undefined>({ clock, sweepInterval: 1e9 })
     const before = clock.pending()
     expect(await table.fetch('k', () => 'v', { timeout: 1_000 })).toBe('v')
     expect(clock.pending()).toBe(before)
@@ -52,7 +52,7 @@ describe("a waiter's own timeout", () => {
   })
 
   it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY, '10'])('a timeout of %s is refused with an error naming it', async (timeout) => {
-    const table = createTable<string>({ clock: manualClock() })
+    const table = createTable<string | undefined>({ clock: manualClock() })
     await expect(table.fetch('k', () => 'v', { timeout: timeout as number })).rejects.toThrow(/"timeout"/)
     expect(table.stats()).toMatchObject({ hits: 0, misses: 0 })
     await table.close()

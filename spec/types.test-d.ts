@@ -5,8 +5,9 @@
  */
 import { describe, expectTypeOf, test } from 'vitest'
 import type { InspectionEvent, Observer } from 'xstate'
-import { type ClearResult, type Id, type Loader, type LoaderContext, type OwnerInspectionEvent, type OwnerInspector, type Stats, type TableEvents, Table, createTable } from '../src/index.js'
+import { type ClearResult, type Id, type Loader, type LoaderContext, type OwnerInspectionEvent, type OwnerInspector, type Stats, type TableEvents, Table, createTable, localBus, memoryL2 } from '../src/index.js'
 import { type ManualClock, manualClock } from '../src/testing.js'
+import { redisBus, redisL2 } from '../src/redis.js'
 
 interface Foo {
   foo: string
@@ -15,11 +16,17 @@ interface Foo {
 const foo: Foo = { foo: 'bar' }
 
 describe('createTable<V>', () => {
-  test('returns a Table<V> whose fetch resolves to V | undefined', () => {
+  test('returns a Table<V> whose fetch resolves to V: no check at the call site', () => {
     const table = createTable<Foo>()
     expectTypeOf(table).toEqualTypeOf<Table<Foo>>()
-    expectTypeOf(table.fetch('x', () => foo)).toEqualTypeOf<Promise<Foo | undefined>>()
-    expectTypeOf(table.fetch).returns.toEqualTypeOf<Promise<Foo | undefined>>()
+    expectTypeOf(table.fetch('x', () => foo)).toEqualTypeOf<Promise<Foo>>()
+    expectTypeOf(table.fetch).returns.toEqualTypeOf<Promise<Foo>>()
+  })
+
+  test('a table that caches "absent" says so in V, and then fetch resolves V | undefined', () => {
+    const maybe = createTable<Foo | undefined>()
+    expectTypeOf(maybe.fetch('x', () => undefined)).toEqualTypeOf<Promise<Foo | undefined>>()
+    void maybe.put('x', undefined)
   })
 
   test('unknown option keys and ill-typed options are compile errors', () => {
@@ -37,15 +44,22 @@ describe('fetch', () => {
   const table = createTable<Foo>()
   const strings = createTable<string>()
 
-  test('the loader may return V, undefined, or a PromiseLike of either', () => {
-    expectTypeOf<ReturnType<Loader<Foo>>>().toEqualTypeOf<Foo | undefined | PromiseLike<Foo | undefined>>()
+  test('the loader may return V or a PromiseLike of it; undefined (absent) only when V admits it', () => {
+    expectTypeOf<ReturnType<Loader<Foo>>>().toEqualTypeOf<Foo | PromiseLike<Foo>>()
     table.fetch('x', () => foo)
-    table.fetch('x', () => undefined)
     table.fetch('x', async () => foo)
-    table.fetch('x', async () => undefined)
-    const thenable: PromiseLike<Foo | undefined> = Promise.resolve(foo)
+    const thenable: PromiseLike<Foo> = Promise.resolve(foo)
     table.fetch('x', () => thenable)
     strings.fetch('x', () => 'a string')
+    // @ts-expect-error undefined from a loader of a table whose V does not admit it
+    table.fetch('x', () => undefined)
+    // @ts-expect-error nor through a promise
+    table.fetch('x', async () => undefined)
+    // @ts-expect-error nor a put of undefined
+    void table.put('x', undefined)
+    const maybe = createTable<Foo | undefined>()
+    maybe.fetch('x', () => undefined)
+    maybe.fetch('x', async () => undefined)
   })
 
   test('a loader of the wrong type is a compile error', () => {
@@ -60,19 +74,23 @@ describe('fetch', () => {
   })
 
   test('the loader receives the id and a context with a signal', () => {
-    table.fetch(1, (id, context) => {
-      expectTypeOf(id).toEqualTypeOf<Id>()
+    table.fetch('x', (id, context) => {
+      expectTypeOf(id).toEqualTypeOf<string>()
       expectTypeOf(context).toEqualTypeOf<LoaderContext>()
       expectTypeOf(context.signal).toEqualTypeOf<AbortSignal>()
-      return undefined
+      return foo
     })
   })
 
-  test('the id is a string or a number, nothing else', () => {
+  test('the default id type is string; Id (string | number) is the widest a table takes', () => {
     expectTypeOf<Id>().toEqualTypeOf<string | number>()
-    expectTypeOf(table.fetch).parameter(0).toEqualTypeOf<string | number>()
-    table.fetch('a', () => foo)
+    expectTypeOf(table.fetch).parameter(0).toEqualTypeOf<string>()
+    table.fetch('a', (id: string) => ({ foo: id }))
+    // @ts-expect-error a number id on a table of the default (string) ids
     table.fetch(1, () => foo)
+    const either = createTable<Foo, Id>()
+    either.fetch('a', () => foo)
+    either.fetch(1, () => foo)
     // @ts-expect-error a boolean id
     table.fetch(true, () => foo)
     // @ts-expect-error an object id
@@ -123,10 +141,11 @@ describe('the id type K', () => {
     regions.fetch('us', anyId)
   })
 
-  test('K is a string or a number type; the default is both', () => {
+  test('K is a string or a number type; the default is string', () => {
     // @ts-expect-error a boolean id type
     createTable<Foo, boolean>()
-    expectTypeOf(createTable<Foo>()).toEqualTypeOf<Table<Foo, string | number>>()
+    expectTypeOf(createTable<Foo>()).toEqualTypeOf<Table<Foo, string>>()
+    expectTypeOf(createTable<Foo, Id>()).toEqualTypeOf<Table<Foo, string | number>>()
   })
 })
 
@@ -216,5 +235,23 @@ describe('inspect', () => {
     expectTypeOf(asFunction).toExtend<OwnerInspector>()
     // @ts-expect-error an inspector is a function or an observer object
     createTable<Foo>({ inspect: 'verbose' })
+  })
+})
+
+describe('closing with await using', () => {
+  test('tables, stores and buses are AsyncDisposable, so await using compiles', async () => {
+    expectTypeOf(createTable<Foo>()[Symbol.asyncDispose]).returns.toEqualTypeOf<Promise<void>>()
+    expectTypeOf(memoryL2()[Symbol.asyncDispose]).returns.toEqualTypeOf<Promise<void>>()
+    expectTypeOf(localBus()[Symbol.asyncDispose]).returns.toEqualTypeOf<Promise<void>>()
+    expectTypeOf(redisL2({ url: 'redis://127.0.0.1:6379' })[Symbol.asyncDispose]).returns.toEqualTypeOf<Promise<void>>()
+    expectTypeOf(redisBus({ url: 'redis://127.0.0.1:6379' })[Symbol.asyncDispose]).returns.toEqualTypeOf<Promise<void>>()
+    await using table = createTable<Foo>({ l2: memoryL2(), bus: localBus(), closeStores: true })
+    expectTypeOf(table).toExtend<AsyncDisposable>()
+  })
+
+  test('closeStores is a boolean', () => {
+    createTable<Foo>({ closeStores: false })
+    // @ts-expect-error closeStores takes a boolean
+    createTable<Foo>({ closeStores: 'yes' })
   })
 })

@@ -31,4 +31,4 @@ export {
   ChaosError,
 } from './core/errors.js'
 export { memoryL2, type MemoryL2, type MemoryL2Options } from './l2/memory.js'
-export { localBus, type LocalBusOptions } from './bus/local.js'
+export { localBus, type LocalBus, type LocalBusOptions } from './bus/local.js'

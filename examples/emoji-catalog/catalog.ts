@@ -68,12 +68,12 @@ export interface CatalogOptions {
 /** The catalog: emoji sets read through one EchoStore table. */
 export class Catalog {
   /** The table of emoji sets (its stats are the cache's own counters). */
-  readonly table: Table<EmojiSet>
+  readonly table: Table<EmojiSet | undefined>
   readonly #db: EmojiDb
 
   constructor({ db, clock, ttl = 1_000, jitter = 0.2, random = Math.random, coalesce = true }: CatalogOptions) {
     this.#db = db
-    this.table = createTable<EmojiSet>({ name: 'emoji_sets', ttl, jitter, random, clock, coalesce, sweepInterval: 250 })
+    this.table = createTable<EmojiSet | undefined>({ name: 'emoji_sets', ttl, jitter, random, clock, coalesce, sweepInterval: 250 })
   }
 
   /** The emoji set `id`, read through the table; `undefined` when the database has no such set. */

@@ -53,7 +53,7 @@ export class AvailabilityReader {
   /** The settings, for reports. */
   readonly settings: ReaderSettings
   readonly #origin: AvailabilityOrigin
-  readonly #tables = new Map<string, Table<Availability>>()
+  readonly #tables = new Map<string, Table<Availability | undefined>>()
   readonly #loaders = new Map<string, (key: string | number) => Promise<Availability | undefined>>()
   /** The longest time past its expiry of a summary answered from grace, in ms (0 until one is). */
   longestStaleness = 0
@@ -63,7 +63,7 @@ export class AvailabilityReader {
     const negativeTtl = Math.min(ttl, 5_000)
     this.settings = { ttl, jitter, capacity, coalesce, negativeTtl, grace }
     for (const tenant of origin.tenants) {
-      const table = createTable<Availability>({
+      const table = createTable<Availability | undefined>({
         name: `availability:${tenant}`,
         ttl,
         jitter,

@@ -80,7 +80,7 @@ const bus = redisBus({ url: busUrl.toString(), channel: config.channel, onError:
 // A generous L2 bound: three processes and a test runner share the machine; a timed-out L2 read
 // would turn into a loader call, which is correct but not what the spec measures.
 const l2 = redisL2({ url: config.url, prefix: config.prefix, timeout: 2_000 })
-const table = createTable<string>({ name: config.table, l2, bus, ttl: 600_000, jitter: 0, loadTimeout: 10_000 })
+const table = createTable<string | undefined, Id>({ name: config.table, l2, bus, ttl: 600_000, jitter: 0, loadTimeout: 10_000 })
 
 table.events.on('coherence', (event) => report({ type: 'coherence', id: event.id, version: event.version, applied: event.applied, at: wallClock() }))
 let onGap: ((dropped: number) => void) | undefined

@@ -5,7 +5,7 @@ import type { ManualClock } from '../../src/testing.js'
 export interface LatchedCall<V> {
   id: Id
   context: LoaderContext
-  resolve(value: V | undefined): void
+  resolve(value: V): void
   reject(error: unknown): void
 }
 
@@ -16,7 +16,7 @@ export interface LatchedCall<V> {
 export function latchedLoader<V>() {
   const calls: LatchedCall<V>[] = []
   const loader = (id: Id, context: LoaderContext) =>
-    new Promise<V | undefined>((resolve, reject) => {
+    new Promise<V>((resolve, reject) => {
       calls.push({ id, context, resolve, reject })
     })
   return {

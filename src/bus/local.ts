@@ -12,6 +12,12 @@ import { BusClosedError, badArgument } from '../core/errors.js'
 import type { Bus, BusDelivery, CoherenceMessage } from './bus.js'
 import { parseCoherenceMessage } from './message.js'
 
+/** The in-process bus: a {@link Bus} that also supports `await using`. */
+export interface LocalBus extends Bus {
+  /** `await using` support: the same as `close()`. */
+  [Symbol.asyncDispose](): Promise<void>
+}
+
 /** Options of `localBus`. */
 export interface LocalBusOptions {
   /** Receives what a subscriber threw, with the delivery it was handling. Default: dropped. */
@@ -25,7 +31,7 @@ type Events = { delivery: BusDelivery }
  * (nothing is delivered) and, after `close()`, with a `BusClosedError` (code `ECHOSTORE_BUS_CLOSED`).
  * After `close()`, `subscribe` returns an unsubscribe that does nothing.
  */
-export function localBus(options: LocalBusOptions = {}): Bus {
+export function localBus(options: LocalBusOptions = {}): LocalBus {
   const onHandlerError = options.onHandlerError
   if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
     throw badArgument(TypeError, `localBus: onHandlerError must be a function, got ${typeof onHandlerError}`)
@@ -35,6 +41,10 @@ export function localBus(options: LocalBusOptions = {}): Bus {
   let closed = false
 
   return {
+    /** `await using` support: the same as `close()`. */
+    [Symbol.asyncDispose](): Promise<void> {
+      return this.close()
+    },
     async publish(message: CoherenceMessage): Promise<void> {
       if (closed) throw new BusClosedError('localBus', 'publish refused')
       const parsed = parseCoherenceMessage(message)

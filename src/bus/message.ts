@@ -29,8 +29,8 @@ import type { ChangeMessage, CoherenceMessage, FillMessage } from './bus.js'
 export const MAX_WIRE_BYTES = 128 * 1024
 /** Longest `table` name, in UTF-16 code units. */
 export const MAX_TABLE_LENGTH = 1024
-/** Longest `origin`, in UTF-16 code units. */
-export const MAX_ORIGIN_LENGTH = 256
+/** Longest `origin`, in UTF-16 code units: room for a table's origin, its name (at most {@link MAX_TABLE_LENGTH}) and a UUID. */
+export const MAX_ORIGIN_LENGTH = MAX_TABLE_LENGTH + 64
 
 /** The outcome of reading a message: the fresh, validated message, or why it was refused. */
 export type ParseResult = { ok: true; message: CoherenceMessage } | { ok: false; reason: string }

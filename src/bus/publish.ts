@@ -21,8 +21,8 @@ export interface Publisher {
 /**
  * Publishes `message` (about `id`, or the whole table) on the table's bus, bounded by
  * {@link PUBLISH_TIMEOUT}; never throws. Resolves true once the bus took it; false without a bus,
- * or when publishing failed or took too long (then counted in `bus_errors`, and emitted as an
- * `error` event when someone listens).
+ * or when publishing failed or took too long (then counted in `bus_errors`; a failure, not a
+ * timeout, is also emitted as an `error` event when someone listens).
  */
 export async function publish(to: Publisher, id: Id | undefined, message: CoherenceMessage): Promise<boolean> {
   const { bus, clock, events, name } = to

@@ -13,9 +13,9 @@ import type { Id } from './id.js'
 export type TableEvents = {
   /** The loader was called for `id` (origin work). */
   load: { table: string; id: Id }
-  /** A flight completed with an answer for `id` (stored, or skipped when the table was full). */
+  /** A flight completed with an answer for `id`; `stored` is false when it was not stored: fenced, refused by L2, not cacheable, or refused admission on a full table. */
   fill: { table: string; id: Id; source: 'loader' | 'l2'; stored: boolean }
-  /** A flight ended in an error (the loader failed, or `loadTimeout` passed), or the owner caught an internal fault (`id` undefined). */
+  /** A flight ended in an error (the loader failed, or its bound passed), a broadcast failed (`id` undefined for a clear), or the owner caught an internal fault (`id` undefined). */
   error: { table: string; id: Id | undefined; error: unknown }
   /** The sweeper reclaimed `swept` expired rows. */
   sweep: { table: string; swept: number }
@@ -27,7 +27,7 @@ export type TableEvents = {
    * back-off (`backoff`), or when a load outlived its soft timeout (`soft`).
    */
   stale: { table: string; id: Id; callers: number; staleness: number; reason: 'swr' | 'failsafe' | 'backoff' | 'soft' }
-  /** A coherence message was applied (`applied`) or dropped as not newer than what was held. */
+  /** A coherence message was applied (`applied`) or dropped as older than what was held. */
   coherence: { table: string; id: Id; version: number; kind: 'put' | 'invalidate'; applied: boolean }
   /** The bus reported a gap (messages may have been lost): every L1 row was dropped. */
   gap: { table: string; dropped: number }

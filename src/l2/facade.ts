@@ -27,7 +27,7 @@ export type L2WriteOutcome = 'written' | 'refused' | 'unfit'
  * entry is a miss, not a failure: L2 answered.
  *
  * Its breaker state is written only by itself. What it counts (`l2_errors`, `l2_timeouts`,
- * `l2_skipped`, `l2_corrupt`) it reports through `count`, to the owner, which writes the counters.
+ * `l2_skipped`, `l2_corrupt`, `l2_oversize`, `l2_codec_errors`) it reports through `count`, to the owner, which writes the counters.
  */
 export class L2Facade {
   #failures = 0

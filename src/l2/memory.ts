@@ -17,6 +17,8 @@ export interface MemoryL2Options {
 export interface MemoryL2 extends L2Store {
   /** Entries held now, expired ones not yet dropped included. */
   readonly size: number
+  /** `await using` support: the same as `close()`. */
+  [Symbol.asyncDispose](): Promise<void>
 }
 
 interface Stored {
@@ -107,6 +109,10 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
   }
 
   return {
+    /** `await using` support: the same as `close()`. */
+    [Symbol.asyncDispose](): Promise<void> {
+      return this.close()
+    },
     get size() {
       return entries.size
     },

@@ -120,7 +120,7 @@ export class Flight<V> {
 
 /**
  * The loader's view of a flight: its signal and its reports (both safe to destructure). Written by
- * the loader (through `setVersion`) and by the owner (`abort`); read by the flight's runner.
+ * the loader (through `setVersion` and `setTtl`) and by the owner (`abort`); read by the flight's runner.
  */
 export class FlightContext implements LoaderContext {
   /** The version the loader reported, if it did. */

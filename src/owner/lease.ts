@@ -28,7 +28,7 @@ const LONGEST_LOOK_MS = 50
 
 /** What a flight does after asking for the lease. */
 export type LeaseOutcome =
-  /** It holds the lease (`token`): it loads, writes L2, then releases and announces. */
+  /** It holds the lease (`token`): it loads, writes L2, announces the fill, then gives the lease back. */
   | { kind: 'hold'; token: string }
   /** Another holder filled the id: the flight answers from this entry. */
   | { kind: 'filled'; entry: L2Entry }

@@ -41,14 +41,15 @@ export interface RunnerDeps<V> {
  * {@link FlightResult}, posted to the owner; every L2 failure is a miss. A graced L2 entry (past its
  * logical lifetime, within its grace) is no answer, but travels with a failure as the fail-safe's
  * fallback. It reads the flight, never writes it (but for `leaseWake`); a flight the owner released
- * meanwhile is left alone (its loader is not called, its result not posted).
+ * before its loader was due is left alone (its loader is not called); a result that arrives after
+ * its release is posted, and dropped by the owner.
  *
  * When L2 answered the read, the write-back is awaited, so another process that misses once this
  * flight has answered finds the value in L2 (and a lease holder announces its fill only then). When
  * L2 was down for the read (error, timeout, open breaker), the write-back is not awaited, so a fetch
  * costs at most one L2 timeout plus the loader; a refusal then arrives later, as its own message.
  */
-export async function runFlight<V>(flight: Flight<V>, loader: Loader<V>, deps: RunnerDeps<V>): Promise<void> {
+export async function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>): Promise<void> {
   const { clock, expiry, l2, post } = deps
   let result: FlightResult<V>
   let fallback: Fallback<V> | undefined
@@ -103,7 +104,7 @@ function entryValue<V>(entry: L2Entry): V | undefined {
 }
 
 /** Calls the loader, marking its id as loading while its synchronous part runs (see {@link RunnerDeps.loading}). */
-function callLoader<V>(flight: Flight<V>, loader: Loader<V>, deps: RunnerDeps<V>): ReturnType<Loader<V>> {
+function callLoader<V>(flight: Flight<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>): ReturnType<Loader<V, Id>> {
   const outer = deps.loading.id
   deps.loading.id = flight.id
   try {

@@ -17,5 +17,9 @@ export interface LoaderContext {
   setTtl(ms: number): void
 }
 
-/** Loads one id (of the table's id type `K`) from the origin. `undefined` means "absent" (cached as a negative row); `null` is a value. */
-export type Loader<V, K extends Id = Id> = (id: K, context: LoaderContext) => V | undefined | PromiseLike<V | undefined>
+/**
+ * Loads one id (of the table's id type `K`) from the origin. It answers a `V`; when `V` admits
+ * `undefined` (a table made with `createTable<User | undefined>()`), `undefined` means "absent" and
+ * is cached as a negative row; `null` is a value.
+ */
+export type Loader<V, K extends Id = string> = (id: K, context: LoaderContext) => V | PromiseLike<V>

@@ -27,7 +27,7 @@ export class PlainMiss<V> {
 
   constructor(
     readonly id: Id,
-    readonly loader: Loader<V>,
+    readonly loader: Loader<V, Id>,
     /** The joinable flight the mailbox saw for the id, if any. */
     readonly flight: Flight<V> | undefined,
     /** A forced refresh (`forceRefresh`): no live row answers it, and a flight it starts skips L2. */
@@ -58,7 +58,7 @@ export interface WaitOptions {
 export interface WaitMessage<V> extends WaitOptions {
   type: 'wait'
   id: Id
-  loader: Loader<V>
+  loader: Loader<V, Id>
   resolve(value: V | undefined): void
   reject(error: unknown): void
 }
@@ -73,7 +73,7 @@ export class Refresh<V> {
   count = 1
   constructor(
     readonly id: Id,
-    readonly loader: Loader<V>,
+    readonly loader: Loader<V, Id>,
     /** How far past its expiry the value they got was, in ms. */
     readonly staleness: number,
   ) {}
@@ -86,7 +86,7 @@ export interface LoadMessage { type: 'load'; id: Id }
 export interface FlightDoneMessage<V> { type: 'flight.done'; flight: Flight<V>; result: FlightResult<V> }
 /** L2 refused a flight's write-back: it holds a newer version, so the row the flight stored must go. */
 export interface L2RefusedMessage<V> { type: 'l2.refused'; flight: Flight<V> }
-/** The earliest `loadTimeout` deadline may have passed. */
+/** The earliest flight deadline (`env.flightBound` after its start) may have passed. */
 export interface DeadlineMessage { type: 'deadline' }
 /** A waiter left before its flight answered: its deadline passed or its signal aborted; or its soft timeout passed, which answers it from a graced value if there is one. */
 export interface WaiterLeftMessage<V> { type: 'waiter.left'; waiter: Waiter<V>; reason: 'timeout' | 'cancel' | 'soft' }
@@ -115,7 +115,7 @@ export interface DeliveryMessage { type: 'delivery'; delivery: unknown }
 export interface SweepMessage { type: 'sweep'; tick: boolean }
 /** Turn the coalescing gate on or off. */
 export interface GateMessage { type: 'gate'; on: boolean }
-/** Refuse new work; stop once every flight has answered. */
+/** The table was closed (the refusing is done by the owner's closing flag): stop the sweeper; the owner stops once every flight has answered. */
 export interface CloseMessage { type: 'close' }
 
 /** Every message the owner accepts. */
@@ -143,9 +143,9 @@ export interface BatchEvent<V> { type: 'batch'; messages: Message<V>[] }
 
 /** Constructors, so messages are built in one place. */
 export const msg = {
-  plainMiss: <V>(id: Id, loader: Loader<V>, flight: Flight<V> | undefined, forced: boolean): PlainMiss<V> => new PlainMiss(id, loader, flight, forced),
-  refresh: <V>(id: Id, loader: Loader<V>, staleness: number): Refresh<V> => new Refresh(id, loader, staleness),
-  wait: <V>(id: Id, loader: Loader<V>, options: WaitOptions, resolve: (value: V | undefined) => void, reject: (error: unknown) => void): WaitMessage<V> => ({
+  plainMiss: <V>(id: Id, loader: Loader<V, Id>, flight: Flight<V> | undefined, forced: boolean): PlainMiss<V> => new PlainMiss(id, loader, flight, forced),
+  refresh: <V>(id: Id, loader: Loader<V, Id>, staleness: number): Refresh<V> => new Refresh(id, loader, staleness),
+  wait: <V>(id: Id, loader: Loader<V, Id>, options: WaitOptions, resolve: (value: V | undefined) => void, reject: (error: unknown) => void): WaitMessage<V> => ({
     type: 'wait',
     id,
     loader,

@@ -25,20 +25,20 @@ import { type OwnerEnv, type OwnerState, initialState } from './state.js'
 /** What the table facade may do with its owner. */
 export interface Owner<V> {
   /** A plain miss (no signal, no deadline): joins the id's flight or starts one; the promise is shared with the id's other plain callers. */
-  miss(id: Id, loader: Loader<V>): Promise<V | undefined>
+  miss(id: Id, loader: Loader<V, Id>): Promise<V | undefined>
   /** A plain read of the id this turn's last plain miss was for: counted on that miss, its promise returned; else `undefined` (see `Mailbox.repeat`). */
   repeat(id: Id): Promise<V | undefined> | undefined
   /** A plain forced refresh (`forceRefresh`): joins the id's flight or starts one that skips L2. */
-  forcedMiss(id: Id, loader: Loader<V>): Promise<V | undefined>
+  forcedMiss(id: Id, loader: Loader<V, Id>): Promise<V | undefined>
   /** A caller answered `id`'s graced value at once, `staleness` ms past its expiry: the id's refresh flight is started or joined (stale-while-revalidate). */
-  refresh(id: Id, loader: Loader<V>, staleness: number): void
+  refresh(id: Id, loader: Loader<V, Id>, staleness: number): void
   /** A miss with a signal, a deadline or a soft timeout (or a forced one with any of them): the caller's own promise, which may settle early. */
-  wait(id: Id, loader: Loader<V>, options: WaitOptions): Promise<V | undefined>
+  wait(id: Id, loader: Loader<V, Id>, options: WaitOptions): Promise<V | undefined>
   /** True when called from the synchronous part of the loader of `id` on this table (a fetch of `id` now would wait on its own load). */
   insideLoaderOf(id: Id): boolean
   /** True once {@link close} was called: new work is refused. */
   readonly closed: boolean
-  /** Refuses new work from now on, stops the sweeper, lets the flights in progress answer, then stops the actor; returns {@link stopped}. Idempotent. */
+  /** Refuses new work from now on, stops the sweeper, lets the flights in progress answer, then stops the actor (and, with `closeStores`, closes the L2 store and bus); the same promise every call. */
   close(): Promise<void>
   /** Posts a message (handed over with the rest of this turn's). */
   post(message: Message<V>): void
@@ -107,6 +107,8 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   }
   const actor = createActor(ownerLogic(env, state), options.inspect === undefined ? {} : { inspect: options.inspect })
   const stopped = new Promise<void>((resolve) => actor.subscribe({ complete: resolve, error: () => resolve() }))
+  /** What `close` resolves: the owner stopped, then, with `closeStores`, the table's L2 store and bus closed. */
+  const closed = options.closeStores ? stopped.then(() => closeStores(options)) : stopped
 
   function deliver(messages: Message<V>[]): void {
     if (actor.getSnapshot().status === 'active') actor.send({ type: 'batch', messages })
@@ -141,7 +143,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
         closing = true
         send(msg.close())
       }
-      return stopped
+      return closed
     },
     forcedMiss: (id, loader) => mailbox.forcedMiss(id, loader),
     refresh: (id, loader, staleness) => mailbox.refresh(id, loader, staleness),
@@ -155,4 +157,11 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     l2,
     stopped,
   }
+}
+
+/** Closes the table's L2 store and bus (the `closeStores` option), both even when one fails; rejects with the first failure. */
+async function closeStores({ l2, bus }: ResolvedOptions): Promise<void> {
+  const results = await Promise.allSettled([l2?.close(), bus?.close()])
+  const failed = results.find((result) => result.status === 'rejected')
+  if (failed !== undefined) throw failed.reason
 }

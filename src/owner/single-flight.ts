@@ -2,12 +2,14 @@
  * The single flight: concurrent misses on one id coalesce onto a single in-flight load, and every
  * waiter of that flight receives its one answer (the same value object, or the same error).
  *
- * The counting law: every caller that misses counts one `miss` (in the facade); here each such
+ * The counting law: every caller that misses counts one in `misses` (in the facade); here each such
  * caller either starts a flight (`flights`, one per flight) or joins one (`coalesced`). A caller
  * answered without a flight counts as joined too: it took the answer of a flight that just filled
  * the row, or, during the fail-safe's back-off, the answer of the flight whose failure was absorbed.
- * Every flight ends exactly once: answered (`fills` when stored, `fenced` when not), failed
- * (`load_errors`), or released when its last waiter left (`abandoned`). A flight settles only what it
+ * Every flight ends exactly once: answered (`fills` when stored; `fenced` when stale or refused;
+ * neither when not cacheable or refused admission, counted `full_skips`), failed (`load_errors`),
+ * or released when its last waiter left (`abandoned`); an L2 refusal arriving after a fill adds
+ * `fenced`. A flight settles only what it
  * still owns: a result that arrives after the flight was released belongs to nobody and is dropped.
  *
  * Three kinds of caller reach {@link joinOrStart}, the one place that decides: plain callers (no
@@ -50,7 +52,7 @@ interface Callers<V> {
  * with `loader`. A joined flight past its soft timeout answers them its graced value at once.
  * Counts them by the law above.
  */
-function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Loader<V>, callers: Callers<V>): Placement<V> {
+function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Loader<V, Id>, callers: Callers<V>): Placement<V> {
   const { state } = turn
   const { count, forced, answered, seen } = callers
   state.rows.touch(id, count)
@@ -174,7 +176,7 @@ function abortReason(signal: AbortSignal): unknown {
  * gate is on), counted, bounded by `env.flightBound` (and by the soft timeout, when there is a graced
  * value). A `forced` one (a forced refresh) skips the L2 read. Its runner starts once the transition commits.
  */
-function startFlight<V>(turn: Turn<V>, id: Id, loader: Loader<V>, known: number, forced: boolean): Flight<V> {
+function startFlight<V>(turn: Turn<V>, id: Id, loader: Loader<V, Id>, known: number, forced: boolean): Flight<V> {
   const { state, env } = turn
   const flight = new Flight<V>(id, state.coalesce, Math.max(known, 0), env.clock.now() + env.flightBound, forced, new FlightContext())
   if (flight.joinable) state.flights.set(id, flight)
@@ -192,7 +194,7 @@ export function runStarted<V>(turn: Turn<V>): void {
   const started = turn.started.splice(0)
   const deps = turn.env.runner
   turn.defer(() => {
-    for (let i = 0; i < started.length; i += 2) void runFlight(started[i] as Flight<V>, started[i + 1] as Loader<V>, deps)
+    for (let i = 0; i < started.length; i += 2) void runFlight(started[i] as Flight<V>, started[i + 1] as Loader<V, Id>, deps)
   })
 }
 

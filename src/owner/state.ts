@@ -39,7 +39,7 @@ export interface OwnerState<V> {
   nextSweepAt: number
 }
 
-/** What the owner works with besides its state: set at construction, never written. */
+/** What the owner works with besides its state: set at construction, never written (but for `runner.loading`, see `RunnerDeps.loading`). */
 export interface OwnerEnv<V> {
   readonly name: string
   /** This table instance's id on the bus: it ignores its own messages. */
@@ -75,7 +75,7 @@ export interface Turn<V> {
   /** Runs `effect` after the transition commits (xstate's `defer`). */
   readonly defer: (effect: () => void) => void
   /** Flights started in this transition, each followed by its loader; their runners start as one effect. */
-  readonly started: (Flight<V> | Loader<V>)[]
+  readonly started: (Flight<V> | Loader<V, Id>)[]
 }
 
 /** The state of a new owner. */

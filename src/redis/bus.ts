@@ -3,7 +3,7 @@
  *
  * Messages are published through a normal connection (the client you give, or one the bus opens
  * from `url`) and received on a dedicated subscriber connection (`client.duplicate()`, or a second
- * connection from `url`), in the wire format of `./message.ts`. Every payload received goes
+ * connection from `url`), in the wire format of `../bus/message.ts`. Every payload received goes
  * through `decodeWire`: a valid one is delivered as `{ type: 'message' }` (one frozen object
  * shared by every handler), anything else as `{ type: 'invalid', reason }`.
  *
@@ -49,6 +49,8 @@ export interface RedisBus extends Bus {
    * `ECHOSTORE_BUS_CLOSED`) if the bus is closed before that. Messages published earlier are not heard.
    */
   subscribed(): Promise<void>
+  /** `await using` support: the same as `close()`. */
+  [Symbol.asyncDispose](): Promise<void>
 }
 
 type Handler = (delivery: BusDelivery) => void
@@ -157,6 +159,10 @@ export function redisBus(options: RedisBusOptions): RedisBus {
   if (subscriber.status === 'wait') subscriber.connect().catch(report)
 
   return {
+    /** `await using` support: the same as `close()`. */
+    [Symbol.asyncDispose](): Promise<void> {
+      return this.close()
+    },
     async publish(message: CoherenceMessage): Promise<void> {
       if (closed) throw new BusClosedError('redisBus', 'publish refused')
       const parsed = parseCoherenceMessage(message)

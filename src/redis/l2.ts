@@ -14,6 +14,12 @@ import type { L2Entry, L2Store, L2Write } from '../l2/store.js'
 /** An ioredis client the store can use: a single-node client or a cluster client. */
 export type RedisL2Client = Redis | Cluster
 
+/** The Redis L2 store: an {@link L2Store} that also supports `await using`. */
+export interface RedisL2 extends L2Store {
+  /** `await using` support: the same as `close()`. */
+  [Symbol.asyncDispose](): Promise<void>
+}
+
 /** Options of {@link redisL2}: exactly one of `client` and `url`. */
 export interface RedisL2Options {
   /** An existing ioredis `Redis` or `Cluster` client. The store never closes it. */
@@ -111,7 +117,7 @@ const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
  * leases are in `leases.ts`. A client's own
  * `keyPrefix`, if any, goes before `prefix`.
  */
-export function redisL2(options: RedisL2Options): L2Store {
+export function redisL2(options: RedisL2Options): RedisL2 {
   validate(options)
   const { prefix = 'echostore:', codec = jsonCodec, maxValueBytes = DEFAULT_MAX_VALUE_BYTES } = options
   const owned = options.client === undefined
@@ -158,6 +164,10 @@ export function redisL2(options: RedisL2Options): L2Store {
 
   return {
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+    /** `await using` support: the same as `close()`. */
+    [Symbol.asyncDispose](): Promise<void> {
+      return this.close()
+    },
 
     async get(table: string, id: Id): Promise<L2Entry | undefined> {
       open('get')

@@ -7,11 +7,11 @@
 import { MAX_VERSION } from '../core/versions.js'
 import { HEADER_SCAN } from './entry.js'
 
-/** The held entry's version from its header, or nil when the key holds no readable one (any type is safe to ask). */
+/** The held entry's version from its header (`v7:`, or `v7+5000:` when written with grace), or nil when the key holds no readable one (any type is safe to ask). */
 const HELD_VERSION = `
 local function held_version(key)
   if redis.call('TYPE', key).ok ~= 'string' then return nil end
-  local held = tonumber(string.match(redis.call('GETRANGE', key, 0, ${HEADER_SCAN - 1}), '^[vat](%d+):') or '')
+  local held = tonumber(string.match(redis.call('GETRANGE', key, 0, ${HEADER_SCAN - 1}), '^[vat](%d+)[+:]') or '')
   if held and held <= ${MAX_VERSION} then return held end
   return nil
 end

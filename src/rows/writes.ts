@@ -1,6 +1,7 @@
 /**
  * The owner's writes to the rows, beside the rows: a fill or a put (`store`), a tombstone (`bury`),
- * and the version the table knows for an id (`known`). Called only from the owner's transition.
+ * and the version the table knows for an id (`known`). `store` and `bury` are called only from the
+ * owner's transition; `known`, a read, also from the change path to mint and guard versions.
  */
 import { C } from '../core/counters.js'
 import type { Id } from '../core/id.js'
@@ -41,7 +42,7 @@ function keepTombstonesAfter<V>(turn: Turn<V>): number {
   return clock.now() + tombstoneLife - flightBound
 }
 
-/** Replaces the row with a tombstone remembering `version` for `max(ttl, loadTimeout)` (none for a new id on a full table). */
+/** Replaces the row with a tombstone remembering `version` for `tombstoneLife`: `max(ttl, flight bound)` (none for a new id on a full table). */
 export function bury<V>(turn: Turn<V>, id: Id, version: number): void {
   turn.state.rows.bury(id, version, turn.env.clock.now() + turn.env.tombstoneLife)
 }

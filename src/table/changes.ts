@@ -1,6 +1,6 @@
 /**
- * The table's change path: `put` and `invalidate` (version, L2 write, the owner's L1 change,
- * broadcast) and what the bus delivers. L2 is written first, version-guarded, so once a change has
+ * The table's change path: `put`, `invalidate` and `clear` (version, L2 write, the owner's L1
+ * change, broadcast); the owner handles what the bus delivers (`owner/on-change.ts`). L2 is written first, version-guarded, so once a change has
  * reached L1 no flight can read the old entry from L2; the bus carries no value, only the version.
  */
 import type { CoherenceMessage } from '../bus/bus.js'

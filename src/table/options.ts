@@ -1,4 +1,5 @@
 import type { Bus } from '../bus/bus.js'
+import { MAX_TABLE_LENGTH } from '../bus/message.js'
 import { type Clock, MAX_TIMER_MS, isClock, systemClock } from '../core/clock.js'
 import { badArgument, badNumber, describe } from '../core/errors.js'
 import { readOptions } from './read-options.js'
@@ -7,19 +8,19 @@ import type { OwnerInspector } from '../owner/inspector.js'
 
 /** Options of {@link createTable}. Every one is optional; defaults are given beside each. */
 export interface TableOptions {
-  /** Names the table in L2 keys, bus messages, events and errors. Default `'table'`. */
+  /** Names the table in L2 keys, bus messages, events and errors (at most 1,024 characters). Default `'table'`. */
   name?: string
-  /** Row lifetime in ms: finite, > 0. Default `60_000`. */
+  /** Row lifetime in ms, in [1, `MAX_TTL`] (a year). Default `60_000`. */
   ttl?: number
   /** Each row expires at `ttl ± trunc(ttl·jitter)`, drawn uniformly per row; `0 ≤ jitter < 1`. Default `0.1`. */
   jitter?: number
-  /** Most rows held; a fill for a new id when full is not stored (`full_skips`). Integer ≥ 1. Default `100_000`. */
+  /** Most rows held (an integer in [1, 2^30]); a new id on a full table evicts a row, or is not stored (`full_skips`) when admission refuses it. Default `100_000`. */
   capacity?: number
-  /** Ms between sweeper ticks: finite, > 0. Default `1_000`. */
+  /** Ms between sweeper ticks, in [1, 2^31 − 1]. Default `1_000`. */
   sweepInterval?: number
   /** Lifetime of a negative row (the loader returned `undefined`); 0 disables negative caching. Default `min(ttl, 5_000)`. */
   negativeTtl?: number
-  /** Bound on one flight in ms; past it every waiter gets `LoadTimeoutError`. Default `30_000`. */
+  /** Bound on one load in ms (a flight's bound adds, with `lease`, its `wait` and one L2 timeout); past it the waiters still waiting get `LoadTimeoutError`, or the graced value with `grace`. Default `30_000`. */
   loadTimeout?: number
   /** The single-flight gate. Default `true`. */
   coalesce?: boolean
@@ -62,6 +63,11 @@ export interface TableOptions {
   /** A coherence bus (`localBus()`, `redisBus(...)`, or your own `Bus`). Default: none. */
   bus?: Bus
   /**
+   * When true, `close()` also closes the `l2` and `bus` given here, once the table has stopped: for
+   * a table that is their only user. Default `false` (they may be shared with other tables).
+   */
+  closeStores?: boolean
+  /**
    * An xstate inspection observer (a function or an `{ next }` object) handed to the owner actor: it
    * sees every batch of messages the owner receives and every snapshot it commits. Default: none.
    */
@@ -102,6 +108,7 @@ const KNOWN = [
   'random',
   'l2',
   'bus',
+  'closeStores',
   'inspect',
 ] as const satisfies readonly (keyof TableOptions)[]
 
@@ -159,6 +166,7 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   const o = readOptions(options, KNOWN, 'createTable') as TableOptions
   const name = o.name ?? 'table'
   if (typeof name !== 'string' || name.length === 0) fail(TypeError, 'name', 'must be a non-empty string', name)
+  if (name.length > MAX_TABLE_LENGTH) fail(RangeError, 'name', `must be at most ${MAX_TABLE_LENGTH} characters (it travels on the bus)`, name)
   const ttl = number('ttl', o.ttl ?? 60_000, (n) => n >= 1 && n <= MAX_TTL, `must be a number of ms in [1, ${MAX_TTL}] (a year)`)
   const jitter = number('jitter', o.jitter ?? 0.1, (n) => n >= 0 && n < 1, 'must be a number with 0 ≤ jitter < 1')
   const capacity = number('capacity', o.capacity ?? 100_000, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_CAPACITY, `must be an integer in [1, ${MAX_CAPACITY}]`)
@@ -193,8 +201,10 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   if (inspect !== undefined && typeof inspect !== 'function' && !hasMethods(inspect, ['next'])) {
     fail(TypeError, 'inspect', 'must be an xstate inspection observer: a function, or an object with next(event)', inspect)
   }
+  const closeStores = o.closeStores ?? false
+  if (typeof closeStores !== 'boolean') fail(TypeError, 'closeStores', 'must be a boolean', closeStores)
   const lease = readLease(o.lease, l2, loadTimeout)
-  return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, lease, clock, random, l2, bus, inspect }
+  return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, lease, clock, random, l2, bus, closeStores, inspect }
 }
 
 /**

@@ -19,7 +19,7 @@ import { NOT_LIVE, type RowStore } from '../rows/row-store.js'
 export interface FetchOptions {
   /** Cancels this caller only: it rejects with `signal.reason`. */
   signal?: AbortSignal
-  /** This caller's own deadline in ms (finite, > 0): it rejects with `FetchTimeoutError`; the flight goes on. */
+  /** This caller's own deadline in ms, in (0, 2^31 − 1]: it rejects with `FetchTimeoutError`; the flight goes on. */
   timeout?: number
   /**
    * Ms after which this caller takes the id's graced value, if there is one, while the flight goes on
@@ -36,7 +36,7 @@ export interface FetchOptions {
  * expiry check and a counter bump, no message); a miss is handed to the owner, which coalesces it
  * onto the id's single flight.
  */
-export class Table<V, K extends Id = Id> {
+export class Table<V, K extends Id = string> {
   /** A frozen snapshot of a table's counters, `size`, `inflight` and `hit_rate`. */
   static stats(table: { stats(): Stats }): Stats {
     return table.stats()
@@ -51,7 +51,7 @@ export class Table<V, K extends Id = Id> {
 
   /** The hit path's counters (hits, misses, negative_hits): written only by this facade. */
   readonly #reads = newReadCounters()
-  /** The owner's rows, read here by the hit path only. */
+  /** The owner's rows, read here by the hit path, `peek`, `has`, `size` and stale-while-revalidate (`live` sets visited bits). */
   readonly #rows: RowStore<V>
   readonly #clock: Clock
   readonly #owner: Owner<V>
@@ -91,29 +91,30 @@ export class Table<V, K extends Id = Id> {
   /**
    * Reads `id` through the table. A live row answers at once; otherwise the caller joins the id's
    * flight, or starts one that calls `loader` (only the first caller's loader runs). Resolves to the
-   * value, or `undefined` when the loader found nothing; rejects with the loader's error (the same
-   * object for every waiter), `FetchTimeoutError`, `signal.reason`, `LoadTimeoutError`, or
-   * `TableClosedError`; a bad id, loader or option rejects with a `TypeError`/`RangeError`.
+   * value (`undefined` when the loader found nothing, for a table whose `V` admits it); rejects with
+   * the loader's error (the same object for every waiter), `FetchTimeoutError`, `signal.reason`,
+   * `LoadTimeoutError`, `SelfFetchError`, or `TableClosedError`; a bad id, loader or option rejects with a `TypeError`/`RangeError`.
    */
-  fetch(id: K, loader: Loader<V, K>, options?: FetchOptions): Promise<V | undefined> {
-    // The table calls a loader only with the id it was fetched with: a Loader<V, K> serves as a Loader<V>.
-    const load = loader as Loader<V>
-    if (options === undefined && typeof load === 'function' && !this.#owner.closed) return this.#read(id, load, undefined)
-    return this.#readChecked(id, load, options)
+  fetch(id: K, loader: Loader<V, K>, options?: FetchOptions): Promise<V> {
+    // The table calls a loader only with the id it was fetched with: a Loader<V, K> serves as a Loader<V, Id>.
+    const load = loader as unknown as Loader<V, Id>
+    // A row holds `undefined` only when a loader (or put) answered it, which the types allow only when V admits it.
+    if (options === undefined && typeof load === 'function' && !this.#owner.closed) return this.#read(id, load, undefined) as Promise<V>
+    return this.#readChecked(id, load, options) as Promise<V>
   }
 
   /**
    * Writes `value` as the row for `id` in both layers (L2 first, version-guarded), then broadcasts
    * the change on the bus. `undefined` writes a negative row. A change older than what is already
-   * known does not change L1, is refused by L2, still resolves (`applied: false`) and is still broadcast.
+   * known does not change L1, is not sent to L2 (`l2: 'refused'`), still resolves (`applied: false`) and is still broadcast.
    */
-  put(id: K, value: V | undefined, options?: ChangeOptions): Promise<ChangeResult> {
+  put(id: K, value: V, options?: ChangeOptions): Promise<ChangeResult> {
     return this.#changes.put(id, value, options)
   }
 
   /**
    * Drops the row for `id` in both layers and leaves a tombstone carrying the version (in L2 it lives
-   * `max(ttl, loadTimeout)` and reads as a miss), fences a flight in progress for the id (its waiters
+   * `max(ttl, flight bound)`, the bound being `loadTimeout` plus, with a lease, its wait and one L2 timeout, and reads as a miss), fences a flight in progress for the id (its waiters
    * still get its answer; it is not stored), then broadcasts. Once it resolves, no fetch that starts
    * afterwards returns a value loaded before it. With a known version (given, or from L2), L2 gets
    * its tombstone first, so no flight can read the old entry once L1 has changed. The one way to
@@ -165,12 +166,18 @@ export class Table<V, K extends Id = Id> {
 
   /**
    * Stops the sweeper, refuses new fetches (`TableClosedError`), lets flights in progress answer
-   * their waiters (bounded by `loadTimeout`), then stops the owner. Idempotent: every call returns
-   * the same promise, which resolves once the owner has stopped.
+   * their waiters (each within its bound: `loadTimeout`, plus a lease's wait and one L2 timeout),
+   * then stops the owner; with `closeStores`, then closes the `l2` and `bus` it was given.
+   * Idempotent: every call returns the same promise, which resolves once all that is done.
    */
   close(): Promise<void> {
     if (!this.#owner.closed) this.#unsubscribe?.()
     return this.#owner.close()
+  }
+
+  /** `await using` support: the same as {@link close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close()
   }
 
   /** A frozen snapshot of the counters, `size`, `inflight` and `hit_rate`. */
@@ -180,7 +187,7 @@ export class Table<V, K extends Id = Id> {
   }
 
   /** A miss under stale-while-revalidate: a graced row answers at once and refreshes in the background; otherwise a plain miss. */
-  #staleOrMiss(id: Id, loader: Loader<V>): Promise<V | undefined> {
+  #staleOrMiss(id: Id, loader: Loader<V, Id>): Promise<V | undefined> {
     const now = this.#clock.now()
     const stale = this.#rows.graced(id, now)
     if (stale === NOT_LIVE) return this.#owner.miss(id, loader)
@@ -199,7 +206,7 @@ export class Table<V, K extends Id = Id> {
    * checked one: the herd's shortcut and the live row answer first (only valid ids are ever stored,
    * so a live row means the id is valid), unless the read forces a refresh; then the miss.
    */
-  #read(id: Id, loader: Loader<V>, read: FetchOptions | undefined): Promise<V | undefined> {
+  #read(id: Id, loader: Loader<V, Id>, read: FetchOptions | undefined): Promise<V | undefined> {
     if (read === undefined) {
       const repeat = this.#owner.repeat(id) // a herd: the same id as this turn's last miss, so no row to find
       if (repeat !== undefined) {
@@ -222,7 +229,7 @@ export class Table<V, K extends Id = Id> {
   }
 
   /** A fetch off the plain path: the id, loader and options validated, then {@link #read}. Never throws: bad input rejects. */
-  #readChecked(id: Id, loader: Loader<V>, options: FetchOptions | undefined): Promise<V | undefined> {
+  #readChecked(id: Id, loader: Loader<V, Id>, options: FetchOptions | undefined): Promise<V | undefined> {
     if (!isId(id)) return Promise.reject(badId('fetch', id))
     if (typeof loader !== 'function') return Promise.reject(badArgument(TypeError, `fetch(${showId(id)}) needs a loader function, got ${describe(loader)}`))
     if (this.#owner.closed) return Promise.reject(new TableClosedError(this.name, id))
@@ -263,10 +270,11 @@ function readFetchOptions(id: Id, options: FetchOptions | undefined): FetchOptio
 }
 
 /**
- * Creates a table of values `V`, fetched by ids of type `K` (default: any string or number; say
- * `createTable<User, number>()` and the loader receives a `number`). Options are validated here: a
+ * Creates a table of values `V`, fetched by ids of type `K` (default `string`; say
+ * `createTable<User, number>()` and the loader receives a `number`, or `Id` for both). The loader
+ * answers a `V`: a table that caches "absent" says so in `V` (`createTable<User | undefined>()`). Options are validated here: a
  * bad one throws a TypeError/RangeError naming it and the value.
  */
-export function createTable<V, K extends Id = Id>(options: TableOptions = {}): Table<V, K> {
+export function createTable<V, K extends Id = string>(options: TableOptions = {}): Table<V, K> {
   return new Table<V, K>(options)
 }
