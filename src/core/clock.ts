@@ -18,6 +18,8 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void
 }
 
+// The system clock's cached millisecond, shared by every table: written only by `coarseNow` (a
+// fresh read) and by its own 1 ms timer (`staleNow`, which marks it stale).
 let cachedNow = 0
 let nowIsFresh = false
 const staleNow = () => {

@@ -82,7 +82,7 @@ const HELP: Record<CounterName, string> = {
   evictions: 'Rows removed to make room for a new id.',
   swept: 'Rows reclaimed by the sweeper.',
   sweeps: 'Sweeper passes.',
-  fenced: 'Flight answers not stored because a newer change of the id arrived mid-flight.',
+  fenced: 'Flight answers not stored, or dropped, because a newer version was known (a change mid-flight, or L2 holds newer).',
   timeouts: 'Waiters that left by their own deadline.',
   cancelled: 'Waiters that left by their signal.',
   l2_errors: 'L2 calls that failed.',

@@ -50,7 +50,7 @@ export type Answer<V> = { ok: true; value: V | undefined } | { ok: false; error:
 export class Flight<V> {
   /** The plain callers' message whose promise they all share (it has its own). Set by the owner when the first plain caller joins. */
   shared: PlainMiss<V> | undefined = undefined
-  /** Callers with a signal or a deadline, in arrival order; answered ones stay, marked settled. Created on first join. */
+  /** Callers with a signal or a deadline, in arrival order; answered ones stay, marked settled, until a soft-timeout answer drops the list. Created on first join. */
   waiters: Waiter<V>[] | undefined = undefined
   /** Callers still waiting: plain callers, plus waiters not yet answered. */
   waiting = 0

@@ -78,7 +78,7 @@ export class Refresh<V> {
     readonly staleness: number,
   ) {}
 }
-/** Something outside the owner happened that a counter counts (an L2 outcome, an already-aborted fetch, a failed broadcast). */
+/** Something outside the owner happened that a counter counts (an L2 outcome, a lease outcome, an already-aborted fetch, a failed broadcast). */
 export interface CountMessage { type: 'count'; counter: OwnerCounterName }
 /** A flight's loader is being called (origin work). */
 export interface LoadMessage { type: 'load'; id: Id }

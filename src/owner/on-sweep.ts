@@ -7,8 +7,8 @@ import { type Turn, listening } from './state.js'
 /**
  * A sweeper tick, or the next slice of a pass: a tick starts a pass when none runs and the last one
  * started at least a sweep period ago (`sweeps`); each slice walks at most {@link SWEEP_SLICE} rows
- * and {@link SWEEP_SLICE_MS} ms, a shard at a time, and reclaims those whose expiry (a tombstone: its forget time) has passed
- * (`swept`); a pass that is not done asks the sweeper for the next slice.
+ * (plus one counting walk of each shard it starts) and {@link SWEEP_SLICE_MS} ms, a shard at a time,
+ * and reclaims those whose expiry plus the grace (a tombstone: its forget time) has passed (`swept`); a pass that is not done asks the sweeper for the next slice.
  */
 export function onSweep<V>(turn: Turn<V>, tick: boolean): void {
   const { state, env } = turn

@@ -9,7 +9,8 @@ export const SWEEP_SLICE_MS = 1
  * The sweeper's timers: a tick every `interval` ms, and a continuation (a 0 ms timer) when a pass
  * needs another slice. Each asks the owner to sweep; the owner decides whether a pass starts (at
  * most one every `max(sweepInterval, ttl / 16)` ms) and walks it in slices of {@link SWEEP_SLICE}
- * rows, so an expired row is reclaimed within one such period and one tick of its expiry, and the
+ * rows, so an expired row is reclaimed within one such period and one tick of its expiry plus the
+ * table's grace, and the
  * event loop is never held for long. Timers never keep the process alive (the clock's own rule).
  *
  * Written only by the owner (start, stop, continueSoon) and by its own timer callbacks.

@@ -3,9 +3,10 @@ import type { Flight } from './flight.js'
 
 /**
  * One caller with a signal or a deadline, waiting on a flight. It is answered exactly once: by its
- * flight's outcome, by its own deadline, or by its own signal. Created and written only by the
- * owner: it installs the deadline timer and the abort listener (as an effect, after the turn that
- * joined the waiter), and removes both when the waiter is answered.
+ * flight's outcome (or the graced value of a soft timeout), by its own deadline, or by its own
+ * signal. Created and written only by the owner (`flight` by `Flight.join`): it installs the
+ * deadline and soft-timeout timers and the abort listener (as an effect, after the turn that joined
+ * the waiter), and removes them when the waiter is answered; its own soft timer clears `#soft`.
  */
 export class Waiter<V> {
   /** The flight it waits on; undefined when it was answered without one (from a row). */

@@ -21,6 +21,7 @@ const MAX_SHARDS = 4_096
  * correctness), a number's integer and fraction bits.
  */
 export class IdIndex {
+  /** The shards (and `#single`): written only by their `RowStore`, through `set`, `delete`, `deleteIn`, `replace` and `clear`. */
   readonly #shards: Map<Id, number>[]
   /** `shards − 1`; 0 when there is one shard. */
   readonly #mask: number

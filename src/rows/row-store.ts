@@ -300,11 +300,12 @@ export class RowStore<V> {
   }
 
   /**
-   * One slice of a sweep pass: removes the rows whose expiry (a tombstone: its forget time) is not
-   * after `now`, walking the shards one at a time in insertion order from `cursor`. A shard of at
+   * One slice of a sweep pass: removes the rows whose expiry plus the grace (a tombstone: its
+   * forget time) is not after `now`, walking the shards one at a time in insertion order from `cursor`. A shard of at
    * most {@link REBUILD_ROWS} rows that are mostly reclaimable is rebuilt from its survivors in one
    * step (one `Map` dropped whole, no per-row delete, no rehash); otherwise its reclaimable rows are deleted one by one, at most
-   * `budget` rows walked per slice. A slice also stops once `deadline` (a `performance.now()`
+   * `budget` rows walked per slice (plus, for each shard the slice starts, one walk counting its
+   * reclaimable rows). A slice also stops once `deadline` (a `performance.now()`
    * instant) has passed, checked every 16 rows and after each rebuilt shard, so it stays short even
    * before the JIT has compiled it. Returns how many rows it removed; `cursor.done` turns true when
    * the pass has walked every shard.
