@@ -2,7 +2,7 @@
  * `echostore/limits`: the bounds a table checks its input against and the constants its policies
  * run on, for code that must stay within them (validating before a call, sizing a deployment).
  */
-export { MAX_TTL, MAX_CAPACITY } from './table/options.js'
+export { MAX_TTL, MAX_CAPACITY, MAX_BATCH_SIZE } from './table/options.js'
 export { MAX_ID_LENGTH } from './core/id.js'
 export { MAX_VERSION } from './core/versions.js'
 export { PUBLISH_TIMEOUT } from './bus/publish.js'

@@ -42,6 +42,8 @@ export const OWNER_COUNTER_NAMES = [
   'lease_acquired',
   'lease_waited',
   'lease_lost',
+  'batch_loads',
+  'batch_ids',
 ] as const
 
 /** Every counter's name, in `stats()` order. */

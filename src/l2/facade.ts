@@ -2,7 +2,7 @@ import type { Emitter } from 'mitt'
 import type { Clock } from '../core/clock.js'
 import type { OwnerCounterName } from '../core/counters.js'
 import { type TableEvents, emitSafely } from '../core/events.js'
-import { L2CorruptEntryError, L2TimeoutError, L2UnfitValueError } from '../core/errors.js'
+import { L2CorruptEntryError, L2TimeoutError, L2UnfitValueError, describe } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import { DEFAULT_L2_TIMEOUT, type L2Entry, type L2Store, type L2Write } from './store.js'
 
@@ -47,6 +47,22 @@ export class L2Facade {
   /** The live entry, `undefined` on a miss (a corrupt entry included), or {@link L2_FAILED}. */
   get(id: Id): Promise<L2Answer<L2Entry | undefined>> {
     return this.#call('get', id, () => this.store.get(this.table, id), undefined)
+  }
+
+  /**
+   * The entries of `ids`, in their order, in one round trip when the store has `getMany` (one call
+   * under the policy: a failure fails every id), else as concurrent `get`s (each under the policy).
+   */
+  async getMany(ids: readonly Id[]): Promise<L2Answer<L2Entry | undefined>[]> {
+    const many = this.store.getMany
+    if (many === undefined) return Promise.all(ids.map((id) => this.get(id)))
+    const entries = await this.#call('getMany', undefined, async () => {
+      const answer = await many.call(this.store, this.table, ids)
+      if (!Array.isArray(answer) || answer.length !== ids.length) throw new TypeError(`L2 getMany answered ${describe(answer)} for ${ids.length} ids: an array of one entry (or undefined) per id, in order`)
+      return answer
+    }, undefined)
+    if (entries === L2_FAILED) return ids.map(() => L2_FAILED)
+    return entries ?? ids.map(() => undefined)
   }
 
   /** Writes an entry (see {@link L2WriteOutcome}), or answers {@link L2_FAILED}. */

@@ -108,6 +108,16 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
     writesToSweep = Math.max(MIN_SWEEP_EVERY, entries.size + counters.size + leases.size)
   }
 
+  /** The live entry of (table, id) as a read answers it, with its remaining lifetime. */
+  function read(table: string, id: Id, now: number): L2Entry | undefined {
+    const entry = liveEntry(keyOf(table, id), now)
+    if (entry === undefined) return undefined
+    const ttl = entry.expiresAt - entry.grace - now
+    const answer: L2Entry = entry.kind === 'value' ? { kind: 'value', value: entry.value, version: entry.version, ttl } : { kind: entry.kind, version: entry.version, ttl }
+    if (entry.grace > 0) answer.grace = entry.grace
+    return answer
+  }
+
   return {
     /** `await using` support: the same as `close()`. */
     [Symbol.asyncDispose](): Promise<void> {
@@ -119,13 +129,13 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
 
     async get(table: string, id: Id): Promise<L2Entry | undefined> {
       open('get')
+      return read(table, id, clock.now())
+    },
+
+    async getMany(table: string, ids: readonly Id[]): Promise<(L2Entry | undefined)[]> {
+      open('getMany')
       const now = clock.now()
-      const entry = liveEntry(keyOf(table, id), now)
-      if (entry === undefined) return undefined
-      const ttl = entry.expiresAt - entry.grace - now
-      const read: L2Entry = entry.kind === 'value' ? { kind: 'value', value: entry.value, version: entry.version, ttl } : { kind: entry.kind, version: entry.version, ttl }
-      if (entry.grace > 0) read.grace = entry.grace
-      return read
+      return ids.map((id) => read(table, id, now))
     },
 
     async set(table: string, id: Id, entry: L2Write): Promise<boolean> {

@@ -45,6 +45,12 @@ export interface L2Store {
   /** The live entry for (table, id), or `undefined` when there is none or it has expired. */
   get(table: string, id: Id): Promise<L2Entry | undefined>
   /**
+   * Optional: the entries of many ids of `table` in one round trip, in the order of `ids` (each as
+   * `get` answers it). A batch read uses it when present, concurrent `get`s otherwise. An entry it
+   * cannot decode is `undefined` in its place (counted by the store's own means), never a rejection.
+   */
+  getMany?(table: string, ids: readonly Id[]): Promise<(L2Entry | undefined)[]>
+  /**
    * Writes the entry unless the store holds a strictly higher version for (table, id); a key that
    * holds garbage is overwritten. Resolves `true` when written, `false` when refused by the version
    * guard; rejects with `L2UnfitValueError` for a value the store will not hold (too large, or not

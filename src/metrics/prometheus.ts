@@ -73,7 +73,7 @@ const HELP: Record<CounterName, string> = {
   flights: 'Flights (single-flight loads) started.',
   fills: 'Rows written by completed flights.',
   l2_hits: 'Flights answered by L2 without calling the loader.',
-  loads: 'Loader calls: the origin work actually done.',
+  loads: 'Ids loaded from the origin (loader calls, and ids asked in batch loader calls): the origin work actually done.',
   load_errors: 'Flights that ended in an error (loader failure or loadTimeout).',
   abandoned: 'Flights released because every waiter left by cancellation.',
   stale_hits: 'Answers served from a graced value (past its expiry, within the grace).',
@@ -100,6 +100,8 @@ const HELP: Record<CounterName, string> = {
   lease_acquired: 'Flights that took their id\'s lease at once and loaded it for every process.',
   lease_waited: 'Flights answered by another process\'s fill while it held the lease.',
   lease_lost: 'Flights that waited for another process\'s lease, got no fill in time, and loaded themselves.',
+  batch_loads: 'Batch loader calls: one origin call for many ids.',
+  batch_ids: 'Ids asked in batch loader calls (also in loads).',
   clears: 'Clears of the whole table applied (its own, and other instances\' heard on the bus).',
 }
 

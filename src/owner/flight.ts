@@ -151,8 +151,7 @@ export class FlightContext implements LoaderContext {
   /** A bound function, made only when a loader asks for it. */
   get setTtl(): (ms: number) => void {
     return (ms) => {
-      if (!(typeof ms === 'number' && ms >= 0 && ms <= MAX_TTL)) throw badNumber(ms, `setTtl takes a number of ms in [0, ${MAX_TTL}], got ${describe(ms)}`)
-      this.lifetime = ms
+      this.lifetime = checkLifetime(ms)
     }
   }
 
@@ -161,4 +160,10 @@ export class FlightContext implements LoaderContext {
     this.#abortedWith ??= { reason }
     this.#controller?.abort(reason)
   }
+}
+
+/** `ms` when it is a lifetime a loader may choose for its answer (`setTtl`: ms in [0, a year]); else throws a TypeError/RangeError saying so. */
+export function checkLifetime(ms: number): number {
+  if (!(typeof ms === 'number' && ms >= 0 && ms <= MAX_TTL)) throw badNumber(ms, `setTtl takes a number of ms in [0, ${MAX_TTL}], got ${describe(ms)}`)
+  return ms
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock.js'
 import type { Id } from '../core/id.js'
 import type { Expiry } from '../rows/expiry.js'
-import { type L2Facade, L2_FAILED } from '../l2/facade.js'
+import { type L2Answer, type L2Facade, L2_FAILED } from '../l2/facade.js'
 import type { L2Entry } from '../l2/store.js'
 import { l2Write } from '../l2/write.js'
 import type { LeaseSettings } from '../table/options.js'
@@ -20,11 +20,12 @@ export interface RunnerDeps<V> {
   /** The table's lease settings, when it has `lease` on (and an L2). */
   lease: LeaseSettings | undefined
   /**
-   * The id whose loader runs right now, synchronously, on this table: a fetch of that id from inside
-   * the loader would wait on its own load. Written only by {@link callLoader}, around the loader's
-   * synchronous part; read by `Owner.insideLoaderOf`.
+   * The id whose loader (or the ids whose batch loader) runs right now, synchronously, on this
+   * table: a fetch of such an id from inside it would wait on its own load. Written only by
+   * {@link callLoader} (`id`) and by the batch runner (`batch`, see `load-batch.ts`), around the
+   * synchronous part of the call; read by `Owner.insideLoaderOf`.
    */
-  readonly loading: { id: Id | undefined }
+  readonly loading: { id: Id | undefined; batch: ReadonlySet<Id> | undefined }
   /** Tells the other processes that this process, holding the lease of `id`, filled it at `version` (a bus message; nothing without a bus). */
   announceFill(id: Id, version: number): void
   /** Posts a message to the owner's mailbox. */
@@ -50,51 +51,85 @@ export interface RunnerDeps<V> {
  * costs at most one L2 timeout plus the loader; a refusal then arrives later, as its own message.
  */
 export async function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>): Promise<void> {
-  const { clock, expiry, l2, post } = deps
+  const { l2, post } = deps
+  const run = newRun(flight)
   let result: FlightResult<V>
-  let fallback: Fallback<V> | undefined
-  let lease: string | undefined // the token of the lease this flight holds, if it does
   try {
-    let version = flight.version
-    let l2Answered = false
     if (l2 !== undefined && !flight.forced) {
-      const entry = await l2.get(flight.id)
-      l2Answered = entry !== L2_FAILED
-      if (entry !== undefined && entry !== L2_FAILED && entry.version >= version) {
-        if (entry.kind === 'tombstone') version = entry.version
-        else if (entry.ttl > 0) return post(msg.flightDone(flight, fromL2<V>(entry, clock)))
-        else fallback = { value: entryValue<V>(entry), expiresAt: clock.now() + entry.ttl, version: entry.version }
-      }
-      if (l2Answered && deps.lease !== undefined && flight.running) {
-        const outcome = await takeLeaseOrWait(flight, { clock, l2, lease: deps.lease, count: (counter) => post(msg.count(counter)) }, version)
+      const answer = readL2(run, await l2.get(flight.id), deps)
+      if (answer !== undefined) return post(msg.flightDone(flight, answer))
+      if (run.l2Answered && deps.lease !== undefined && flight.running) {
+        const outcome = await takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease, count: (counter) => post(msg.count(counter)) }, run.version)
         if (outcome.kind === 'gone') return
-        if (outcome.kind === 'filled') return post(msg.flightDone(flight, fromL2<V>(outcome.entry, clock)))
-        if (outcome.kind === 'hold') lease = outcome.token
-        else version = outcome.version
+        if (outcome.kind === 'filled') return post(msg.flightDone(flight, fromL2<V>(outcome.entry, deps.clock)))
+        if (outcome.kind === 'hold') run.lease = outcome.token
+        else run.version = outcome.version
       }
     }
     if (!flight.running) return // released (abandoned, or past its bound) before its loader was due
     post(msg.load(flight.id))
     const value = await callLoader(flight, loader, deps)
-    const expiresAt = expiry.draw(value, clock.now(), flight.context.lifetime)
-    result = { ok: true, value, source: 'loader', expiresAt, version: flight.context.reported ?? version, refused: false }
-    if (l2 !== undefined && expiresAt !== undefined && flight.running && !flight.fenced) {
-      const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace))
-      if (l2Answered) {
-        result.refused = (await written) === 'refused'
-        if (lease !== undefined && !result.refused) deps.announceFill(flight.id, result.version)
-      } else void written.then((answer) => answer === 'refused' && post(msg.l2Refused(flight)))
-    }
+    result = await writeBack(run, value, flight.context.lifetime, flight.context.reported, deps)
   } catch (error) {
-    result = { ok: false, error, fallback }
+    result = { ok: false, error, fallback: run.fallback }
   } finally {
-    if (lease !== undefined) giveBack(l2!, flight.id, lease)
+    if (run.lease !== undefined) giveBack(l2!, flight.id, run.lease)
   }
   post(msg.flightDone(flight, result))
 }
 
+/** What a runner knows of one flight on its way: the version it loads from, what L2 said, the lease it holds. */
+export interface FlightRun<V> {
+  readonly flight: Flight<V>
+  /** The highest version known: the flight's, raised by a newer tombstone in L2. */
+  version: number
+  /** True when L2 answered the read (a hit, a miss or a tombstone; not a failure). */
+  l2Answered: boolean
+  /** A graced value found in L2 on the way, for the fail-safe. */
+  fallback: Fallback<V> | undefined
+  /** The token of the lease this flight holds, if it does. */
+  lease: string | undefined
+}
+
+/** A flight's run before anything was read. */
+export function newRun<V>(flight: Flight<V>): FlightRun<V> {
+  return { flight, version: flight.version, l2Answered: false, fallback: undefined, lease: undefined }
+}
+
+/**
+ * What L2's answer to a flight's read means: a live entry no older than what the flight knows is its
+ * answer (returned); a newer tombstone raises its version; a graced entry becomes its fallback.
+ */
+export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined>, { clock }: RunnerDeps<V>): FlightResult<V> | undefined {
+  run.l2Answered = entry !== L2_FAILED
+  if (entry === undefined || entry === L2_FAILED || entry.version < run.version) return undefined
+  if (entry.kind === 'tombstone') run.version = entry.version
+  else if (entry.ttl > 0) return fromL2<V>(entry, clock)
+  else run.fallback = { value: entryValue<V>(entry), expiresAt: clock.now() + entry.ttl, version: entry.version }
+  return undefined
+}
+
+/**
+ * The loader's answer `value` (with the lifetime and version it reported) as the flight's result,
+ * written back to L2 (version-guarded) with the row's own expiry and the table's grace: awaited when
+ * L2 answered the read (a lease holder then announces its fill), else left to report a refusal later.
+ */
+export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, lifetime: number | undefined, reported: number | undefined, deps: RunnerDeps<V>): Promise<FlightResult<V>> {
+  const { clock, expiry, l2, post } = deps
+  const { flight } = run
+  const expiresAt = expiry.draw(value, clock.now(), lifetime)
+  const result: FlightResult<V> = { ok: true, value, source: 'loader', expiresAt, version: reported ?? run.version, refused: false }
+  if (l2 === undefined || expiresAt === undefined || !flight.running || flight.fenced) return result
+  const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace))
+  if (run.l2Answered) {
+    result.refused = (await written) === 'refused'
+    if (run.lease !== undefined && !result.refused) deps.announceFill(flight.id, result.version)
+  } else void written.then((answer) => answer === 'refused' && post(msg.l2Refused(flight)))
+  return result
+}
+
 /** An L2 entry (a value or a negative row) as a flight's answer, with its remaining lifetime. */
-function fromL2<V>(entry: L2Entry, clock: Clock): FlightResult<V> {
+export function fromL2<V>(entry: L2Entry, clock: Clock): FlightResult<V> {
   return { ok: true, value: entryValue<V>(entry), source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false }
 }
 

@@ -23,3 +23,40 @@ export interface LoaderContext {
  * is cached as a negative row; `null` is a value.
  */
 export type Loader<V, K extends Id = string> = (id: K, context: LoaderContext) => V | PromiseLike<V>
+
+/** What a batch loader receives beside the ids. */
+export interface BatchLoaderContext<K extends Id = string> {
+  /** Aborts when every waiter of every id in the batch has left (each id's flight released). */
+  readonly signal: AbortSignal
+  /**
+   * Sets the lifetime in ms (in [0, a year]) of the answer for `id`, one of this call's ids,
+   * replacing the table's `ttl` (or `negativeTtl`) for it, as a loader's `setTtl` does. A bad id or
+   * value throws a `TypeError`/`RangeError` here, inside the batch loader.
+   */
+  setTtl(id: K, ms: number): void
+}
+
+/**
+ * What a batch loader answers for its ids: an array of the same length and order, or a `Map` from
+ * id to answer (an id missing from it answers `undefined`, absent). An `Error` instance in either
+ * fails that id alone.
+ */
+export type BatchAnswer<V, K extends Id = string> = ReadonlyArray<V | undefined | Error> | ReadonlyMap<K, V | undefined | Error>
+
+/** Loads many ids of type `K` in one origin call (SQL `WHERE id IN`, a bulk endpoint): see {@link BatchAnswer}. */
+export type BatchLoader<V, K extends Id = string> = (ids: K[], context: BatchLoaderContext<K>) => BatchAnswer<V, K> | PromiseLike<BatchAnswer<V, K>>
+
+/**
+ * A batch loader as a flight's origin: the flights started in one owner turn with the same batch
+ * loader go to it as one call (split at `maxBatchSize`). Made by the table; read by the owner.
+ */
+export class Batch<V> {
+  constructor(
+    readonly load: BatchLoader<V, Id>,
+    /** Most ids in one call. */
+    readonly maxBatchSize: number,
+  ) {}
+}
+
+/** Where a flight's answer comes from: a loader of one id, or a batch loader. */
+export type Origin<V> = Loader<V, Id> | Batch<V>

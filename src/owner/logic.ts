@@ -22,7 +22,7 @@ import { emitSafely } from '../core/events.js'
 import { onClear, onDelivery, onInvalidate, onPut } from './on-change.js'
 import type { BatchEvent, Message } from './messages.js'
 import { onSoftTimeout } from './grace.js'
-import { onDeadline, onFlightDone, onL2Refused, onLoad, onPlainMiss, onRefresh, onWait, onWaiterLeft, runStarted } from './single-flight.js'
+import { onBatchLoad, onDeadline, onFlightDone, onL2Refused, onLoad, onPlainMiss, onRefresh, onWait, onWaiterLeft, runStarted } from './single-flight.js'
 import type { OwnerEnv, OwnerState, Turn } from './state.js'
 import { onSweep } from './on-sweep.js'
 
@@ -56,6 +56,8 @@ function handle<V>(turn: Turn<V>, message: Message<V>): void {
       return onWaiterLeft(turn, message.waiter, message.reason)
     case 'load':
       return onLoad(turn, message.id)
+    case 'batch.load':
+      return onBatchLoad(turn, message.ids)
     case 'flight.done':
       return onFlightDone(turn, message.flight, message.result)
     case 'l2.refused':

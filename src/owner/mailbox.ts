@@ -1,5 +1,5 @@
 import type { Id } from '../core/id.js'
-import type { Loader } from './loader.js'
+import type { Origin } from './loader.js'
 import { type Message, type PlainMiss, type Refresh, msg } from './messages.js'
 import type { OwnerState } from './state.js'
 
@@ -42,7 +42,7 @@ export class Mailbox<V> {
    * id's joinable flight or asks for a new one with `loader`. With the coalescing gate off every miss
    * has a message of its own. Returns the caller's promise.
    */
-  miss(id: Id, loader: Loader<V, Id>): Promise<V | undefined> {
+  miss(id: Id, loader: Origin<V>): Promise<V | undefined> {
     // A pending miss for the id exists only while the gate is on: a gate change hands the turn over first.
     const pending = this.#misses.get(id)
     if (pending !== undefined) {
@@ -59,14 +59,14 @@ export class Mailbox<V> {
   }
 
   /** A plain forced refresh of `id`: a message of its own (it must not share an unforced miss's flight), which the owner joins to a flight or starts one with. */
-  forcedMiss(id: Id, loader: Loader<V, Id>): Promise<V | undefined> {
+  forcedMiss(id: Id, loader: Origin<V>): Promise<V | undefined> {
     const message = msg.plainMiss(id, loader, undefined, true)
     this.post(message)
     return message.promise
   }
 
   /** A caller answered `id`'s graced value at once, `staleness` ms past its expiry: counts it on this turn's refresh of the id. */
-  refresh(id: Id, loader: Loader<V, Id>, staleness: number): void {
+  refresh(id: Id, loader: Origin<V>, staleness: number): void {
     const pending = this.#refreshes.get(id)
     if (pending !== undefined) {
       pending.count++

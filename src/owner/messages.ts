@@ -6,7 +6,7 @@ import type { BusDelivery } from '../bus/bus.js'
 import type { OwnerCounterName } from '../core/counters.js'
 import type { Id } from '../core/id.js'
 import type { Flight, FlightResult } from './flight.js'
-import type { Loader } from './loader.js'
+import type { Origin } from './loader.js'
 import type { Waiter } from './waiter.js'
 
 /**
@@ -27,7 +27,7 @@ export class PlainMiss<V> {
 
   constructor(
     readonly id: Id,
-    readonly loader: Loader<V, Id>,
+    readonly loader: Origin<V>,
     /** The joinable flight the mailbox saw for the id, if any. */
     readonly flight: Flight<V> | undefined,
     /** A forced refresh (`forceRefresh`): no live row answers it, and a flight it starts skips L2. */
@@ -58,7 +58,7 @@ export interface WaitOptions {
 export interface WaitMessage<V> extends WaitOptions {
   type: 'wait'
   id: Id
-  loader: Loader<V, Id>
+  loader: Origin<V>
   resolve(value: V | undefined): void
   reject(error: unknown): void
 }
@@ -73,7 +73,7 @@ export class Refresh<V> {
   count = 1
   constructor(
     readonly id: Id,
-    readonly loader: Loader<V, Id>,
+    readonly loader: Origin<V>,
     /** How far past its expiry the value they got was, in ms. */
     readonly staleness: number,
   ) {}
@@ -82,6 +82,8 @@ export class Refresh<V> {
 export interface CountMessage { type: 'count'; counter: OwnerCounterName }
 /** A flight's loader is being called (origin work). */
 export interface LoadMessage { type: 'load'; id: Id }
+/** A batch loader is being called for `ids`, one per flight (origin work). */
+export interface BatchLoadMessage { type: 'batch.load'; ids: readonly Id[] }
 /** A flight's load finished (successfully or not). */
 export interface FlightDoneMessage<V> { type: 'flight.done'; flight: Flight<V>; result: FlightResult<V> }
 /** L2 refused a flight's write-back: it holds a newer version, so the row the flight stored must go. */
@@ -126,6 +128,7 @@ export type Message<V> =
   | SoftTimeoutMessage<V>
   | CountMessage
   | LoadMessage
+  | BatchLoadMessage
   | FlightDoneMessage<V>
   | L2RefusedMessage<V>
   | DeadlineMessage
@@ -143,9 +146,9 @@ export interface BatchEvent<V> { type: 'batch'; messages: Message<V>[] }
 
 /** Constructors, so messages are built in one place. */
 export const msg = {
-  plainMiss: <V>(id: Id, loader: Loader<V, Id>, flight: Flight<V> | undefined, forced: boolean): PlainMiss<V> => new PlainMiss(id, loader, flight, forced),
-  refresh: <V>(id: Id, loader: Loader<V, Id>, staleness: number): Refresh<V> => new Refresh(id, loader, staleness),
-  wait: <V>(id: Id, loader: Loader<V, Id>, options: WaitOptions, resolve: (value: V | undefined) => void, reject: (error: unknown) => void): WaitMessage<V> => ({
+  plainMiss: <V>(id: Id, loader: Origin<V>, flight: Flight<V> | undefined, forced: boolean): PlainMiss<V> => new PlainMiss(id, loader, flight, forced),
+  refresh: <V>(id: Id, loader: Origin<V>, staleness: number): Refresh<V> => new Refresh(id, loader, staleness),
+  wait: <V>(id: Id, loader: Origin<V>, options: WaitOptions, resolve: (value: V | undefined) => void, reject: (error: unknown) => void): WaitMessage<V> => ({
     type: 'wait',
     id,
     loader,
@@ -155,6 +158,7 @@ export const msg = {
   }),
   count: (counter: OwnerCounterName): CountMessage => ({ type: 'count', counter }),
   load: (id: Id): LoadMessage => ({ type: 'load', id }),
+  batchLoad: (ids: readonly Id[]): BatchLoadMessage => ({ type: 'batch.load', ids }),
   flightDone: <V>(flight: Flight<V>, result: FlightResult<V>): FlightDoneMessage<V> => ({ type: 'flight.done', flight, result }),
   l2Refused: <V>(flight: Flight<V>): L2RefusedMessage<V> => ({ type: 'l2.refused', flight }),
   deadline: (): DeadlineMessage => ({ type: 'deadline' }),

@@ -16,7 +16,7 @@ import { Sweeper } from './sweep-timer.js'
 import { type Publisher, publish } from '../bus/publish.js'
 import type { TableEvents } from '../core/events.js'
 import type { Expiry } from '../rows/expiry.js'
-import type { Loader } from './loader.js'
+import type { Origin } from './loader.js'
 import { ownerLogic } from './logic.js'
 import { Mailbox } from './mailbox.js'
 import { type Message, type WaitOptions, msg } from './messages.js'
@@ -25,15 +25,15 @@ import { type OwnerEnv, type OwnerState, initialState } from './state.js'
 /** What the table facade may do with its owner. */
 export interface Owner<V> {
   /** A plain miss (no signal, no deadline): joins the id's flight or starts one; the promise is shared with the id's other plain callers. */
-  miss(id: Id, loader: Loader<V, Id>): Promise<V | undefined>
+  miss(id: Id, loader: Origin<V>): Promise<V | undefined>
   /** A plain read of the id this turn's last plain miss was for: counted on that miss, its promise returned; else `undefined` (see `Mailbox.repeat`). */
   repeat(id: Id): Promise<V | undefined> | undefined
   /** A plain forced refresh (`forceRefresh`): joins the id's flight or starts one that skips L2. */
-  forcedMiss(id: Id, loader: Loader<V, Id>): Promise<V | undefined>
+  forcedMiss(id: Id, loader: Origin<V>): Promise<V | undefined>
   /** A caller answered `id`'s graced value at once, `staleness` ms past its expiry: the id's refresh flight is started or joined (stale-while-revalidate). */
-  refresh(id: Id, loader: Loader<V, Id>, staleness: number): void
+  refresh(id: Id, loader: Origin<V>, staleness: number): void
   /** A miss with a signal, a deadline or a soft timeout (or a forced one with any of them): the caller's own promise, which may settle early. */
-  wait(id: Id, loader: Loader<V, Id>, options: WaitOptions): Promise<V | undefined>
+  wait(id: Id, loader: Origin<V>, options: WaitOptions): Promise<V | undefined>
   /** True when called from the synchronous part of the loader of `id` on this table (a fetch of `id` now would wait on its own load). */
   insideLoaderOf(id: Id): boolean
   /** True once {@link close} was called: new work is refused. */
@@ -96,7 +96,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
       l2,
       grace: options.grace,
       lease: options.lease,
-      loading: { id: undefined },
+      loading: { id: undefined, batch: undefined },
       announceFill(id, version) {
         void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
       },
@@ -134,7 +134,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   return {
     miss: (id, loader) => mailbox.miss(id, loader),
     repeat: (id) => mailbox.repeat(id),
-    insideLoaderOf: (id) => env.runner.loading.id === id,
+    insideLoaderOf: (id) => env.runner.loading.id === id || env.runner.loading.batch?.has(id) === true,
     get closed() {
       return closing
     },

@@ -25,7 +25,8 @@ import { NOT_LIVE } from '../rows/row-store.js'
 import { type Fallback, Flight, FlightContext, type FlightResult } from './flight.js'
 import { absorbFailure, armSoftTimeout, backedOff, fallbackFor, servedStale, softAnswer } from './grace.js'
 import { runFlight } from './load.js'
-import type { Loader } from './loader.js'
+import type { Batch, Origin } from './loader.js'
+import { runBatch } from './load-batch.js'
 import { type PlainMiss, type Refresh, type WaitMessage, msg } from './messages.js'
 import { store } from '../rows/writes.js'
 import { type Turn, listening } from './state.js'
@@ -52,7 +53,7 @@ interface Callers<V> {
  * with `loader`. A joined flight past its soft timeout answers them its graced value at once.
  * Counts them by the law above.
  */
-function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Loader<V, Id>, callers: Callers<V>): Placement<V> {
+function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Callers<V>): Placement<V> {
   const { state } = turn
   const { count, forced, answered, seen } = callers
   state.rows.touch(id, count)
@@ -176,7 +177,7 @@ function abortReason(signal: AbortSignal): unknown {
  * gate is on), counted, bounded by `env.flightBound` (and by the soft timeout, when there is a graced
  * value). A `forced` one (a forced refresh) skips the L2 read. Its runner starts once the transition commits.
  */
-function startFlight<V>(turn: Turn<V>, id: Id, loader: Loader<V, Id>, known: number, forced: boolean): Flight<V> {
+function startFlight<V>(turn: Turn<V>, id: Id, loader: Origin<V>, known: number, forced: boolean): Flight<V> {
   const { state, env } = turn
   const flight = new Flight<V>(id, state.coalesce, Math.max(known, 0), env.clock.now() + env.flightBound, forced, new FlightContext())
   if (flight.joinable) state.flights.set(id, flight)
@@ -189,12 +190,30 @@ function startFlight<V>(turn: Turn<V>, id: Id, loader: Loader<V, Id>, known: num
   return flight
 }
 
-/** Starts the runners of the flights a transition started (one effect per transition). */
+/**
+ * Starts the runners of the flights a transition started (one effect per transition): a flight with
+ * a loader runs alone; the flights with the same batch loader go to it as one call, split at its
+ * `maxBatchSize`.
+ */
 export function runStarted<V>(turn: Turn<V>): void {
   const started = turn.started.splice(0)
   const deps = turn.env.runner
   turn.defer(() => {
-    for (let i = 0; i < started.length; i += 2) void runFlight(started[i] as Flight<V>, started[i + 1] as Loader<V, Id>, deps)
+    let batches: Map<Batch<V>['load'], { batch: Batch<V>; flights: Flight<V>[] }> | undefined
+    for (let i = 0; i < started.length; i += 2) {
+      const flight = started[i] as Flight<V>
+      const origin = started[i + 1] as Origin<V>
+      if (typeof origin === 'function') {
+        void runFlight(flight, origin, deps)
+        continue
+      }
+      const group = (batches ??= new Map()).get(origin.load)
+      if (group === undefined) batches.set(origin.load, { batch: origin, flights: [flight] })
+      else group.flights.push(flight)
+    }
+    for (const { batch, flights } of batches?.values() ?? []) {
+      for (let at = 0; at < flights.length; at += batch.maxBatchSize) void runBatch(flights.slice(at, at + batch.maxBatchSize), batch, deps)
+    }
   })
 }
 
@@ -214,6 +233,14 @@ export function onLoad<V>(turn: Turn<V>, id: Id): void {
   const { state, env } = turn
   state.counters[C.loads]++
   if (listening(turn)) turn.defer(() => emitSafely(env.events, 'load', { table: env.name, id }))
+}
+
+/** A batch loader is being called for `ids`: origin work for each, in one call. */
+export function onBatchLoad<V>(turn: Turn<V>, ids: readonly Id[]): void {
+  const { counters } = turn.state
+  counters[C.batch_loads]++
+  counters[C.batch_ids] += ids.length
+  for (const id of ids) onLoad(turn, id)
 }
 
 /** A flight's result: stored unless it was fenced or refused, then its one answer goes to every waiter. */

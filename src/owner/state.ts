@@ -7,7 +7,7 @@ import type { Sweeper } from './sweep-timer.js'
 import type { TableEvents } from '../core/events.js'
 import { Deadlines } from './deadlines.js'
 import type { Flight } from './flight.js'
-import type { Loader } from './loader.js'
+import type { Origin } from './loader.js'
 import type { Message } from './messages.js'
 import type { RunnerDeps } from './load.js'
 
@@ -75,7 +75,7 @@ export interface Turn<V> {
   /** Runs `effect` after the transition commits (xstate's `defer`). */
   readonly defer: (effect: () => void) => void
   /** Flights started in this transition, each followed by its loader; their runners start as one effect. */
-  readonly started: (Flight<V> | Loader<V, Id>)[]
+  readonly started: (Flight<V> | Origin<V>)[]
 }
 
 /** The state of a new owner. */

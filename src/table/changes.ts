@@ -7,6 +7,7 @@ import type { CoherenceMessage } from '../bus/bus.js'
 import type { Clock } from '../core/clock.js'
 import { TableClosedError, badArgument, badNumber, describe, showId } from '../core/errors.js'
 import { readOptions } from './read-options.js'
+import { MAX_TTL } from './options.js'
 import type { Expiry } from '../rows/expiry.js'
 import { type Id, badId, isId } from '../core/id.js'
 import { type L2Answer, L2_FAILED, type L2WriteOutcome } from '../l2/facade.js'
@@ -26,6 +27,15 @@ export interface ChangeOptions {
    * no lower than the clock's millisecond × 1,024 (L2's script mints it when L2 is set and answers).
    */
   version?: number
+}
+
+/** Options of `table.put`: a change's, and the row's lifetime. */
+export interface PutOptions extends ChangeOptions {
+  /**
+   * The row's lifetime in ms (in [0, a year]), replacing the table's `ttl` (or `negativeTtl`) for
+   * it; jitter applies as usual, and 0 stores nothing (a tombstone in its place), as a loader's `setTtl`.
+   */
+  ttl?: number
 }
 
 /** What a put or invalidate did. */
@@ -83,11 +93,12 @@ export class Changes<V> {
   constructor(private readonly deps: ChangeDeps<V>) {}
 
   /** See `Table.put`. */
-  async put(id: Id, value: V | undefined, options: ChangeOptions | undefined): Promise<ChangeResult> {
+  async put(id: Id, value: V | undefined, options: PutOptions | undefined): Promise<ChangeResult> {
     const { clock, expiry, tombstoneLife, grace } = this.deps
-    const version = await this.#versionOf(id, this.#check(id, options, 'put'), 'put')
+    const { version: given, ttl } = this.#check(id, options, 'put')
+    const version = await this.#versionOf(id, given, 'put')
     const now = clock.now()
-    const expiresAt = expiry.draw(value, now)
+    const expiresAt = expiry.draw(value, now, ttl)
     const tombstone = l2Write.tombstone(version, tombstoneLife)
     const l2 = await this.#writeL2(id, version, expiresAt === undefined ? tombstone : l2Write.row(value, version, expiresAt, now, grace), tombstone)
     const change = await this.#change((reply) => msg.put(id, value, expiresAt, version, l2 === 'refused', reply))
@@ -96,7 +107,7 @@ export class Changes<V> {
 
   /** See `Table.invalidate`. */
   async invalidate(id: Id, options: ChangeOptions | undefined): Promise<ChangeResult> {
-    const version = await this.#versionOf(id, this.#check(id, options, 'invalidate'), 'invalidate')
+    const version = await this.#versionOf(id, this.#check(id, options, 'invalidate').version, 'invalidate')
     const tombstone = l2Write.tombstone(version, this.deps.tombstoneLife)
     const l2 = await this.#writeL2(id, version, tombstone, tombstone)
     // With leases, the id's lease goes too: its holder's write-back is refused by the tombstone's
@@ -119,15 +130,19 @@ export class Changes<V> {
     return { l2: cleared === L2_FAILED ? 'failed' : cleared, broadcast }
   }
 
-  /** Validates a change's id and options; returns the version it was given, if any. */
-  #check(id: Id, options: ChangeOptions | undefined, op: 'put' | 'invalidate'): number | undefined {
+  /** Validates a change's id and options (a put takes `ttl` too); returns what it was given. */
+  #check(id: Id, options: PutOptions | undefined, op: 'put' | 'invalidate'): PutOptions {
     if (!isId(id)) throw badId(op, id)
     if (this.deps.closed()) throw new TableClosedError(this.deps.name, id, op)
-    const { version } = options === undefined ? {} : (readOptions(options, ['version'], `${op}(${showId(id)})`) as ChangeOptions)
+    const where = `${op}(${showId(id)})`
+    const { version, ttl } = options === undefined ? {} : (readOptions(options, op === 'put' ? ['version', 'ttl'] : ['version'], where) as PutOptions)
     if (version !== undefined && !isVersion(version)) {
-      throw badNumber(version, `${op}(${showId(id)}) option "version" must be an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
+      throw badNumber(version, `${where} option "version" must be an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
     }
-    return version
+    if (ttl !== undefined && !(typeof ttl === 'number' && ttl >= 0 && ttl <= MAX_TTL)) {
+      throw badNumber(ttl, `${where} option "ttl" must be a number of ms in [0, ${MAX_TTL}], got ${describe(ttl)}`)
+    }
+    return { version, ttl }
   }
 
   /**

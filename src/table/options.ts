@@ -4,10 +4,12 @@ import { type Clock, MAX_TIMER_MS, isClock, systemClock } from '../core/clock.js
 import { badArgument, badNumber, describe } from '../core/errors.js'
 import { readOptions } from './read-options.js'
 import { DEFAULT_L2_TIMEOUT, type L2Store } from '../l2/store.js'
+import type { Id } from '../core/id.js'
 import type { OwnerInspector } from '../owner/inspector.js'
+import { Batch, type BatchLoader, type Loader, type Origin } from '../owner/loader.js'
 
 /** Options of {@link createTable}. Every one is optional; defaults are given beside each. */
-export interface TableOptions {
+export interface TableOptions<V = any, K extends Id = any> {
   /** Names the table in L2 keys, bus messages, events and errors (at most 1,024 characters). Default `'table'`. */
   name?: string
   /** Row lifetime in ms, in [1, `MAX_TTL`] (a year). Default `60_000`. */
@@ -54,6 +56,15 @@ export interface TableOptions {
    * Default: off.
    */
   lease?: boolean | LeaseOptions
+  /** The table's own loader: `table.get(id)` and `table.getMany(ids)` read through it (one flight per id). Set this or `batchLoader`, not both. */
+  loader?: Loader<V, K>
+  /**
+   * The table's own batch loader: `table.get(id)` and `table.getMany(ids)` read through it, and the
+   * ids that miss in one turn go to it as one call (split at `maxBatchSize`). Set this or `loader`.
+   */
+  batchLoader?: BatchLoader<V, K>
+  /** Most ids in one batch loader call (larger batches are split), for `batchLoader` and `fetchMany`. An integer in [1, 100,000]. Default `1_000`. */
+  maxBatchSize?: number
   /** Time source and timers. Default: the system clock (timers never keep the process alive). */
   clock?: Clock
   /** Source of jitter, `Math.random`-like. Default `Math.random`. */
@@ -82,12 +93,19 @@ export interface LeaseOptions {
   wait?: number
 }
 
+/** The largest `maxBatchSize`. */
+export const MAX_BATCH_SIZE = 100_000
+
 /** The lease settings of a table that has them. */
 export type LeaseSettings = Required<LeaseOptions>
 
 /** Options after defaults and validation. */
-export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout' | 'lease'>> &
-  Pick<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout'> & { lease: LeaseSettings | undefined }
+export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout' | 'lease' | 'loader' | 'batchLoader'>> &
+  Pick<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout'> & {
+    lease: LeaseSettings | undefined
+    /** The table's own loader or batch loader, if it has one (`get`, `getMany`). */
+    origin: Origin<unknown> | undefined
+  }
 
 /** Every option a table takes. */
 const KNOWN = [
@@ -110,6 +128,9 @@ const KNOWN = [
   'bus',
   'closeStores',
   'inspect',
+  'loader',
+  'batchLoader',
+  'maxBatchSize',
 ] as const satisfies readonly (keyof TableOptions)[]
 
 /** True when `value` is an object with every one of `methods` (false, too, when reading them throws). */
@@ -204,7 +225,18 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   const closeStores = o.closeStores ?? false
   if (typeof closeStores !== 'boolean') fail(TypeError, 'closeStores', 'must be a boolean', closeStores)
   const lease = readLease(o.lease, l2, loadTimeout)
-  return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, lease, clock, random, l2, bus, closeStores, inspect }
+  const maxBatchSize = number('maxBatchSize', o.maxBatchSize ?? 1_000, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_BATCH_SIZE, `must be an integer in [1, ${MAX_BATCH_SIZE}]`)
+  const origin = readOrigin(o.loader, o.batchLoader, maxBatchSize)
+  return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, lease, clock, random, l2, bus, closeStores, inspect, maxBatchSize, origin }
+}
+
+/** The table's own origin: its `loader`, or its `batchLoader` (with `maxBatchSize`), or none. */
+function readOrigin(loader: unknown, batchLoader: unknown, maxBatchSize: number): Origin<unknown> | undefined {
+  if (loader !== undefined && batchLoader !== undefined) fail(TypeError, 'loader', 'and "batchLoader" cannot both be set: give the table one of them', loader)
+  if (loader !== undefined && typeof loader !== 'function') fail(TypeError, 'loader', 'must be a function (id, context) => value', loader)
+  if (batchLoader !== undefined && typeof batchLoader !== 'function') fail(TypeError, 'batchLoader', 'must be a function (ids, context) => values (an array in the order of ids, or a Map)', batchLoader)
+  if (loader !== undefined) return loader as Loader<unknown, Id>
+  return batchLoader === undefined ? undefined : new Batch(batchLoader as BatchLoader<unknown, Id>, maxBatchSize)
 }
 
 /**

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto'
 import type { Emitter } from 'mitt'
 import type { Bus } from '../bus/bus.js'
 import { type TableEvents, createEmitter } from '../core/events.js'
-import { type ChangeOptions, type ChangeResult, Changes, type ClearResult } from './changes.js'
+import { type ChangeOptions, type ChangeResult, Changes, type ClearResult, type PutOptions } from './changes.js'
 import { type Clock, MAX_TIMER_MS } from '../core/clock.js'
 import { R, type Stats, newReadCounters, snapshot } from '../core/counters.js'
 import { SelfFetchError, TableClosedError, badArgument, badNumber, describe, showId } from '../core/errors.js'
 import { expiryPolicy } from '../rows/expiry.js'
 import { type Id, badId, isId } from '../core/id.js'
-import type { Loader } from '../owner/loader.js'
+import { Batch, type BatchLoader, type Loader, type Origin } from '../owner/loader.js'
 import { msg } from '../owner/messages.js'
 import { type Owner, startOwner } from '../owner/owner.js'
 import { type TableOptions, flightBoundOf, resolveOptions } from './options.js'
@@ -57,16 +57,22 @@ export class Table<V, K extends Id = string> {
   readonly #owner: Owner<V>
   readonly #changes: Changes<V>
   readonly #unsubscribe: (() => void) | undefined
+  /** The table's own loader or batch loader (`get`, `getMany`), if it has one. */
+  readonly #origin: Origin<V> | undefined
+  /** Most ids in one batch loader call. */
+  readonly #maxBatchSize: number
   /** Stale-while-revalidate: a miss on a graced row answers its value at once. */
   readonly #staleWhileRevalidate: boolean
 
   /** Use {@link createTable}. */
-  constructor(options: TableOptions = {}) {
+  constructor(options: TableOptions<V, K> = {}) {
     const resolved = resolveOptions(options)
     this.name = resolved.name
     this.origin = `${resolved.name}:${randomUUID()}`
     this.#clock = resolved.clock
     this.#staleWhileRevalidate = resolved.staleWhileRevalidate
+    this.#origin = resolved.origin as Origin<V> | undefined
+    this.#maxBatchSize = resolved.maxBatchSize
     const expiry = expiryPolicy(resolved.ttl, resolved.negativeTtl, resolved.jitter, resolved.random)
     const flightBound = flightBoundOf(resolved)
     // A tombstone outlives any flight it may fence, and the rows of its id's lifetime.
@@ -108,8 +114,41 @@ export class Table<V, K extends Id = string> {
    * the change on the bus. `undefined` writes a negative row. A change older than what is already
    * known does not change L1, is not sent to L2 (`l2: 'refused'`), still resolves (`applied: false`) and is still broadcast.
    */
-  put(id: K, value: V, options?: ChangeOptions): Promise<ChangeResult> {
+  put(id: K, value: V, options?: PutOptions): Promise<ChangeResult> {
     return this.#changes.put(id, value, options)
+  }
+
+  /**
+   * Reads many ids through the table, answered in the order of `ids`: each id as {@link fetch} reads
+   * it (a live row; else it joins the id's flight, whatever started it; else a new flight), and the
+   * flights this call (and any read in the same turn with the same `batchLoader`) starts go to
+   * `batchLoader` as one call per `maxBatchSize` ids, for the ids L2 did not answer. An id repeated
+   * in `ids` is asked once. `options` apply to each id of this caller. Rejects with the error of the
+   * first id in `ids` that failed; for partial results read each id with {@link get} under
+   * `Promise.allSettled` (still one batch call). A bad argument rejects with a `TypeError`/`RangeError`.
+   */
+  fetchMany(ids: readonly K[], batchLoader: BatchLoader<V, K>, options?: FetchOptions): Promise<Array<V | undefined>> {
+    if (typeof batchLoader !== 'function') return Promise.reject(badArgument(TypeError, `fetchMany(ids) needs a batch loader function (ids, context) => values, got ${describe(batchLoader)}`))
+    return this.#readMany('fetchMany', ids, new Batch(batchLoader as unknown as BatchLoader<V, Id>, this.#maxBatchSize), options)
+  }
+
+  /**
+   * Reads `id` through the table's own `loader` or `batchLoader` (table options), as {@link fetch}
+   * does with a loader; with `batchLoader`, every `get` made before the owner's next turn goes to the
+   * origin as one batch call. Rejects with a `TypeError` on a table with neither.
+   */
+  get(id: K, options?: FetchOptions): Promise<V> {
+    const origin = this.#origin
+    if (origin === undefined) return Promise.reject(noOrigin('get'))
+    if (options === undefined && !this.#owner.closed) return this.#read(id, origin, undefined) as Promise<V>
+    return this.#readChecked(id, origin, options) as Promise<V>
+  }
+
+  /** Reads many ids through the table's own `loader` or `batchLoader`, as {@link fetchMany} does with a batch loader. Rejects with a `TypeError` on a table with neither. */
+  getMany(ids: readonly K[], options?: FetchOptions): Promise<Array<V | undefined>> {
+    const origin = this.#origin
+    if (origin === undefined) return Promise.reject(noOrigin('getMany'))
+    return this.#readMany('getMany', ids, origin, options)
   }
 
   /**
@@ -186,8 +225,26 @@ export class Table<V, K extends Id = string> {
     return snapshot(this.#reads, state.counters, state.rows.size, state.inflight)
   }
 
+  /** Each distinct id of `ids` read with `origin`, answered in the order of `ids`; the first failed id in that order rejects the call. */
+  async #readMany(op: 'fetchMany' | 'getMany', ids: readonly Id[], origin: Origin<V>, options: FetchOptions | undefined): Promise<Array<V | undefined>> {
+    if (!Array.isArray(ids)) throw badArgument(TypeError, `${op}(ids) takes an array of ids, got ${describe(ids)}`)
+    const bad = ids.findIndex((id) => !isId(id))
+    if (bad >= 0) throw badId(`${op}: ids[${bad}]`, ids[bad])
+    if (this.#owner.closed) throw new TableClosedError(this.name, undefined, op)
+    const reads = new Map<Id, Promise<PromiseSettledResult<V | undefined>>>()
+    for (const id of ids) {
+      if (reads.has(id)) continue
+      const read = options === undefined ? this.#read(id, origin, undefined) : this.#readChecked(id, origin, options)
+      reads.set(id, read.then((value) => ({ status: 'fulfilled', value }), (reason: unknown) => ({ status: 'rejected', reason })))
+    }
+    const outcomes = await Promise.all(ids.map((id) => reads.get(id)!))
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected')
+    if (failed !== undefined) throw failed.reason
+    return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<V | undefined>).value)
+  }
+
   /** A miss under stale-while-revalidate: a graced row answers at once and refreshes in the background; otherwise a plain miss. */
-  #staleOrMiss(id: Id, loader: Loader<V, Id>): Promise<V | undefined> {
+  #staleOrMiss(id: Id, loader: Origin<V>): Promise<V | undefined> {
     const now = this.#clock.now()
     const stale = this.#rows.graced(id, now)
     if (stale === NOT_LIVE) return this.#owner.miss(id, loader)
@@ -206,7 +263,7 @@ export class Table<V, K extends Id = string> {
    * checked one: the herd's shortcut and the live row answer first (only valid ids are ever stored,
    * so a live row means the id is valid), unless the read forces a refresh; then the miss.
    */
-  #read(id: Id, loader: Loader<V, Id>, read: FetchOptions | undefined): Promise<V | undefined> {
+  #read(id: Id, loader: Origin<V>, read: FetchOptions | undefined): Promise<V | undefined> {
     if (read === undefined) {
       const repeat = this.#owner.repeat(id) // a herd: the same id as this turn's last miss, so no row to find
       if (repeat !== undefined) {
@@ -229,9 +286,9 @@ export class Table<V, K extends Id = string> {
   }
 
   /** A fetch off the plain path: the id, loader and options validated, then {@link #read}. Never throws: bad input rejects. */
-  #readChecked(id: Id, loader: Loader<V, Id>, options: FetchOptions | undefined): Promise<V | undefined> {
+  #readChecked(id: Id, loader: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
     if (!isId(id)) return Promise.reject(badId('fetch', id))
-    if (typeof loader !== 'function') return Promise.reject(badArgument(TypeError, `fetch(${showId(id)}) needs a loader function, got ${describe(loader)}`))
+    if (typeof loader !== 'function' && !(loader instanceof Batch)) return Promise.reject(badArgument(TypeError, `fetch(${showId(id)}) needs a loader function, got ${describe(loader)}`))
     if (this.#owner.closed) return Promise.reject(new TableClosedError(this.name, id))
     let read: FetchOptions
     try {
@@ -275,6 +332,11 @@ function readFetchOptions(id: Id, options: FetchOptions | undefined): FetchOptio
  * answers a `V`: a table that caches "absent" says so in `V` (`createTable<User | undefined>()`). Options are validated here: a
  * bad one throws a TypeError/RangeError naming it and the value.
  */
-export function createTable<V, K extends Id = string>(options: TableOptions = {}): Table<V, K> {
+export function createTable<V, K extends Id = string>(options: TableOptions<V, K> = {}): Table<V, K> {
   return new Table<V, K>(options)
+}
+
+/** The error of `get`/`getMany` on a table without its own loader. */
+function noOrigin(op: 'get' | 'getMany'): TypeError {
+  return badArgument(TypeError, `${op} needs the table option "loader" or "batchLoader" (createTable({ loader })); or read with fetch(id, loader)`) as TypeError
 }

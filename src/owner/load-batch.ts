@@ -1,0 +1,150 @@
+/**
+ * The runner of a batch: the flights one owner turn started with the same batch loader, loaded in
+ * one origin call. Per id it does what `runFlight` does for one (see `load.ts`): L2 first, for every
+ * id that reads it, in one round trip; the batch loader is asked only for the ids L2 did not answer
+ * and whose flights still run; each answer is written back to L2 (the writes go out together) and
+ * posted to the owner as that flight's result. What the batch loader answers is checked here: an
+ * `Error` in an id's place fails that id alone; an array of the wrong length, an answer that is
+ * neither an array nor a `Map`, or a thrown or rejected call fails every id of the call.
+ *
+ * With `lease`, each id that missed L2 goes its own way through the lease protocol (`runFlight`
+ * with a loader that asks the batch loader for that id alone), so a lease never waits on another id.
+ *
+ * Like `runFlight`, it reads the flights, never writes them, and never rejects.
+ */
+import { badArgument, describe, showId } from '../core/errors.js'
+import type { Id } from '../core/id.js'
+import { type Flight, type FlightResult, checkLifetime } from './flight.js'
+import { type FlightRun, type RunnerDeps, newRun, readL2, runFlight, writeBack } from './load.js'
+import type { Batch, BatchAnswer, BatchLoaderContext, Loader } from './loader.js'
+import { msg } from './messages.js'
+
+/** Runs the flights of one batch call (at most `batch.maxBatchSize` of them). */
+export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: RunnerDeps<V>): Promise<void> {
+  const { l2, post } = deps
+  if (deps.lease !== undefined && l2 !== undefined) {
+    for (const flight of flights) void runFlight(flight, alone(batch, deps), deps)
+    return
+  }
+  const runs = flights.map(newRun)
+  let pending = runs
+  if (l2 !== undefined) {
+    const reading = runs.filter((run) => !run.flight.forced)
+    const entries = reading.length === 0 ? [] : await l2.getMany(reading.map((run) => run.flight.id))
+    const answered = new Set<FlightRun<V>>()
+    reading.forEach((run, i) => {
+      const answer = readL2(run, entries[i], deps)
+      if (answer === undefined) return
+      answered.add(run)
+      post(msg.flightDone(run.flight, answer))
+    })
+    pending = runs.filter((run) => !answered.has(run))
+  }
+  pending = pending.filter((run) => run.flight.running) // a flight released before its load was due is not asked for
+  if (pending.length === 0) return
+  const ids = pending.map((run) => run.flight.id)
+  post(msg.batchLoad(ids))
+  const context = new BatchContext(pending.map((run) => run.flight))
+  let answers: BatchOutcome<V>[]
+  try {
+    answers = align(await callBatch(batch, ids, context, deps), ids)
+  } catch (error) {
+    answers = ids.map(() => ({ ok: false, error }))
+  }
+  await Promise.all(pending.map((run, i) => settle(run, answers[i]!, context, deps)))
+}
+
+/** One id's answer from a batch call. */
+type BatchOutcome<V> = { ok: true; value: V | undefined } | { ok: false; error: unknown }
+
+/** Writes back and posts one id's result. */
+async function settle<V>(run: FlightRun<V>, answer: BatchOutcome<V>, context: BatchContext<V>, deps: RunnerDeps<V>): Promise<void> {
+  let result: FlightResult<V>
+  try {
+    result = answer.ok ? await writeBack(run, answer.value, context.lifetimes.get(run.flight.id), undefined, deps) : { ok: false, error: answer.error, fallback: run.fallback }
+  } catch (error) {
+    result = { ok: false, error, fallback: run.fallback }
+  }
+  deps.post(msg.flightDone(run.flight, result))
+}
+
+/** Calls the batch loader, marking its ids as loading while its synchronous part runs (see `RunnerDeps.loading`). */
+function callBatch<V>(batch: Batch<V>, ids: Id[], context: BatchContext<V>, deps: RunnerDeps<V>): ReturnType<Batch<V>['load']> {
+  const outer = deps.loading.batch
+  deps.loading.batch = new Set(ids)
+  try {
+    return batch.load(ids.slice(), context)
+  } finally {
+    deps.loading.batch = outer
+  }
+}
+
+/** The batch loader's answer as one outcome per id, in the order of `ids` (see the module comment). */
+function align<V>(answer: BatchAnswer<V, Id>, ids: Id[]): BatchOutcome<V>[] {
+  const of = (value: V | undefined | Error): BatchOutcome<V> => (value instanceof Error ? { ok: false, error: value } : { ok: true, value })
+  if (answer instanceof Map) return ids.map((id) => of(answer.get(id)))
+  if (!Array.isArray(answer)) throw badArgument(TypeError, `the batch loader answered ${describe(answer)} for ${ids.length} ids: answer an array (one entry per id, in order) or a Map from id to value`)
+  if (answer.length !== ids.length) throw badArgument(TypeError, `the batch loader answered an array of ${answer.length} entries for ${ids.length} ids: answer one entry per id, in the order of the ids (or a Map)`)
+  return answer.map(of)
+}
+
+/** A loader for one id of a batch: the batch loader asked for that id alone. */
+function alone<V>(batch: Batch<V>, deps: RunnerDeps<V>): Loader<V, Id> {
+  return async (id, { signal, setTtl }) => {
+    const context: BatchLoaderContext<Id> = {
+      signal,
+      setTtl: (of, ms) => {
+        if (of !== id) throw badArgument(TypeError, `setTtl(${showId(of)}, ms): ${showId(of)} is not one of this call's ids`)
+        setTtl(ms)
+      },
+    }
+    const outer = deps.loading.batch
+    deps.loading.batch = new Set([id])
+    let answer: ReturnType<Batch<V>['load']>
+    try {
+      answer = batch.load([id], context)
+    } finally {
+      deps.loading.batch = outer
+    }
+    const [outcome] = align(await answer, [id])
+    if (!outcome!.ok) throw outcome!.error
+    return outcome!.value as V
+  }
+}
+
+/**
+ * What a batch loader receives beside its ids: a signal that aborts once every flight of the call
+ * was released (each id's waiters all left, or its bound passed), and `setTtl` per id. Written by
+ * the batch loader (`setTtl`); its signal is made on first read.
+ */
+class BatchContext<V> implements BatchLoaderContext<Id> {
+  /** The lifetimes the batch loader chose, by id. */
+  readonly lifetimes = new Map<Id, number>()
+  #controller: AbortController | undefined = undefined
+
+  constructor(private readonly flights: Flight<V>[]) {}
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const controller = (this.#controller = new AbortController())
+      let running = this.flights.length
+      for (const flight of this.flights) {
+        const signal = flight.context.signal
+        const left = () => {
+          if (--running === 0) controller.abort(signal.reason)
+        }
+        if (signal.aborted) left()
+        else signal.addEventListener('abort', left, { once: true })
+      }
+    }
+    return this.#controller.signal
+  }
+
+  /** A bound function, made only when the batch loader asks for it. */
+  get setTtl(): (id: Id, ms: number) => void {
+    return (id, ms) => {
+      if (!this.flights.some((flight) => flight.id === id)) throw badArgument(TypeError, `setTtl(${showId(id)}, ms): ${showId(id)} is not one of this call's ids`)
+      this.lifetimes.set(id, checkLifetime(ms))
+    }
+  }
+}
