@@ -106,7 +106,7 @@ export interface Stats extends Readonly<Record<CounterName, number>> {
   readonly swept: number
   /** Sweeper passes. */
   readonly sweeps: number
-  /** Completed flights whose answer was not stored because a newer version arrived meanwhile. */
+  /** Flight answers not stored, or dropped once stored, because a newer version was known (a change arrived mid-flight, or L2 holds a newer one). */
   readonly fenced: number
   /** Waiters that left by their deadline. */
   readonly timeouts: number
