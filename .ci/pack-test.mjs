@@ -23,7 +23,7 @@ const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 const work = mkdtempSync(join(tmpdir(), 'echostore-pack-'))
 
 /** The package's entries, each built for both dialects. */
-const ENTRIES = ['index', 'redis', 'prometheus', 'testing']
+const ENTRIES = ['index', 'store', 'limits', 'redis', 'prometheus', 'testing']
 /** What the tarball may hold besides dist/. */
 const TOP_LEVEL = ['package.json', 'README.md', 'LICENSE']
 

@@ -8,12 +8,14 @@ import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 
-const ENTRIES = { echostore: 'index.ts', 'echostore/redis': 'redis.ts', 'echostore/prometheus': 'prometheus.ts', 'echostore/testing': 'testing.ts' }
+const ENTRIES = { echostore: 'index.ts', 'echostore/store': 'store.ts', 'echostore/limits': 'limits.ts', 'echostore/redis': 'redis.ts', 'echostore/prometheus': 'prometheus.ts', 'echostore/testing': 'testing.ts' }
 const root = join(import.meta.dirname, '..')
 
 describe('the package name resolves to the source', () => {
   it('under vitest: each entry is the very module under src/', async () => {
     expect(await import('echostore')).toBe(await import('../src/index.js'))
+    expect(await import('echostore/store')).toBe(await import('../src/store.js'))
+    expect(await import('echostore/limits')).toBe(await import('../src/limits.js'))
     expect(await import('echostore/redis')).toBe(await import('../src/redis.js'))
     expect(await import('echostore/prometheus')).toBe(await import('../src/prometheus.js'))
     expect(await import('echostore/testing')).toBe(await import('../src/testing.js'))

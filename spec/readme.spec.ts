@@ -1,16 +1,19 @@
 /**
- * The README's TypeScript is code a user can run as written: every ```ts block is type-checked,
- * each as its own module, against the package's entry points (tsconfig.json's `paths`, as for the
- * examples) with `strict`, `exactOptionalPropertyTypes` and `noUncheckedIndexedAccess`. What the
- * snippets take as given (the application's origin, request and data) is declared in `PRELUDE`.
+ * The docs' TypeScript is code a user can run as written: every ```ts block of README.md and of
+ * docs/*.md is type-checked, each as its own module, against the package's entry points
+ * (tsconfig.json's `paths`, as for the examples) with `strict`, `exactOptionalPropertyTypes` and
+ * `noUncheckedIndexedAccess`. What the snippets take as given (the application's origin, request
+ * and data) is declared in `PRELUDE`.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import ts from 'typescript'
 import { beforeAll, describe, expect, it } from 'vitest'
 
 const root = join(import.meta.dirname, '..')
 const readme = readFileSync(join(root, 'README.md'), 'utf8')
+/** The documents whose blocks are checked, by path from the repository root. */
+const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`)]
 
 /** The placeholders the snippets use: declarations only, of the shapes the snippets expect. */
 const PRELUDE = `
@@ -29,23 +32,26 @@ declare const loadAvailability: import('echostore').Loader<Availability>
 declare const table: import('echostore').Table<unknown>
 `
 
-/** A ```ts block of the README: its text and the README line its first line of code is on. */
+/** A ```ts block of a document: the document, the line its first line of code is on, its text, and the file it is checked as. */
 interface Block {
+  doc: string
   line: number
   code: string
   file: string
 }
 
-function tsBlocks(markdown: string): Block[] {
+function tsBlocks(doc: string, markdown: string): Block[] {
   const blocks: Block[] = []
   for (const match of markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)) {
     const line = markdown.slice(0, match.index).split('\n').length + 1
-    blocks.push({ line, code: match[1]!, file: join(root, 'spec', '.readme', `line-${line}.ts`) })
+    const file = join(root, 'spec', '.readme', `${doc.replace(/[/.]/g, '-')}-line-${line}.ts`)
+    blocks.push({ doc, line, code: match[1]!, file })
   }
   return blocks
 }
 
-const blocks = tsBlocks(readme)
+const blocks = documents.flatMap((doc) => tsBlocks(doc, readFileSync(join(root, doc), 'utf8')))
+const readmeBlocks = blocks.filter((b) => b.doc === 'README.md')
 const prelude = join(root, 'spec', '.readme', 'prelude.d.ts')
 
 /** Type-checks the blocks in one program, serving them (and the prelude) from memory; returns each file's diagnostics. */
@@ -70,39 +76,43 @@ function typeCheck(): Map<string, readonly ts.Diagnostic[]> {
   return byFile
 }
 
-/** Diagnostics as `README.md:<line>: <message>` lines. */
-function describeDiagnostics(diagnostics: readonly ts.Diagnostic[], firstLine: number): string[] {
+/** Diagnostics as `<document>:<line>: <message>` lines. */
+function describeDiagnostics(diagnostics: readonly ts.Diagnostic[], doc: string, firstLine: number): string[] {
   return diagnostics.map((d) => {
     const at = d.file !== undefined && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + firstLine : '?'
-    return `README.md:${at}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`
+    return `${doc}:${at}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`
   })
 }
 
-describe('README.md', () => {
+describe('the TypeScript of README.md and docs/*.md', () => {
   let diagnostics: Map<string, readonly ts.Diagnostic[]>
   beforeAll(() => {
     diagnostics = typeCheck()
   }, 60_000)
 
-  it('opens with "Use it", whose TypeScript block imports the package; the quick starts and Metrics follow', () => {
-    const useIt = readme.indexOf('\n## Use it\n')
-    const nextSection = readme.indexOf('\n## ', useIt + 1)
-    expect(readme.indexOf('\n## ')).toBe(useIt)
-    expect(blocks[0]!.line).toBeLessThan(readme.slice(0, nextSection).split('\n').length)
-    expect(blocks[0]!.code).toMatch(/from 'echostore'/)
-    expect(blocks.length).toBeGreaterThanOrEqual(4)
+  it('the README opens with its contents, then one quick start, whose TypeScript block imports the package', () => {
+    const sections = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1])
+    expect(sections.slice(0, 2)).toEqual(['Contents', 'Quick start'])
+    expect(sections.filter((title) => /quick start/i.test(title!))).toEqual(['Quick start'])
+    const quickStart = readme.indexOf('\n## Quick start\n')
+    const nextSection = readme.indexOf('\n## ', quickStart + 1)
+    const first = readmeBlocks[0]!
+    expect(first.line).toBeGreaterThan(readme.slice(0, quickStart).split('\n').length)
+    expect(first.line).toBeLessThan(readme.slice(0, nextSection).split('\n').length)
+    expect(first.code).toMatch(/from 'echostore'/)
   })
 
   it('the prelude of placeholders and the compiler options raise no error', () => {
-    expect(describeDiagnostics([...diagnostics.get('(options)')!, ...diagnostics.get(prelude)!], 1)).toEqual([])
+    expect(describeDiagnostics([...diagnostics.get('(options)')!, ...diagnostics.get(prelude)!], 'prelude', 1)).toEqual([])
   })
 
-  it.each(blocks.map((b) => [b.line, b] as const))('the ```ts block at line %i type-checks against the entry points', (_, block) => {
-    expect(describeDiagnostics(diagnostics.get(block.file)!, block.line)).toEqual([])
+  it.each(blocks.map((b) => [`${b.doc}:${b.line}`, b] as const))('the ```ts block at %s type-checks against the entry points', (_, block) => {
+    expect(describeDiagnostics(diagnostics.get(block.file)!, block.doc, block.line)).toEqual([])
   })
 
-  it('the Redis quick start closes its table, l2 and bus, so the process can exit', () => {
-    const redis = blocks.find((b) => b.code.includes("from 'echostore/redis'"))
-    expect(redis?.code).toMatch(/await stock\.close\(\)\s+await l2\.close\(\)\s+await bus\.close\(\)/)
+  it('every Redis example closes its table, then its l2 and bus, so the process can exit', () => {
+    const redis = blocks.filter((b) => b.code.includes("from 'echostore/redis'"))
+    expect(redis.map((b) => b.doc)).toEqual(expect.arrayContaining(['README.md', 'docs/operations.md']))
+    for (const block of redis) expect(block.code).toMatch(/await stock\.close\(\)\s+await l2\.close\(\)\s+await bus\.close\(\)/)
   })
 })

@@ -5,7 +5,7 @@
  */
 import { describe, expectTypeOf, test } from 'vitest'
 import type { InspectionEvent, Observer } from 'xstate'
-import { type ClearResult, type Id, type Loader, type LoaderContext, type OwnerInspectionEvent, type OwnerInspector, type Stats, type TableEvents, Table, createTable, localBus, memoryL2 } from '../src/index.js'
+import { type ClearResult, type CounterName, type Id, type Loader, type LoaderContext, type OwnerInspectionEvent, type OwnerInspector, type Stats, type TableEvents, Table, createTable, localBus, memoryL2 } from '../src/index.js'
 import { type ManualClock, manualClock } from '../src/testing.js'
 import { redisBus, redisL2 } from '../src/redis.js'
 
@@ -175,6 +175,10 @@ describe('stats', () => {
     expectTypeOf(stats.inflight).toEqualTypeOf<number>()
     // @ts-expect-error no such counter
     void stats.hitz
+  })
+
+  test('the keys of Stats are exactly the counters and the three gauges', () => {
+    expectTypeOf<keyof Stats>().toEqualTypeOf<CounterName | 'size' | 'inflight' | 'hit_rate'>()
   })
 
   test('the snapshot is readonly', () => {

@@ -5,6 +5,7 @@
  * `echostore/prometheus` (metrics), `echostore/testing` (fakes and fault injection),
  * `echostore/store` (the contracts and wire format for writing an L2 store or a bus) and
  * `echostore/limits` (the bounds and tuning constants).
+ * @module echostore
  */
 export { createTable, Table, type FetchOptions } from './table/table.js'
 export type { TableOptions, LeaseOptions } from './table/options.js'

@@ -70,9 +70,83 @@ export function newOwnerCounters(): Float64Array {
   return new Float64Array(OWNER_COUNTER_NAMES.length)
 }
 
-/** A table's stats: every counter, plus what is true now. */
-export type Stats = { readonly [K in CounterName]: number } & {
-  /** Rows held now (expired rows count until swept or replaced). */
+/**
+ * A table's stats: every counter (since the table was made), plus what is true now (`size`,
+ * `inflight`, `hit_rate`). Extending the record of {@link CounterName}s makes a new counter a key here
+ * too (the type tests hold the keys to exactly the counters and the three gauges).
+ */
+export interface Stats extends Readonly<Record<CounterName, number>> {
+  /** Fetches answered from a live row (negative rows included). */
+  readonly hits: number
+  /** Fetches that found no live row. */
+  readonly misses: number
+  /** Hits on negative rows (the loader had answered `undefined`). */
+  readonly negative_hits: number
+  /** Misses that joined a flight already in progress (answers served during a fail-safe back-off included). */
+  readonly coalesced: number
+  /** Flights started. */
+  readonly flights: number
+  /** Rows written by completed flights (from L2 or the loader). */
+  readonly fills: number
+  /** Flights answered by L2 without calling the loader. */
+  readonly l2_hits: number
+  /** Loader calls: the origin work actually done. */
+  readonly loads: number
+  /** Flights that ended in an error: the loader threw or rejected, or `loadTimeout` passed (in L2 or in the loader). */
+  readonly load_errors: number
+  /** Flights released because every waiter left by cancellation. */
+  readonly abandoned: number
+  /** Answers served from a graced value (fail-safe, back-off, stale-while-revalidate, soft timeout). */
+  readonly stale_hits: number
+  /** Failed flights whose waiters got a graced value instead of the error (also in `load_errors`). */
+  readonly failsafe: number
+  /** Completed flights (or puts) for a new id not stored because the table was full and admission refused it. */
+  readonly full_skips: number
+  /** Rows removed to make room for a new id. */
+  readonly evictions: number
+  /** Rows reclaimed by the sweeper. */
+  readonly swept: number
+  /** Sweeper passes. */
+  readonly sweeps: number
+  /** Flight answers not stored, or dropped once stored, because a newer version was known (a change arrived mid-flight, or L2 holds a newer one). */
+  readonly fenced: number
+  /** Waiters that left by their deadline. */
+  readonly timeouts: number
+  /** Waiters that left by their signal (an already-aborted signal counts here too). */
+  readonly cancelled: number
+  /** L2 calls that failed. */
+  readonly l2_errors: number
+  /** L2 calls that took longer than the store's `timeout`. */
+  readonly l2_timeouts: number
+  /** L2 calls not made because the breaker was open. */
+  readonly l2_skipped: number
+  /** L2 entries that could not be decoded, held another Redis type or a version out of range (read as misses). */
+  readonly l2_corrupt: number
+  /** L2 entries larger than the store's `maxValueBytes`: neither read nor written. */
+  readonly l2_oversize: number
+  /** Values the L2 codec could not encode: not written. */
+  readonly l2_codec_errors: number
+  /** Coherence messages applied. */
+  readonly coh_applied: number
+  /** Coherence messages dropped as not newer than what was held. */
+  readonly coh_stale: number
+  /** Malformed bus messages dropped. */
+  readonly coh_invalid: number
+  /** Bus gaps (messages may have been lost). */
+  readonly coh_gaps: number
+  /** L1 rows dropped because of bus gaps. */
+  readonly coh_dropped: number
+  /** Broadcasts that failed to publish. */
+  readonly bus_errors: number
+  /** Clears of the whole table applied: its own `clear()` calls, and other instances' heard on the bus. */
+  readonly clears: number
+  /** Flights that took their id's lease at once and loaded it for every process. */
+  readonly lease_acquired: number
+  /** Flights answered by another process's fill while it held the lease (also `l2_hits`). */
+  readonly lease_waited: number
+  /** Flights that waited for another process's lease, got no fill in time (its holder died or stalled, or an invalidate voided the lease), and loaded themselves. */
+  readonly lease_lost: number
+  /** Rows held now (expired rows and tombstones count until swept or replaced). */
   readonly size: number
   /** Flights in progress now. */
   readonly inflight: number
@@ -82,12 +156,12 @@ export type Stats = { readonly [K in CounterName]: number } & {
 
 /** A frozen snapshot of both counter arrays and the live gauges. */
 export function snapshot(reads: Float64Array, counters: Float64Array, size: number, inflight: number): Stats {
-  const out: Record<string, number> = {}
+  const out = {} as Record<keyof Stats, number>
   for (let slot = 0; slot < READ_COUNTER_NAMES.length; slot++) out[READ_COUNTER_NAMES[slot]!] = reads[slot]!
   for (let slot = 0; slot < OWNER_COUNTER_NAMES.length; slot++) out[OWNER_COUNTER_NAMES[slot]!] = counters[slot]!
   const total = reads[R.hits]! + reads[R.misses]!
   out['size'] = size
   out['inflight'] = inflight
   out['hit_rate'] = total === 0 ? 0 : reads[R.hits]! / total
-  return Object.freeze(out) as Stats
+  return Object.freeze(out)
 }

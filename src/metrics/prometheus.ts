@@ -20,19 +20,27 @@
 import { COUNTER_NAMES, type CounterName, type Stats } from '../core/counters.js'
 import { badArgument } from '../core/errors.js'
 
-/** A label set: `{ table: 'emoji_sets' }`. */
+/**
+ * A label set: `{ table: 'emoji_sets' }`.
+ * @inline
+ */
 type Labels = Record<string, string>
 
 /** The part of a prom-client `Registry` this module uses. */
 export interface PromRegistry {
+  /** Adds a metric to the registry. */
   registerMetric(metric: object): void
+  /** Removes the metric of that name from the registry. */
   removeSingleMetric(name: string): void
 }
 
 /** The part of a prom-client Counter/Gauge configuration this module passes. */
 export interface PromMetricConfig {
+  /** The metric's name: the prefix, then the counter's name (and `_total` for a counter). */
   name: string
+  /** The counter's description, as in the README's table of counters. */
   help: string
+  /** Always `['table']`. */
   labelNames: string[]
   /** Always empty: the metric is registered explicitly, never in prom-client's global registry by default. */
   registers: never[]
@@ -42,15 +50,29 @@ export interface PromMetricConfig {
 
 /** The part of the `prom-client` module this module uses: `import * as promClient from 'prom-client'`. */
 export interface PromClient {
-  Counter: new (config: PromMetricConfig) => { reset(): void; inc(labels: Labels, value: number): void }
-  Gauge: new (config: PromMetricConfig) => { reset(): void; set(labels: Labels, value: number): void }
+  /** prom-client's `Counter` class: one per counter, set at every scrape by `reset()` then `inc(labels, value)`. */
+  Counter: new (config: PromMetricConfig) => {
+    /** Forgets every series of the metric. */
+    reset(): void
+    /** Adds `value` to the series of `labels`. */
+    inc(labels: Labels, value: number): void
+  }
+  /** prom-client's `Gauge` class: one per gauge (`size`, `inflight`, `hit_rate`). */
+  Gauge: new (config: PromMetricConfig) => {
+    /** Forgets every series of the metric. */
+    reset(): void
+    /** Sets the series of `labels` to `value`. */
+    set(labels: Labels, value: number): void
+  }
   /** The default registry, used when no `registry` is given. */
   register: PromRegistry
 }
 
 /** Anything with a name and a stats snapshot: a `Table`. */
 export interface MetricsSource {
+  /** The table's name: the default `table` label. */
   readonly name: string
+  /** A snapshot of the counters, read once per scrape. */
   stats(): Stats
 }
 

@@ -6,7 +6,10 @@
  * accepted as an {@link OwnerInspector}.
  */
 
-/** What every inspection event carries. */
+/**
+ * What every inspection event carries.
+ * @inline
+ */
 interface InspectionBase {
   /** The id of the actor system's root. */
   rootId: string
@@ -21,12 +24,23 @@ export type OwnerInspectionEvent =
   | (InspectionBase & { type: '@xstate.action'; action: { type: string; params: unknown } })
   | (InspectionBase & { type: '@xstate.actor' })
 
-/** The function form, declared as a method so that a function typed with xstate's `InspectionEvent` fits it too. */
+/**
+ * The function form, declared as a method so that a function typed with xstate's `InspectionEvent` fits it too.
+ * @inline
+ */
 interface InspectorFunction {
+  /** Called with every inspection event, synchronously, as it happens. */
   inspect(event: OwnerInspectionEvent): void
 }
 
 /** An inspection observer: a function, or an `{ next }` object as xstate's `Observer`. */
 export type OwnerInspector =
   | InspectorFunction['inspect']
-  | { next?(event: OwnerInspectionEvent): void; error?(error: unknown): void; complete?(): void }
+  | {
+      /** Called with every inspection event, synchronously, as it happens. */
+      next?(event: OwnerInspectionEvent): void
+      /** Never called: xstate calls only `next` (the field is `Observer`'s shape). */
+      error?(error: unknown): void
+      /** Never called: xstate calls only `next` (the field is `Observer`'s shape). */
+      complete?(): void
+    }

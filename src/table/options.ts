@@ -10,21 +10,29 @@ import { Batch, type BatchLoader, type Loader, type Origin } from '../owner/load
 
 /** Options of {@link createTable}. Every one is optional; defaults are given beside each. */
 export interface TableOptions<V = any, K extends Id = any> {
-  /** Names the table in L2 keys, bus messages, events and errors (at most 1,024 characters). Default `'table'`. */
+  /** Names the table in L2 keys, bus messages, events and errors: a non-empty string of at most 1,024 characters. Default `'table'`. */
   name?: string
-  /** Row lifetime in ms, in [1, `MAX_TTL`] (a year). Default `60_000`. */
+  /** Row lifetime in ms, in [1, {@link MAX_TTL}] (a year). Default `60_000`. */
   ttl?: number
-  /** Each row expires at `ttl ± trunc(ttl·jitter)`, drawn uniformly per row; `0 ≤ jitter < 1`. Default `0.1`. */
+  /** Each row expires at `ttl ± trunc(ttl·jitter)`, an integer offset drawn uniformly per row; `0 ≤ jitter < 1`. Default `0.1`. */
   jitter?: number
-  /** Most rows held (an integer in [1, 2^30]); a new id on a full table evicts a row, or is not stored (`full_skips`) when admission refuses it. Default `100_000`. */
+  /**
+   * Most rows held, an integer in [1, {@link MAX_CAPACITY}]. A fill or put for a new id on a full table
+   * evicts a row (`evictions`) or, when admission refuses it, is not stored (`full_skips`; a fill still
+   * answers its waiters); replacing an id's row never counts as full. Default `100_000`.
+   */
   capacity?: number
-  /** Ms between sweeper ticks, in [1, 2^31 − 1]. Default `1_000`. */
+  /** Ms between sweeper ticks, in [1, 2^31 − 1]; the timer never keeps the process alive. Default `1_000`. */
   sweepInterval?: number
-  /** Lifetime of a negative row (the loader returned `undefined`); 0 disables negative caching. Default `min(ttl, 5_000)`. */
+  /** Lifetime of a negative row (the loader returned `undefined`), jittered like `ttl`: 0 (no negative caching) or in [1, a year]. Default `min(ttl, 5_000)`. */
   negativeTtl?: number
-  /** Bound on one load in ms (a flight's bound adds, with `lease`, its `wait` and one L2 timeout); past it the waiters still waiting get `LoadTimeoutError`, or the graced value with `grace`. Default `30_000`. */
+  /**
+   * Bound on one flight (L2 and loader) in ms, in [1, 2^31 − 1]; past it every waiter still waiting gets
+   * `LoadTimeoutError` (or, with `grace`, the graced value), the loader's signal aborts and the flight is
+   * released. With `lease`, a flight's bound adds the lease's `wait` and one L2 timeout. Default `30_000`.
+   */
   loadTimeout?: number
-  /** The single-flight gate. Default `true`. */
+  /** The single-flight gate (`table.setCoalescing` turns it at run time). Default `true`. */
   coalesce?: boolean
   /**
    * Ms a row's value is kept after its (jittered) expiry, as a fallback: a graced row is no hit, but
@@ -65,11 +73,11 @@ export interface TableOptions<V = any, K extends Id = any> {
   batchLoader?: BatchLoader<V, K>
   /** Most ids in one batch loader call (larger batches are split), for `batchLoader` and `fetchMany`. An integer in [1, 100,000]. Default `1_000`. */
   maxBatchSize?: number
-  /** Time source and timers. Default: the system clock (timers never keep the process alive). */
+  /** Time source and timers: every timer the table uses goes through it. Default: the system clock (timers never keep the process alive). */
   clock?: Clock
-  /** Source of jitter, `Math.random`-like. Default `Math.random`. */
+  /** Source of jitter, `Math.random`-like: called once at construction and refused unless it returns a number in [0, 1); a draw that goes bad later takes the middle of the band. Default `Math.random`. */
   random?: () => number
-  /** A shared second layer (`memoryL2()`, `redisL2(...)`, or your own `L2Store`). Default: none. */
+  /** A shared second layer (`memoryL2()`, `redisL2(...)`, or your own `L2Store`), read before the loader. Default: none. */
   l2?: L2Store
   /** A coherence bus (`localBus()`, `redisBus(...)`, or your own `Bus`). Default: none. */
   bus?: Bus
