@@ -1,4 +1,4 @@
-import type { Id, LoaderContext } from '../../src/index.js'
+import type { BatchAnswer, BatchLoaderContext, Id, LoaderContext } from '../../src/index.js'
 import type { ManualClock } from '../../src/testing.js'
 
 /** One call of a {@link latchedLoader}: its id, its context, and the switches that settle it. */
@@ -57,4 +57,30 @@ export async function advanceSettled(clock: ManualClock, ms: number): Promise<vo
   }
   clock.set(target)
   await settle()
+}
+
+/** One call of a {@link latchedBatchLoader}: its ids, its context, and the switches that settle it. */
+export interface LatchedBatchCall<V> {
+  ids: Id[]
+  context: BatchLoaderContext<Id>
+  resolve(answer: BatchAnswer<V, Id>): void
+  reject(error: unknown): void
+}
+
+/** A batch loader whose calls never settle on their own: the test answers each one. */
+export function latchedBatchLoader<V>() {
+  const calls: LatchedBatchCall<V>[] = []
+  const loader = (ids: Id[], context: BatchLoaderContext<Id>) =>
+    new Promise<BatchAnswer<V, Id>>((resolve, reject) => {
+      calls.push({ ids, context, resolve, reject })
+    })
+  return {
+    loader,
+    calls,
+    /** The only call so far; fails the test if there were more or none. */
+    only(): LatchedBatchCall<V> {
+      if (calls.length !== 1) throw new Error(`expected exactly one batch loader call, saw ${calls.length}`)
+      return calls[0]!
+    },
+  }
 }

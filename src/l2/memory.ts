@@ -17,6 +17,8 @@ export interface MemoryL2Options {
 export interface MemoryL2 extends L2Store {
   /** Entries held now, expired ones not yet dropped included. */
   readonly size: number
+  /** The entries of many ids in one call (see `L2Store.getMany`). */
+  getMany(table: string, ids: readonly Id[]): Promise<(L2Entry | undefined)[]>
   /** `await using` support: the same as `close()`. */
   [Symbol.asyncDispose](): Promise<void>
 }
