@@ -1,0 +1,49 @@
+/**
+ * The N+1 read, as a product-listing page makes it: a page shows 24 products, and the catalog
+ * database answers `WHERE id IN (...)` for the price of one query. The table knows its batch
+ * loader (`createTable({ batchLoader })`), so a page is one `getMany` and one origin call for the
+ * ids the cache lacks, however many pages render at once.
+ *
+ * Run:  npx tsx examples/batch.ts
+ *
+ * Look for: three pages rendered together cost one origin call (their misses went out as one
+ * batch); the next three pages, overlapping the first ones, ask only for ids not yet cached; a
+ * product the database does not have answers `undefined` (cached as absent), and a product whose
+ * row is broken fails alone.
+ */
+import { type BatchLoader, createTable } from 'echostore'
+
+interface Product {
+  id: number
+  name: string
+  price: number
+}
+
+/** The catalog database: one query answers many ids (id 13 is missing; id 66 is a broken row). */
+const queries: number[][] = []
+const productsByIds: BatchLoader<Product | undefined, number> = async (ids) => {
+  queries.push(ids)
+  await new Promise((resolve) => setTimeout(resolve, 5)) // one round trip to the database
+  return new Map(ids.filter((id) => id !== 13).map((id) => [id, id === 66 ? new Error(`product ${id}: row fails validation`) : { id, name: `product ${id}`, price: id * 100 }]))
+}
+
+const products = createTable<Product | undefined, number>({ name: 'products', ttl: 60_000, batchLoader: productsByIds })
+const page = (n: number) => Array.from({ length: 24 }, (_, i) => n * 12 + i) // pages overlap by half
+
+// Three pages rendered at once: their misses go to the database together.
+const first = await Promise.all([0, 1, 2].map((n) => products.getMany(page(n))))
+console.log(`pages 0-2: ${first.flat().length} products shown, ${queries.length} origin call for ${queries[0]!.length} ids`)
+
+// The next three overlap the first: only the ids not cached yet are asked for.
+await Promise.all([2, 3, 4].map((n) => products.getMany(page(n)).catch((error: Error) => error)))
+console.log(`pages 2-4: ${queries.length - 1} more origin call for ${queries.at(-1)!.length} ids (the rest were hits)`)
+
+// A missing product answers undefined; a broken one fails alone, so read a page of them with allSettled.
+const settled = await Promise.allSettled([12, 13, 66].map((id) => products.get(id)))
+console.log(`ids 12, 13, 66: ${settled.map((s) => (s.status === 'fulfilled' ? (s.value?.name ?? 'absent') : `failed (${(s.reason as Error).message})`)).join('; ')}`)
+
+const stats = products.stats()
+console.log(`stats: hits ${stats.hits}, misses ${stats.misses}, batch_loads ${stats.batch_loads}, batch_ids ${stats.batch_ids}, loads ${stats.loads}`)
+const result = { originCalls: queries.length, idsAsked: queries.flat().length, firstBatch: queries[0]!.length, batchLoads: stats.batch_loads, outcomes: settled.map((s) => s.status) }
+await products.close()
+console.log(`RESULT ${JSON.stringify(result)}`)
