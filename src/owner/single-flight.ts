@@ -87,6 +87,7 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
  */
 function answerWithoutFlight<V>(turn: Turn<V>, slot: number): { value: V | undefined; staleSince: number | undefined } | undefined {
   const { state, env } = turn
+  if (slot < 0) return undefined // no row: neither a live value nor a graced one
   if (state.coalesce) {
     const value = state.rows.liveAt(slot, env.clock.now())
     if (value !== NOT_LIVE) return { value, staleSince: undefined }
@@ -186,7 +187,7 @@ function startFlight<V>(turn: Turn<V>, id: Id, loader: Origin<V>, known: number,
   state.counters[C.flights]++
   state.deadlines.add(flight)
   turn.started.push(flight, loader)
-  armSoftTimeout(turn, flight)
+  if (env.softTimeout !== undefined) armSoftTimeout(turn, flight)
   return flight
 }
 
