@@ -5,26 +5,32 @@
  * later still. It keeps the `L2Store` contract by delegation (leases included).
  */
 import type fc from 'fast-check'
-import type { L2Leases, L2Store } from '../../src/index.js'
+import type { L2Store } from '../../src/index.js'
 
 /** Wraps `store` so that each call runs only once `scheduler` releases it. */
-export function scheduledL2(store: L2Store & { leases: L2Leases }, scheduler: fc.Scheduler, label: string): L2Store & { leases: L2Leases } {
-  const later = async <T>(op: string, run: () => Promise<T>): Promise<T> => {
-    await scheduler.schedule(Promise.resolve(), `${label} ${op}`)
-    return run()
-  }
+export function scheduledL2(store: L2Store, scheduler: fc.Scheduler, label: string): L2Store {
+  const later =
+    <A extends unknown[], T>(op: string, run: (...args: A) => Promise<T>) =>
+    async (...args: A): Promise<T> => {
+      await scheduler.schedule(Promise.resolve(), `${label} ${op}`)
+      return run(...args)
+    }
   const leases = store.leases
   return {
-    timeout: store.timeout,
-    get: (table, id) => later('get', () => store.get(table, id)),
-    set: (table, id, entry) => later('set', () => store.set(table, id, entry)),
-    nextVersion: (table, id, floor) => later('nextVersion', () => store.nextVersion(table, id, floor)),
-    clear: (table) => later('clear', () => store.clear(table)),
-    leases: {
-      acquire: (table, id, token, ttl) => later('leases.acquire', () => leases.acquire(table, id, token, ttl)),
-      release: (table, id, token) => later('leases.release', () => leases.release(table, id, token)),
-      void: (table, id) => later('leases.void', () => leases.void(table, id)),
-    },
+    ...(store.timeout === undefined ? {} : { timeout: store.timeout }),
+    get: later('get', store.get.bind(store)),
+    set: later('set', store.set.bind(store)),
+    nextVersion: later('nextVersion', store.nextVersion.bind(store)),
+    clear: later('clear', store.clear.bind(store)),
+    ...(leases === undefined
+      ? {}
+      : {
+          leases: {
+            acquire: later('leases.acquire', leases.acquire.bind(leases)),
+            release: later('leases.release', leases.release.bind(leases)),
+            void: later('leases.void', leases.void.bind(leases)),
+          },
+        }),
     close: () => store.close(),
   }
 }

@@ -1,0 +1,46 @@
+/**
+ * `forceRefresh` is answered by the loader, never by what it was asked to replace: not by an
+ * unforced flight it met in the same turn (which L2's entry answers), and not by a soft timeout
+ * with the live row itself.
+ */
+import { describe, expect, it } from 'vitest'
+import { createTable, manualClock, memoryL2 } from '../src/index.js'
+import { advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
+
+type Row = { v: string }
+
+describe('a forced refresh', () => {
+  it('in the same turn as an unforced miss answered by L2: still calls the loader', async () => {
+    const clock = manualClock(0)
+    const store = memoryL2({ clock })
+    await store.set('forced', 'a', { kind: 'value', value: { v: 'in L2' }, version: 0, ttl: 60_000 })
+    const table = createTable<Row>({ name: 'forced', jitter: 0, sweepInterval: 1e9, clock, l2: store })
+    const origin = latchedLoader<Row>()
+    const plain = outcome(table.fetch('a', origin.loader))
+    const forced = outcome(table.fetch('a', origin.loader, { forceRefresh: true }))
+    for (let i = 0; i < 5; i++) await settle()
+    expect(plain.value).toEqual({ v: 'in L2' })
+    expect(origin.calls).toHaveLength(1)
+    origin.only().resolve({ v: 'from the origin' })
+    await settle()
+    expect(forced.value).toEqual({ v: 'from the origin' })
+    await table.close()
+  })
+
+  it('with a soft timeout: is never answered with the live row it was asked to replace', async () => {
+    const clock = manualClock(0)
+    const table = createTable<Row>({ ttl: 1_000, jitter: 0, grace: 10_000, softTimeout: 10, sweepInterval: 1e9, clock })
+    await table.fetch('a', () => ({ v: 'live' }))
+    const origin = latchedLoader<Row>()
+    const forced = outcome(table.fetch('a', origin.loader, { forceRefresh: true }))
+    const forcedSoft = outcome(table.fetch('b', origin.loader, { forceRefresh: true, softTimeout: 10 }))
+    await settle()
+    await advanceSettled(clock, 50)
+    expect(forced.state).toBe('pending')
+    expect(forcedSoft.state).toBe('pending')
+    for (const call of origin.calls) call.resolve({ v: 'refreshed' })
+    await settle()
+    expect(forced.value).toEqual({ v: 'refreshed' })
+    await table.close()
+  })
+})

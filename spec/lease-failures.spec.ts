@@ -1,0 +1,236 @@
+/**
+ * Leases when things go wrong: a holder that died is taken over once, however the waiters were
+ * spread in time; a holder whose flight ends without a fill tells the waiters, and one of them
+ * takes over at once; a slow L2 (within its timeout) never fails a fetch; the lease counters keep
+ * their laws when a flight is released mid-lease, and a holder whose write failed announces no fill;
+ * close() leaves no timer behind a flight released during a lease wait or a slow L2 read; and an L2
+ * tombstone outlives every flight that could write behind it.
+ */
+import { describe, expect, it } from 'vitest'
+import { type CoherenceMessage, type L2Store, type Table, type TableOptions, createTable, localBus, manualClock, memoryL2 } from '../src/index.js'
+import { advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
+import { slowL2 } from './support/slow-l2.js'
+
+type Row = { v: string }
+const NAME = 'leased'
+
+function world(options: TableOptions = {}) {
+  const clock = manualClock(0)
+  const store = memoryL2({ clock })
+  const bus = localBus()
+  const heard: CoherenceMessage[] = []
+  bus.subscribe((delivery) => delivery.type === 'message' && heard.push(delivery.message))
+  const make = (more: TableOptions & { l2?: L2Store } = {}): Table<Row> =>
+    createTable<Row>({ name: NAME, ttl: 60_000, jitter: 0, sweepInterval: 1e9, loadTimeout: 10_000, clock, l2: store, bus, lease: true, ...options, ...more })
+  return { clock, store, bus, heard, make }
+}
+
+describe('a dead holder', () => {
+  it('is taken over by one load when its waiters started 0, 200 and 350 ms apart (lease ttl 500): one value everywhere', async () => {
+    const { clock, make } = world({ lease: { ttl: 500 } })
+    const holder = make()
+    const dead = latchedLoader<Row>()
+    void outcome(holder.fetch('a', dead.loader))
+    await settle()
+    expect(dead.calls).toHaveLength(1) // the holder loads, and never answers: it died
+    const waiters = [make(), make(), make()]
+    // The takeover's load takes 300 ms: longer than the waiters' spread.
+    const calledAt: number[] = []
+    const latched = latchedLoader<Row>()
+    const origin = { calls: latched.calls, loader: (id: Parameters<typeof latched.loader>[0], context: Parameters<typeof latched.loader>[1]) => (calledAt.push(clock.now()), latched.loader(id, context)) }
+    const answers = [outcome(waiters[0]!.fetch('a', origin.loader))]
+    await advanceSettled(clock, 200)
+    answers.push(outcome(waiters[1]!.fetch('a', origin.loader)))
+    await advanceSettled(clock, 150)
+    answers.push(outcome(waiters[2]!.fetch('a', origin.loader)))
+    for (let t = 0; t < 3_000; t += 50) {
+      await advanceSettled(clock, 50)
+      for (const [i, call] of origin.calls.entries()) if (clock.now() >= calledAt[i]! + 300) call.resolve({ v: `load ${i}` })
+      if (answers.every((a) => a.state !== 'pending')) break
+    }
+    expect(origin.calls).toHaveLength(1)
+    expect(answers.map((a) => a.value)).toEqual([{ v: 'load 0' }, { v: 'load 0' }, { v: 'load 0' }])
+  })
+})
+
+describe('a holder whose flight ends without a fill', () => {
+  it('when its L2 write and its release fail: the waiter in another process learns it and takes over at once', async () => {
+    const { clock, store, make } = world({ lease: { ttl: 5_000 } })
+    const leases = store.leases!
+    const failing: L2Store = {
+      get: store.get,
+      nextVersion: store.nextVersion,
+      clear: store.clear,
+      close: store.close,
+      set: async () => Promise.reject(new Error('write lost')),
+      leases: { acquire: leases.acquire.bind(leases), void: leases.void.bind(leases), release: async () => Promise.reject(new Error('release lost')) },
+    }
+    const holder = make({ l2: failing })
+    const waiter = make()
+    const held = latchedLoader<Row>()
+    const first = outcome(holder.fetch('a', held.loader))
+    await settle()
+    const origin = latchedLoader<Row>()
+    const second = outcome(waiter.fetch('a', origin.loader))
+    await advanceSettled(clock, 10)
+    held.only().resolve({ v: 'holder' })
+    await advanceSettled(clock, 100)
+    expect(first.value).toEqual({ v: 'holder' })
+    expect(origin.calls).toHaveLength(1) // well before the lease's ttl or wait
+    origin.only().resolve({ v: 'taken over' })
+    await settle()
+    expect(second.value).toEqual({ v: 'taken over' })
+  })
+
+  it('when its loader fails: the waiter takes over at once', async () => {
+    const { clock, make } = world({ lease: { ttl: 5_000 } })
+    const holder = make()
+    const waiter = make()
+    const held = latchedLoader<Row>()
+    const first = outcome(holder.fetch('a', held.loader))
+    await settle()
+    const origin = latchedLoader<Row>()
+    const second = outcome(waiter.fetch('a', origin.loader))
+    await advanceSettled(clock, 10)
+    held.only().reject(new Error('origin down'))
+    await advanceSettled(clock, 100)
+    expect(first.state).toBe('rejected')
+    expect(origin.calls).toHaveLength(1)
+    origin.only().resolve({ v: 'taken over' })
+    await settle()
+    expect(second.value).toEqual({ v: 'taken over' })
+  })
+})
+
+describe('lease defaults', () => {
+  it('bound a wait by what a web request can live with: a few seconds, not the load timeout', async () => {
+    const { clock, make } = world({ loadTimeout: 30_000 })
+    const holder = make()
+    const dead = latchedLoader<Row>()
+    void outcome(holder.fetch('a', dead.loader))
+    await settle()
+    const waiter = make()
+    const origin = latchedLoader<Row>()
+    const answer = outcome(waiter.fetch('a', origin.loader))
+    for (let t = 0; t < 10_000 && origin.calls.length === 0; t += 100) await advanceSettled(clock, 100)
+    expect(origin.calls).toHaveLength(1)
+    expect(clock.now()).toBeLessThanOrEqual(5_000)
+    origin.only().resolve({ v: 'taken over' })
+    await settle()
+    expect(answer.value).toEqual({ v: 'taken over' })
+  })
+})
+
+describe('a slow L2, within its timeout', () => {
+  it('never fails a lease waiter’s fetch: its own L2 calls are inside its bound', async () => {
+    const clock = manualClock(0)
+    const store = memoryL2({ clock })
+    const options = { name: NAME, ttl: 60_000, jitter: 0, sweepInterval: 1e9, clock, l2: slowL2(store, clock, 45) } as const
+    const holder = createTable<Row>({ ...options, loadTimeout: 100_000, lease: { ttl: 200, wait: 200 } })
+    const waiter = createTable<Row>({ ...options, loadTimeout: 100, lease: { ttl: 200, wait: 200 } })
+    void outcome(holder.fetch('a', latchedLoader<Row>().loader)) // takes the lease and never answers
+    await advanceSettled(clock, 100)
+    const answer = outcome(waiter.fetch('a', async () => ({ v: 'loaded' })))
+    for (let t = 0; t < 2_000 && answer.state === 'pending'; t += 5) await advanceSettled(clock, 5)
+    expect(answer.error).toBeUndefined()
+    expect(answer.value).toEqual({ v: 'loaded' })
+  })
+})
+
+describe('lease counters', () => {
+  it('keep lease_acquired ≤ loads when the holder’s flight is released before its loader is called', async () => {
+    const clock = manualClock(0)
+    const table = createTable<Row>({ name: NAME, jitter: 0, sweepInterval: 1e9, clock, l2: slowL2(memoryL2({ clock }), clock, 10), lease: true })
+    for (let at = 5; at <= 45; at += 5) {
+      const controller = new AbortController()
+      const fetched = outcome(table.fetch(`id ${at}`, async () => ({ v: 'x' }), { signal: controller.signal }))
+      await settle()
+      await advanceSettled(clock, at)
+      controller.abort(new Error('left'))
+      await advanceSettled(clock, 200)
+      expect(fetched.state).not.toBe('pending')
+      const s = table.stats()
+      expect(s.lease_acquired + s.lease_lost).toBeLessThanOrEqual(s.loads)
+    }
+  })
+
+  it('keep lease_waited ≤ l2_hits when a waiter is released as the fill arrives', async () => {
+    const clock = manualClock(0)
+    const store = memoryL2({ clock })
+    const options = { name: NAME, jitter: 0, sweepInterval: 1e9, clock, lease: true } as const
+    const holder = createTable<Row>({ ...options, l2: store })
+    const waiter = createTable<Row>({ ...options, l2: slowL2(store, clock, 10) })
+    let n = 0
+    for (let fillAt = 5; fillAt <= 60; fillAt += 3) {
+      for (let leaveAt = fillAt + 1; leaveAt <= fillAt + 40; leaveAt += 3) {
+        const id = `id ${n++}`
+        const held = latchedLoader<Row>()
+        void outcome(holder.fetch(id, held.loader))
+        await settle()
+        const controller = new AbortController()
+        const left = outcome(waiter.fetch(id, async () => ({ v: 'x' }), { signal: controller.signal }))
+        await settle()
+        await advanceSettled(clock, fillAt)
+        held.only().resolve({ v: 'filled' })
+        await advanceSettled(clock, leaveAt - fillAt)
+        controller.abort(new Error('left'))
+        await advanceSettled(clock, 200)
+        expect(left.state).not.toBe('pending')
+        const s = waiter.stats()
+        expect(s.lease_waited).toBeLessThanOrEqual(s.l2_hits)
+      }
+    }
+  })
+
+  it('a holder whose L2 write failed announces no fill', async () => {
+    const { heard, store, make } = world()
+    const holder = make({ l2: { ...store, get: store.get, nextVersion: store.nextVersion, clear: store.clear, close: store.close, leases: store.leases, set: async () => Promise.reject(new Error('write lost')) } })
+    expect(await holder.fetch('a', () => ({ v: 'x' }))).toEqual({ v: 'x' })
+    await settle()
+    expect(heard.filter((m) => m.kind === 'fill')).toEqual([])
+  })
+})
+
+describe('close() after a flight released mid-lease', () => {
+  it('leaves no timer on the clock when the flight was released during a lease wait', async () => {
+    const { make } = world({ lease: { ttl: 5_000 } })
+    const holder = make()
+    void outcome(holder.fetch('a', latchedLoader<Row>().loader)) // holds the lease, never answers
+    await settle()
+    const own = manualClock(0) // the waiter's own clock: what it leaves is on it alone
+    const waiter = make({ clock: own })
+    const controller = new AbortController()
+    const fetched = outcome(waiter.fetch('a', async () => ({ v: 'x' }), { signal: controller.signal }))
+    await advanceSettled(own, 10)
+    controller.abort(new Error('left'))
+    await settle()
+    await waiter.close()
+    expect(fetched.state).toBe('rejected')
+    expect(own.pending()).toBe(0)
+  })
+
+  it('leaves no timer on the clock when the flight was released during a slow L2 read', async () => {
+    const clock = manualClock(0)
+    const stalled: L2Store = { get: () => new Promise(() => {}), set: async () => true, nextVersion: async (_t, _i, floor) => floor, clear: async () => {}, close: async () => {} }
+    const table = createTable<Row>({ jitter: 0, sweepInterval: 1e9, clock, l2: stalled })
+    const controller = new AbortController()
+    const fetched = outcome(table.fetch('a', async () => ({ v: 'x' }), { signal: controller.signal }))
+    await settle()
+    controller.abort(new Error('left'))
+    await settle()
+    await table.close()
+    expect(fetched.state).toBe('rejected')
+    expect(clock.pending()).toBe(0)
+  })
+})
+
+describe('an L2 tombstone', () => {
+  it('outlives every flight that could write behind it: a lease flight’s bound (loadTimeout + wait + one L2 timeout)', async () => {
+    const { clock, store, make } = world({ ttl: 100, loadTimeout: 1_000, lease: { ttl: 1_000, wait: 5_000 } })
+    const table = make()
+    await table.invalidate('a')
+    const bound = 1_000 + 5_000 + 50
+    clock.advance(bound - 1)
+    expect((await store.get(NAME, 'a'))?.kind).toBe('tombstone')
+  })
+})
