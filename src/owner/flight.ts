@@ -62,6 +62,8 @@ export class Flight<V> {
   stored = -1
   /** The answer, once given: a plain caller whose join arrives later reads it. */
   answered: Answer<V> | undefined = undefined
+  /** When the graced value the fail-safe answered with expired, if it did: a plain caller whose join arrives later got a stale answer. */
+  answeredStaleSince: number | undefined = undefined
   /** The graced value its callers were answered because its soft timeout passed (it expired at `expiresAt`): later joiners get it too. */
   softened: { value: V | undefined; expiresAt: number } | undefined = undefined
   /** The soft timeout's timer, while armed. */

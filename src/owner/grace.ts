@@ -62,6 +62,7 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
   if (listening(turn)) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error }))
   servedStale(turn, flight.id, flight.waiting, fallback.expiresAt, 'failsafe')
   flight.answer({ ok: true, value: fallback.value })
+  flight.answeredStaleSince = fallback.expiresAt
   let slot = state.rows.find(flight.id)
   if (state.rows.fallbackAt(slot, env.clock.now()) === NOT_LIVE) {
     if (store(turn, flight.id, fallback.value, fallback.expiresAt, fallback.version, slot) < 0) return

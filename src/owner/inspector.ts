@@ -44,3 +44,23 @@ export type OwnerInspector =
       /** Never called: xstate calls only `next` (the field is `Observer`'s shape). */
       complete?(): void
     }
+
+/**
+ * `observer`, made unable to stop the owner: what it throws is reported as a process warning
+ * (`EchoStoreListenerWarning`, as for a throwing event listener) and the table goes on. xstate calls
+ * inspection observers inside the actor's own processing, where a throw would kill the actor.
+ */
+export function guardInspector(observer: OwnerInspector): OwnerInspector {
+  const guard =
+    <A extends unknown[]>(call: ((...args: A) => void) | undefined, self: unknown) =>
+    (...args: A): void => {
+      try {
+        call?.apply(self, args)
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error)
+        process.emitWarning(`echostore: an inspect observer threw (${reason}); the table went on`, 'EchoStoreListenerWarning')
+      }
+    }
+  if (typeof observer === 'function') return guard(observer, undefined)
+  return { next: guard(observer.next, observer) } // xstate calls only `next`
+}

@@ -97,7 +97,17 @@ function snapshotOf<V>(state: OwnerState<V>, closing: boolean): OwnerSnapshot {
 export function ownerLogic<V>(env: OwnerEnv<V>, state: OwnerState<V>): OwnerLogic<V> {
   function transition(snapshot: OwnerSnapshot, event: BatchEvent<V>, scope: ActorScope<OwnerSnapshot, BatchEvent<V>>): OwnerSnapshot {
     if (event.type !== 'batch' || snapshot.status !== 'active') return snapshot // xstate's own lifecycle events
-    const turn: Turn<V> = { state, env, defer: scope.defer, started: [] }
+    // An effect that throws (a hostile signal's listener, say) is reported like a handler that throws:
+    // a throw out of an effect would stop the actor and leave every later caller pending.
+    const defer = (effect: () => void): void =>
+      scope.defer(() => {
+        try {
+          effect()
+        } catch (error) {
+          emitSafely(env.events, 'error', { table: env.name, id: undefined, error })
+        }
+      })
+    const turn: Turn<V> = { state, env, defer, started: [] }
     for (const message of event.messages) {
       try {
         handle(turn, message)

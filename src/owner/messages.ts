@@ -91,7 +91,9 @@ export interface L2RefusedMessage<V> { type: 'l2.refused'; flight: Flight<V> }
 /** The earliest flight deadline (`env.flightBound` after its start) may have passed. */
 export interface DeadlineMessage { type: 'deadline' }
 /** A waiter left before its flight answered: its deadline passed or its signal aborted; or its soft timeout passed, which answers it from a graced value if there is one. */
-export interface WaiterLeftMessage<V> { type: 'waiter.left'; waiter: Waiter<V>; reason: 'timeout' | 'cancel' | 'soft' }
+export interface WaiterLeftMessage<V> { type: 'waiter.left'; waiter: Waiter<V>; reason: WaiterLeaving }
+/** Why a waiter leaves: its deadline, its signal, its soft timeout, or a signal that could not be listened to (`refused`, with what it threw). */
+export type WaiterLeaving = 'timeout' | 'cancel' | 'soft' | { refused: unknown }
 /** A flight's soft timeout passed: its waiters take the graced value, if there is one. */
 export interface SoftTimeoutMessage<V> { type: 'soft'; flight: Flight<V> }
 /** How the owner answers a local put or invalidate: whether L1 changed, and the version it used. */
@@ -162,7 +164,7 @@ export const msg = {
   flightDone: <V>(flight: Flight<V>, result: FlightResult<V>): FlightDoneMessage<V> => ({ type: 'flight.done', flight, result }),
   l2Refused: <V>(flight: Flight<V>): L2RefusedMessage<V> => ({ type: 'l2.refused', flight }),
   deadline: (): DeadlineMessage => ({ type: 'deadline' }),
-  waiterLeft: <V>(waiter: Waiter<V>, reason: 'timeout' | 'cancel' | 'soft'): WaiterLeftMessage<V> => ({ type: 'waiter.left', waiter, reason }),
+  waiterLeft: <V>(waiter: Waiter<V>, reason: WaiterLeaving): WaiterLeftMessage<V> => ({ type: 'waiter.left', waiter, reason }),
   soft: <V>(flight: Flight<V>): SoftTimeoutMessage<V> => ({ type: 'soft', flight }),
   put: <V>(id: Id, value: V | undefined, expiresAt: number | undefined, version: number, refused: boolean, reply: ChangeReply): PutMessage<V> => ({
     type: 'put',

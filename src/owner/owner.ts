@@ -17,6 +17,7 @@ import { type Publisher, publish } from '../bus/publish.js'
 import type { TableEvents } from '../core/events.js'
 import type { Expiry } from '../rows/expiry.js'
 import type { Origin } from './loader.js'
+import { guardInspector } from './inspector.js'
 import { ownerLogic } from './logic.js'
 import { Mailbox } from './mailbox.js'
 import { type Message, type WaitOptions, msg } from './messages.js'
@@ -105,7 +106,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     send,
     closing: () => closing,
   }
-  const actor = createActor(ownerLogic(env, state), options.inspect === undefined ? {} : { inspect: options.inspect })
+  const actor = createActor(ownerLogic(env, state), options.inspect === undefined ? {} : { inspect: guardInspector(options.inspect) })
   const stopped = new Promise<void>((resolve) => actor.subscribe({ complete: resolve, error: () => resolve() }))
   /** What `close` resolves: the owner stopped, then, with `closeStores`, the table's L2 store and bus closed. */
   const closed = options.closeStores ? stopped.then(() => closeStores(options)) : stopped
@@ -119,8 +120,10 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   function refuse(message: Message<V>): void {
     switch (message.type) {
       case 'miss':
+        // Callers holding a flight's shared promise are answered by that flight, which the stopped owner no longer runs.
+        return (message.reject ?? message.flight?.shared?.reject)?.(new TableClosedError(name, message.id))
       case 'wait':
-        return message.reject!(new TableClosedError(name, message.id))
+        return message.reject(new TableClosedError(name, message.id))
       case 'put':
       case 'invalidate':
         return message.reply(false, message.version)

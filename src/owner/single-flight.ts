@@ -18,7 +18,7 @@
  * answered a graced value, who only make sure a flight runs).
  */
 import { C } from '../core/counters.js'
-import { FetchTimeoutError, LoadTimeoutError } from '../core/errors.js'
+import { FetchTimeoutError, LoadTimeoutError, badArgument, describe, showId } from '../core/errors.js'
 import { emitSafely } from '../core/events.js'
 import type { Id } from '../core/id.js'
 import { NOT_LIVE } from '../rows/row-store.js'
@@ -27,7 +27,7 @@ import { absorbFailure, armSoftTimeout, backedOff, fallbackFor, servedStale, sof
 import { runFlight } from './load.js'
 import type { Batch, Origin } from './loader.js'
 import { runBatch } from './load-batch.js'
-import { type PlainMiss, type Refresh, type WaitMessage, msg } from './messages.js'
+import { type PlainMiss, type Refresh, type WaitMessage, type WaiterLeaving, msg } from './messages.js'
 import { store } from '../rows/writes.js'
 import { type Turn, listening } from './state.js'
 import { Waiter } from './waiter.js'
@@ -102,6 +102,8 @@ export function onPlainMiss<V>(turn: Turn<V>, miss: PlainMiss<V>): void {
   if (placed.flight === undefined) return miss.resolve?.(placed.value) // without `resolve`, they hold a shared promise already answered
   const flight = placed.flight
   if (flight.running) flight.waiting += miss.count
+  // Joined in the batch its failure was absorbed: these callers get the fail-safe's graced value too.
+  else if (flight.answeredStaleSince !== undefined) servedStale(turn, miss.id, miss.count, flight.answeredStaleSince, 'failsafe')
   if (miss.resolve === undefined) return // they hold the flight's shared promise
   if (flight.shared === undefined && flight.running) flight.shared = miss
   else if (flight.shared !== undefined) miss.resolve(flight.shared.promise)
@@ -128,7 +130,13 @@ export function onWait<V>(turn: Turn<V>, wait: WaitMessage<V>): void {
   // The signal may have aborted between the fetch and this turn: the waiter leaves at once.
   if (wait.signal?.aborted === true) return onWaiterLeft(turn, waiter, 'cancel')
   const send = env.send
-  turn.defer(() => waiter.listen((reason) => send(msg.waiterLeft(waiter, reason))))
+  turn.defer(() => {
+    try {
+      waiter.listen((reason) => send(msg.waiterLeft(waiter, reason)))
+    } catch (error) {
+      send(msg.waiterLeft(waiter, { refused: error }))
+    }
+  })
 }
 
 /**
@@ -136,11 +144,17 @@ export function onWait<V>(turn: Turn<V>, wait: WaitMessage<V>): void {
  * is released. Its soft timeout passing answers it from the graced value, when there is one, and
  * the flight goes on.
  */
-export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, reason: 'timeout' | 'cancel' | 'soft'): void {
+export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, leaving: WaiterLeaving): void {
   const { state, env } = turn
   const flight = waiter.flight
-  if (reason === 'soft') return softLeave(turn, waiter)
-  const error = reason === 'timeout' ? new FetchTimeoutError(env.name, flight!.id, waiter.timeout!) : abortReason(waiter.signal!)
+  if (leaving === 'soft') return softLeave(turn, waiter)
+  const reason = leaving === 'timeout' ? 'timeout' : 'cancel'
+  const error =
+    leaving === 'timeout'
+      ? new FetchTimeoutError(env.name, flight!.id, waiter.timeout!)
+      : leaving === 'cancel'
+        ? abortReason(waiter.signal!)
+        : badArgument(TypeError, `fetch(${showId(flight!.id)}) option "signal" could not be listened to (${leaving.refused instanceof Error ? leaving.refused.message : describe(leaving.refused)})`, { cause: leaving.refused })
   if (!waiter.reject(error)) return
   state.counters[reason === 'timeout' ? C.timeouts : C.cancelled]++
   if (flight === undefined || !flight.running) return

@@ -36,8 +36,9 @@ export class Waiter<V> {
     if (this.timeout !== undefined) this.#deadline = this.clock.setTimeout(() => leave('timeout'), this.timeout)
     if (this.softTimeout !== undefined) this.#soft = this.clock.setTimeout(() => ((this.#soft = undefined), leave('soft')), this.softTimeout)
     if (this.signal !== undefined) {
-      this.#onAbort = () => leave('cancel')
-      this.signal.addEventListener('abort', this.#onAbort, { once: true })
+      const onAbort = () => leave('cancel')
+      this.signal.addEventListener('abort', onAbort, { once: true }) // may throw (a hostile signal): the owner then refuses the waiter
+      this.#onAbort = onAbort
     }
   }
 

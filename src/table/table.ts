@@ -243,11 +243,11 @@ export class Table<V, K extends Id = string> {
     return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<V | undefined>).value)
   }
 
-  /** A miss under stale-while-revalidate: a graced row answers at once and refreshes in the background; otherwise a plain miss. */
-  #staleOrMiss(id: Id, loader: Origin<V>): Promise<V | undefined> {
+  /** A miss under stale-while-revalidate: a graced row answers at once and refreshes in the background; `undefined` when the id has no graced row. */
+  #stale(id: Id, loader: Origin<V>): Promise<V | undefined> | undefined {
     const now = this.#clock.now()
     const stale = this.#rows.graced(id, now)
-    if (stale === NOT_LIVE) return this.#owner.miss(id, loader)
+    if (stale === NOT_LIVE) return undefined
     this.#owner.refresh(id, loader, now - this.#rows.expiryAt(this.#rows.find(id)))
     return Promise.resolve(stale)
   }
@@ -278,9 +278,12 @@ export class Table<V, K extends Id = string> {
     if (read === undefined && !isId(id)) return this.#readChecked(id, loader, undefined)
     if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
     this.#reads[R.misses]++
+    const forced = read?.forceRefresh === true
+    // Stale-while-revalidate applies whatever the caller passes: a graced value needs no waiting.
+    const stale = this.#staleWhileRevalidate && !forced ? this.#stale(id, loader) : undefined
+    if (stale !== undefined) return stale
     if (read === undefined || (read.signal === undefined && read.timeout === undefined && read.softTimeout === undefined)) {
-      if (read?.forceRefresh === true) return this.#owner.forcedMiss(id, loader)
-      return this.#staleWhileRevalidate ? this.#staleOrMiss(id, loader) : this.#owner.miss(id, loader)
+      return forced ? this.#owner.forcedMiss(id, loader) : this.#owner.miss(id, loader)
     }
     return this.#owner.wait(id, loader, { signal: read.signal, timeout: read.timeout, softTimeout: read.softTimeout, forced: read.forceRefresh === true })
   }
@@ -296,11 +299,30 @@ export class Table<V, K extends Id = string> {
     } catch (error) {
       return Promise.reject(error)
     }
-    if (read.signal?.aborted === true) {
+    let aborted: { reason: unknown } | undefined
+    try {
+      aborted = read.signal === undefined ? undefined : abortedWith(id, read.signal)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    if (aborted !== undefined) {
       this.#owner.post(msg.count('cancelled'))
-      return Promise.reject(read.signal.reason)
+      return Promise.reject(aborted.reason)
     }
     return this.#read(id, loader, read)
+  }
+}
+
+/**
+ * Whether `signal` has aborted (and its reason), read once; throws a TypeError naming the option
+ * when it cannot be read (a member that throws: what it threw is the `cause`).
+ */
+function abortedWith(id: Id, signal: AbortSignal): { reason: unknown } | undefined {
+  try {
+    return signal.aborted ? { reason: signal.reason } : undefined
+  } catch (error) {
+    const what = error instanceof Error ? error.message : describe(error)
+    throw badArgument(TypeError, `fetch(${showId(id)}) option "signal" could not be used (${what})`, { cause: error })
   }
 }
 
