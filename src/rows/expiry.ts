@@ -15,9 +15,14 @@ export function jitterSpread(ttl: number, jitter: number): number {
  */
 export function jitteredExpiry(now: number, ttl: number, spread: number, random: () => number): number {
   if (spread === 0) return now + ttl
-  const draw = random()
+  let draw: unknown
+  try {
+    draw = random()
+  } catch {
+    draw = Number.NaN // a source that throws after construction: the middle of the band, never a failed write
+  }
   // A source that goes bad after construction (NaN, out of range) yields the band's middle, never a row that cannot expire.
-  const unit = draw >= 0 && draw < 1 ? draw : 0.5
+  const unit = typeof draw === 'number' && draw >= 0 && draw < 1 ? draw : 0.5
   const offset = Math.min(2 * spread, Math.floor(unit * (2 * spread + 1))) - spread
   return now + ttl + offset
 }

@@ -264,7 +264,8 @@ export class Table<V, K extends Id = string> {
    * so a live row means the id is valid), unless the read forces a refresh; then the miss.
    */
   #read(id: Id, loader: Origin<V>, read: FetchOptions | undefined): Promise<V | undefined> {
-    if (read === undefined) {
+    // A loader fetching its own id must meet SelfFetchError below, not the herd's shortcut onto its own flight.
+    if (read === undefined && !this.#owner.insideLoaderOf(id)) {
       const repeat = this.#owner.repeat(id) // a herd: the same id as this turn's last miss, so no row to find
       if (repeat !== undefined) {
         this.#reads[R.misses]++
