@@ -75,7 +75,8 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
 export function armSoftTimeout<V>(turn: Turn<V>, flight: Flight<V>): void {
   const { env } = turn
   const ms = env.softTimeout
-  if (ms === undefined || fallbackFor(turn, flight) === undefined) return
+  // A forced refresh's flight is never answered from the row it was asked to replace.
+  if (ms === undefined || flight.forced || fallbackFor(turn, flight) === undefined) return
   turn.defer(() => {
     if (flight.running) flight.softTimer = env.clock.setTimeout(() => env.send(msg.soft(flight)), ms)
   })

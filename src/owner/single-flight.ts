@@ -60,7 +60,13 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
   // The flight the mailbox saw may have been released earlier in this batch without an answer (its
   // last waiter left by cancellation): it has nothing to give, so the callers look afresh.
   const live = seen !== undefined && (seen.running || seen.answered !== undefined) ? seen : undefined
-  const flight = live ?? (state.coalesce ? state.flights.get(id) : undefined)
+  let flight = live ?? (state.coalesce ? state.flights.get(id) : undefined)
+  if (forced && flight !== undefined && !flight.forced) {
+    // A forced refresh supersedes an unforced flight (which may answer from L2 or the row's era):
+    // that flight still answers its own callers, but is no longer joined nor stored.
+    if (flight.running) fenceFlight(state, flight)
+    flight = undefined
+  }
   if (flight !== undefined) {
     state.counters[C.coalesced] += count
     const soft = answered ? undefined : softAnswer(turn, flight)
@@ -78,6 +84,12 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
   }
   state.counters[C.coalesced] += count - 1
   return { flight: startFlight(turn, id, loader, state.rows.versionAt(slot), forced), started: true }
+}
+
+/** Fences `flight`: its answer still goes to its callers, but it is no longer joinable and its answer is not stored. */
+function fenceFlight<V>(state: Turn<V>['state'], flight: Flight<V>): void {
+  flight.fenced = true
+  if (state.flights.get(flight.id) === flight) state.flights.delete(flight.id)
 }
 
 /**
@@ -170,7 +182,8 @@ export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, leaving: Waite
 /** A waiter's soft timeout passed: it takes the graced value, if there is one, and leaves the flight, which goes on. */
 function softLeave<V>(turn: Turn<V>, waiter: Waiter<V>): void {
   const flight = waiter.flight
-  if (flight === undefined || !flight.running || waiter.settled) return
+  // A forced refresh's flight is never answered from the row it was asked to replace.
+  if (flight === undefined || !flight.running || flight.forced || waiter.settled) return
   const fallback = fallbackFor(turn, flight)
   if (fallback === undefined) return
   servedStale(turn, flight.id, 1, fallback.expiresAt, 'soft')
