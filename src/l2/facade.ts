@@ -3,6 +3,8 @@ import type { Clock } from '../core/clock.js'
 import type { OwnerCounterName } from '../core/counters.js'
 import { type TableEvents, emitSafely } from '../core/events.js'
 import { L2CorruptEntryError, L2TimeoutError, L2UnfitValueError, describe } from '../core/errors.js'
+import { MAX_VERSION, isVersion } from '../core/versions.js'
+import { MAX_TTL } from '../table/options.js'
 import type { Id } from '../core/id.js'
 import { DEFAULT_L2_TIMEOUT, type L2Entry, type L2Store, type L2Write } from './store.js'
 
@@ -46,7 +48,7 @@ export class L2Facade {
 
   /** The live entry, `undefined` on a miss (a corrupt entry included), or {@link L2_FAILED}. */
   get(id: Id): Promise<L2Answer<L2Entry | undefined>> {
-    return this.#call('get', id, () => this.store.get(this.table, id), undefined)
+    return this.#call('get', id, () => this.store.get(this.table, id), undefined, badEntry)
   }
 
   /**
@@ -59,6 +61,8 @@ export class L2Facade {
     const entries = await this.#call('getMany', undefined, async () => {
       const answer = await many.call(this.store, this.table, ids)
       if (!Array.isArray(answer) || answer.length !== ids.length) throw new TypeError(`L2 getMany answered ${describe(answer)} for ${ids.length} ids: an array of one entry (or undefined) per id, in order`)
+      const wrong = answer.map(badEntry).find((reason) => reason !== undefined)
+      if (wrong !== undefined) throw new TypeError(`echostore: L2 getMany answered ${wrong}`)
       return answer
     }, undefined)
     if (entries === L2_FAILED) return ids.map(() => L2_FAILED)
@@ -67,13 +71,15 @@ export class L2Facade {
 
   /** Writes an entry (see {@link L2WriteOutcome}), or answers {@link L2_FAILED}. */
   async set(id: Id, entry: L2Write): Promise<L2Answer<L2WriteOutcome>> {
-    const written = await this.#call<boolean | 'unfit'>('set', id, () => this.store.set(this.table, id, entry), 'unfit')
+    const written = await this.#call<boolean | 'unfit'>('set', id, () => this.store.set(this.table, id, entry), 'unfit', notBoolean)
     return written === L2_FAILED || written === 'unfit' ? written : written ? 'written' : 'refused'
   }
 
   /** The next version for `id` from the store, no lower than `floor`, or {@link L2_FAILED}. */
   nextVersion(id: Id, floor: number): Promise<L2Answer<number>> {
-    return this.#call('nextVersion', id, () => this.store.nextVersion(this.table, id, floor), L2_FAILED)
+    return this.#call('nextVersion', id, () => this.store.nextVersion(this.table, id, floor), L2_FAILED, (minted) =>
+      isVersion(minted) && minted >= floor ? undefined : `${describe(minted)}, not a version in [${floor}, ${MAX_VERSION}]`,
+    )
   }
 
   /** Clears the table in L2 (see `L2Store.clear`): `'cleared'`, or {@link L2_FAILED}. */
@@ -84,12 +90,12 @@ export class L2Facade {
 
   /** Takes `id`'s lease for `ttl` ms under `token` (see `L2Leases`): true, false when another holds it, or {@link L2_FAILED}. */
   leaseAcquire(id: Id, token: string, ttl: number): Promise<L2Answer<boolean>> {
-    return this.#call('leases.acquire', id, () => this.store.leases!.acquire(this.table, id, token, ttl), L2_FAILED)
+    return this.#call('leases.acquire', id, () => this.store.leases!.acquire(this.table, id, token, ttl), L2_FAILED, notBoolean)
   }
 
   /** Gives `id`'s lease back if `token` still holds it. */
   leaseRelease(id: Id, token: string): Promise<L2Answer<boolean>> {
-    return this.#call('leases.release', id, () => this.store.leases!.release(this.table, id, token), L2_FAILED)
+    return this.#call('leases.release', id, () => this.store.leases!.release(this.table, id, token), L2_FAILED, notBoolean)
   }
 
   /** Ends `id`'s lease, whoever holds it. */
@@ -105,9 +111,11 @@ export class L2Facade {
   /**
    * One store call under the policy. A corrupt entry or an unfit value answers `unusable` (a miss
    * for a read, `'unfit'` for a write): the store answered, so it is counted but is no failure and
-   * never trips the breaker.
+   * never trips the breaker. What the store answers is checked with `bad` (a store of the user's
+   * own may answer anything): a call that returns no promise, or whose answer `bad` describes, is a
+   * failure like an error.
    */
-  #call<T>(op: string, id: Id | undefined, run: () => Promise<T>, unusable: L2Answer<T>): Promise<L2Answer<T>> {
+  #call<T>(op: string, id: Id | undefined, run: () => Promise<T>, unusable: L2Answer<T>, bad: (answer: unknown) => string | undefined = () => undefined): Promise<L2Answer<T>> {
     if (this.isOpen()) {
       this.count('l2_skipped')
       return Promise.resolve(L2_FAILED)
@@ -141,11 +149,16 @@ export class L2Facade {
       let pending: Promise<T>
       try {
         pending = run()
+        if (!isThenable(pending)) pending = Promise.reject(new TypeError(`echostore: L2 ${op} returned ${describe(pending)}, not a promise`))
       } catch (error) {
         pending = Promise.reject(error)
       }
       pending.then(
-        (value) => settle(value),
+        (value) => {
+          const wrong = bad(value)
+          if (wrong === undefined) settle(value)
+          else settle(L2_FAILED, new TypeError(`echostore: L2 ${op} answered ${wrong}`))
+        },
         (error: unknown) => settle(L2_FAILED, error),
       )
     })
@@ -156,4 +169,32 @@ export class L2Facade {
     if (this.#failures >= BREAKER_FAILURES) this.#openUntil = this.clock.now() + BREAKER_COOLDOWN
     if (this.events.all.size > 0) emitSafely(this.events, 'l2_error', { table: this.table, op, id, error })
   }
+}
+
+/** True for a promise or a promise-like value (what an L2 call must return). */
+function isThenable(value: unknown): value is Promise<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+}
+
+/** Why an answer is not a boolean, or undefined when it is one. */
+function notBoolean(answer: unknown): string | undefined {
+  return typeof answer === 'boolean' ? undefined : `${describe(answer)}, not a boolean`
+}
+
+const KINDS: ReadonlySet<unknown> = new Set(['value', 'absent', 'tombstone'])
+
+/**
+ * Why what a store's `get` answered is not an {@link L2Entry} (or `undefined`, a miss), or undefined
+ * when it is one: a known kind, a version every layer accepts, a finite lifetime of at most a year
+ * (a remaining one may be 0 or less: past it, within its grace), a grace in [0, a year].
+ */
+function badEntry(answer: unknown): string | undefined {
+  if (answer === undefined) return undefined
+  if (typeof answer !== 'object' || answer === null) return `${describe(answer)}, not an entry or undefined`
+  const { kind, version, ttl, grace } = answer as Partial<L2Entry>
+  if (!KINDS.has(kind)) return `an entry of kind ${describe(kind)}`
+  if (!isVersion(version)) return `an entry of version ${describe(version)}, not in [0, ${MAX_VERSION}]`
+  if (!(typeof ttl === 'number' && Number.isFinite(ttl) && ttl <= MAX_TTL)) return `an entry of lifetime ${describe(ttl)}, not a finite number of ms up to ${MAX_TTL}`
+  if (grace !== undefined && !(typeof grace === 'number' && grace >= 0 && grace <= MAX_TTL)) return `an entry of grace ${describe(grace)}`
+  return undefined
 }
