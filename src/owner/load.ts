@@ -122,8 +122,10 @@ export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, life
   if (l2 === undefined || expiresAt === undefined || !flight.running || flight.fenced) return result
   const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace))
   if (run.l2Answered) {
-    result.refused = (await written) === 'refused'
-    if (run.lease !== undefined && !result.refused) deps.announceFill(flight.id, result.version)
+    const answer = await written
+    result.refused = answer === 'refused'
+    // A fill is announced only when it is in L2 and still this flight's to give (not fenced by a change or a clear).
+    if (run.lease !== undefined && answer === 'written' && flight.running && !flight.fenced) deps.announceFill(flight.id, result.version)
   } else void written.then((answer) => answer === 'refused' && post(msg.l2Refused(flight)))
   return result
 }

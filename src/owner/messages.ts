@@ -113,6 +113,8 @@ export interface PutMessage<V> {
 export interface InvalidateMessage { type: 'invalidate'; id: Id; version: number; reply: ChangeReply }
 /** Drop every row and fence every flight (`table.clear()`); `reply` once done. */
 export interface ClearRowsMessage { type: 'clear'; reply: () => void }
+/** Fence every flight in progress (`table.clear()`, before L2 moves: none of them may write into the next generation); `reply` once done. */
+export interface FenceAllMessage { type: 'fence'; reply: () => void }
 /** What the bus delivered: a coherence message, a gap, or something malformed. Validated by the owner. */
 export interface DeliveryMessage { type: 'delivery'; delivery: unknown }
 /** A sweeper tick (`tick`), or the next slice of a pass in progress. */
@@ -138,6 +140,7 @@ export type Message<V> =
   | PutMessage<V>
   | InvalidateMessage
   | ClearRowsMessage
+  | FenceAllMessage
   | DeliveryMessage
   | SweepMessage
   | GateMessage
@@ -177,6 +180,7 @@ export const msg = {
   }),
   invalidate: (id: Id, version: number, reply: ChangeReply): InvalidateMessage => ({ type: 'invalidate', id, version, reply }),
   clear: (reply: () => void): ClearRowsMessage => ({ type: 'clear', reply }),
+  fence: (reply: () => void): FenceAllMessage => ({ type: 'fence', reply }),
   delivery: (delivery: BusDelivery | unknown): DeliveryMessage => ({ type: 'delivery', delivery }),
   sweep: (tick: boolean): SweepMessage => ({ type: 'sweep', tick }),
   gate: (on: boolean): GateMessage => ({ type: 'gate', on }),

@@ -116,10 +116,22 @@ function readField(delivery: unknown, key: 'type' | 'message'): unknown {
 function dropEverything<V>(state: OwnerState<V>): number {
   const dropped = state.rows.size
   state.rows.clear()
+  fenceEverything(state)
+  return dropped
+}
+
+/** Fences every running flight: their waiters still get their answers, which are stored in neither layer. */
+function fenceEverything<V>(state: OwnerState<V>): void {
   for (const flight of state.flights.values()) flight.fenced = true
   for (const flight of state.solo) flight.fenced = true
   state.flights.clear()
-  return dropped
+}
+
+/** A local clear is about to move L2: every flight in progress is fenced first, so none writes its answer into the next generation. */
+export function onFenceAll<V>(turn: Turn<V>, reply: () => void): void {
+  wakeWaiting(turn, undefined)
+  fenceEverything(turn.state)
+  reply()
 }
 
 /** The table was cleared, here (after L2 moved on) or by another instance (`remote`): nothing loaded before it is answered again. */

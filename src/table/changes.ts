@@ -124,6 +124,9 @@ export class Changes<V> {
   async clear(): Promise<ClearResult> {
     const { owner, name, closed } = this.deps
     if (closed()) throw new TableClosedError(name, undefined, 'clear')
+    // Flights in progress are fenced before L2 moves (one answering in between must not write into
+    // the next generation), and again with the rows (one started in between read the old one).
+    if (owner.l2 !== undefined) await new Promise<void>((resolve) => owner.send(msg.fence(resolve)))
     const cleared = owner.l2 === undefined ? 'none' : await owner.l2.clear()
     await new Promise<void>((resolve) => owner.send(msg.clear(resolve)))
     const broadcast = await this.#publish(undefined, { table: name, kind: 'clear', origin: this.deps.origin })
