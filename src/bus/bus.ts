@@ -29,6 +29,21 @@ export interface FillMessage {
   origin: string
 }
 
+/**
+ * The holder of an id's lease ended its flight without a fill (its loader failed, its L2 write
+ * failed, or it was released): receivers waiting on that lease give back `lease` (the holder's
+ * token, compare-and-delete: its own release may have been lost) and one of them takes it over.
+ */
+export interface UnfilledMessage {
+  table: string
+  id: Id
+  version: number
+  kind: 'unfilled'
+  origin: string
+  /** The holder's lease token. */
+  lease: string
+}
+
 /** The whole table was cleared at the source (`table.clear()`): receivers drop every row and fence every flight. */
 export interface ClearMessage {
   table: string
@@ -37,10 +52,10 @@ export interface ClearMessage {
 }
 
 /**
- * One coherence message: a change of one id, a clear of the whole table, or a lease holder's fill.
+ * One coherence message: a change of one id, a clear of the whole table, or a lease holder's fill (or its end without one).
  * Wire format (Redis pub/sub and any other transport): this object as JSON.
  */
-export type CoherenceMessage = ChangeMessage | ClearMessage | FillMessage
+export type CoherenceMessage = ChangeMessage | ClearMessage | FillMessage | UnfilledMessage
 
 /** What a subscriber receives: a message, or a decoding failure (counted `coh_invalid`), or a gap. */
 export type BusDelivery =

@@ -6,10 +6,12 @@
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"invalidate","origin":"b3f…"}
  *   {"table":"emoji_sets","kind":"clear","origin":"b3f…"}
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"fill","origin":"b3f…"}
+ *   {"table":"emoji_sets","id":"party","version":17,"kind":"unfilled","origin":"b3f…","lease":"9c1…"}
  *
  * - `table`: non-empty string, at most `MAX_TABLE_LENGTH` UTF-16 code units;
  * - `kind`: `"put"` or `"invalidate"` (a change of one id), `"fill"` (a lease holder filled the
- *   id), or `"clear"` (the whole table);
+ *   id), `"unfilled"` (a lease holder ended without a fill; `lease`: its token, a non-empty string of
+ *   at most `MAX_LEASE_LENGTH`), or `"clear"` (the whole table);
  * - `id` (all but clears): a string (at most `MAX_ID_LENGTH` code units) or a finite number; the JSON
  *   type is the id's type, so `1` and `"1"` stay different ids;
  * - `version` (all but clears): an integer in [0, 2^52] (`-0` reads as `0`), as tables use;
@@ -31,6 +33,8 @@ export const MAX_WIRE_BYTES = 128 * 1024
 export const MAX_TABLE_LENGTH = 1024
 /** Longest `origin`, in UTF-16 code units: room for a table's origin, its name (at most {@link MAX_TABLE_LENGTH}) and a UUID. */
 export const MAX_ORIGIN_LENGTH = MAX_TABLE_LENGTH + 64
+/** Longest `lease` token of an `unfilled` message, in UTF-16 code units. */
+export const MAX_LEASE_LENGTH = 128
 
 /** The outcome of reading a message: the fresh, validated message, or why it was refused. */
 export type ParseResult = { ok: true; message: CoherenceMessage } | { ok: false; reason: string }
@@ -78,7 +82,12 @@ function parseObject(raw: unknown): ParseResult {
     return refuse('id must be a string or a finite number')
   }
   if (!isVersion(version)) return refuse(`version must be an integer in [0, ${MAX_VERSION}]`)
-  if (kind !== 'put' && kind !== 'invalidate' && kind !== 'fill') return refuse('kind must be "put", "invalidate", "fill" or "clear"')
+  if (kind !== 'put' && kind !== 'invalidate' && kind !== 'fill' && kind !== 'unfilled') return refuse('kind must be "put", "invalidate", "fill", "unfilled" or "clear"')
+  if (kind === 'unfilled') {
+    const lease = own('lease')
+    if (typeof lease !== 'string' || lease.length === 0 || lease.length > MAX_LEASE_LENGTH) return refuse(`lease must be a non-empty string of at most ${MAX_LEASE_LENGTH}`)
+    return { ok: true, message: { table, id: typeof id === 'number' ? id + 0 : id, version: version + 0, kind, origin, lease } }
+  }
 
   // `+ 0` turns -0 into 0, which is what JSON carries.
   const message: ChangeMessage | FillMessage = {
@@ -99,6 +108,10 @@ export function encodeWire(message: CoherenceMessage): string {
   if (message.kind === 'clear') {
     const { table, kind, origin } = message
     return JSON.stringify({ table, kind, origin })
+  }
+  if (message.kind === 'unfilled') {
+    const { table, id, version, kind, origin, lease } = message
+    return JSON.stringify({ table, id, version, kind, origin, lease })
   }
   const { table, id, version, kind, origin } = message
   return JSON.stringify({ table, id, version, kind, origin })

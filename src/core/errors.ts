@@ -92,7 +92,7 @@ export class LoadTimeoutError extends TableError {
     id: Id,
     /** The table's `loadTimeout`, in ms. */
     readonly loadTimeout: number,
-    /** The flight's whole bound, in ms: `loadTimeout`, plus with a lease its `wait` and one L2 timeout. */
+    /** The flight's whole bound, in ms: `loadTimeout`, plus with a lease its `wait` and its L2 calls (`LEASE_L2_CALLS` store timeouts). */
     readonly bound: number = loadTimeout,
   ) {
     super(

@@ -34,6 +34,10 @@ export type L2WriteOutcome = 'written' | 'refused' | 'unfit'
 export class L2Facade {
   #failures = 0
   #openUntil = 0
+  /** Calls in progress, each able to end itself as a failure without counting (see {@link stop}). */
+  readonly #inProgress = new Set<() => void>()
+  /** Set by {@link stop}: calls still go to the store, but without a timer on the table's clock. */
+  #stopped = false
   readonly timeout: number
 
   constructor(
@@ -103,6 +107,16 @@ export class L2Facade {
     return this.#call('leases.void', id, () => this.store.leases!.void(this.table, id), L2_FAILED)
   }
 
+  /**
+   * The table stopped: every call in progress answers {@link L2_FAILED} now (uncounted; what the store
+   * does with it is its own affair) and its timer goes, so no timer of a closed table stays on its
+   * clock; later calls (a lease given back as a flight ends) still reach the store, unbounded.
+   */
+  stop(): void {
+    this.#stopped = true
+    for (const end of [...this.#inProgress]) end()
+  }
+
   /** True while the breaker skips L2. */
   isOpen(): boolean {
     return this.#failures >= BREAKER_FAILURES && this.clock.now() < this.#openUntil
@@ -120,11 +134,32 @@ export class L2Facade {
       this.count('l2_skipped')
       return Promise.resolve(L2_FAILED)
     }
+    if (this.#stopped) {
+      return new Promise<L2Answer<T>>((resolve) => {
+        try {
+          Promise.resolve(run()).then(
+            (value) => resolve(bad(value) === undefined ? value : L2_FAILED),
+            () => resolve(L2_FAILED),
+          )
+        } catch {
+          resolve(L2_FAILED)
+        }
+      })
+    }
     return new Promise<L2Answer<T>>((resolve) => {
       let done = false
+      const end = (): void => {
+        if (done) return
+        done = true
+        this.clock.clearTimeout(timer)
+        this.#inProgress.delete(end)
+        resolve(L2_FAILED)
+      }
+      this.#inProgress.add(end)
       const timer = this.clock.setTimeout(() => {
         if (done) return
         done = true
+        this.#inProgress.delete(end)
         this.count('l2_timeouts')
         this.#failed(op, id, new L2TimeoutError(op, this.timeout))
         resolve(L2_FAILED)
@@ -133,6 +168,7 @@ export class L2Facade {
         if (done) return
         done = true
         this.clock.clearTimeout(timer)
+        this.#inProgress.delete(end)
         if (answer !== L2_FAILED) {
           this.#failures = 0
         } else if (error instanceof L2CorruptEntryError || error instanceof L2UnfitValueError) {

@@ -24,6 +24,8 @@ export type FlightResult<V> =
       version: number
       /** L2's version guard refused the write-back: L2 holds something newer, so L1 must not store it. */
       refused: boolean
+      /** An L2 answer that was another process's lease fill, waited for (`lease_waited`). */
+      leaseWaited?: true
     }
   | {
       ok: false
@@ -72,7 +74,7 @@ export class Flight<V> {
    * Set by the flight's runner while it waits on another process's lease (see `lease.ts`); called
    * by the owner, after its turn, when a fill or a change of the id arrives: the runner looks at L2 at once.
    */
-  leaseWake: (() => void) | undefined = undefined
+  leaseWake: ((gaveUp?: string) => void) | undefined = undefined
 
   constructor(
     /** The id it loads. */

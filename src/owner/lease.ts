@@ -2,19 +2,23 @@
  * A flight's side of a table's `lease` option: one load per id across every process sharing the L2.
  * A flight that missed L2 asks for the id's lease. The holder reads L2 once more (a holder that
  * filled and let go a moment ago is not loaded after), then loads for everyone; when its answer is
- * in L2 it announces the fill on the bus and gives the lease back. A flight that finds the lease
- * held waits for that fill: it looks at L2 again when the bus announces it (or a change of the id
- * arrives), and otherwise on its own, after 2 ms, then twice as long each time up to 50 ms. On each
- * look it also tries to take the lease, so when the holder died (its lease expired) or gave up, one
- * waiter takes over. Past `wait`, a waiter loads itself. L2 failing at any step means a local load:
- * a lease never fails a fetch, and never keeps one waiting longer than `wait` plus one L2 timeout.
+ * in L2 it announces the fill on the bus and gives the lease back; when its flight ends without a
+ * fill (its loader failed, its write failed, it was released) it gives the lease back and says so
+ * (an `unfilled` message naming its lease), so that a waiter takes over at once, even when that
+ * release was lost. A flight that finds the lease held waits for that fill: it looks at L2 again
+ * when the bus tells it (or a change of the id arrives), and otherwise on its own, after 2 ms, then
+ * twice as long each time up to 50 ms. On each look it also tries to take the lease, so when the
+ * holder died (its lease expired) or gave up, one waiter takes over, also a waiter whose `wait` has
+ * just run out. Past `wait`, a waiter that cannot take the lease loads itself. L2 failing at any step
+ * means a local load: a lease never fails a fetch, and its L2 calls are inside the flight's bound
+ * (see `LEASE_L2_CALLS`).
  *
- * Runs in the flight's runner, outside the owner: it reads the flight, writes only
- * `flight.leaseWake` (the owner calls it), and reports counts as messages.
+ * Runs in the flight's runner, outside the owner: it reads the flight and writes only
+ * `flight.leaseWake` (the owner calls it). What it did is counted by the owner, from the outcome the
+ * runner reports with the flight's load or result (`lease_acquired`, `lease_lost`, `lease_waited`).
  */
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../core/clock.js'
-import type { OwnerCounterName } from '../core/counters.js'
 import { type L2Facade, L2_FAILED } from '../l2/facade.js'
 import type { Id } from '../core/id.js'
 import type { L2Entry } from '../l2/store.js'
@@ -26,11 +30,14 @@ const FIRST_LOOK_MS = 2
 /** The longest pause between two looks, in ms. */
 const LONGEST_LOOK_MS = 50
 
+/** How a flight that loads came to load: as the lease's first holder, or after waiting on another (taken over or not). */
+export type LeaseRole = 'lease_acquired' | 'lease_lost'
+
 /** What a flight does after asking for the lease. */
 export type LeaseOutcome =
-  /** It holds the lease (`token`): it loads, writes L2, announces the fill, then gives the lease back. */
-  | { kind: 'hold'; token: string }
-  /** Another holder filled the id: the flight answers from this entry. */
+  /** It holds the lease (`token`): it loads, writes L2, announces the fill (or that there is none), then gives the lease back. */
+  | { kind: 'hold'; token: string; role: LeaseRole }
+  /** Another holder filled the id: the flight answers from this entry (`lease_waited`). */
   | { kind: 'filled'; entry: L2Entry }
   /** It loads without the lease, from `version` (L2 failed, or the wait ended; a newer tombstone may have raised it). */
   | { kind: 'load'; version: number }
@@ -42,8 +49,6 @@ export interface LeaseDeps {
   clock: Clock
   l2: L2Facade
   lease: LeaseSettings
-  /** Counts a lease outcome (the owner writes the counter). */
-  count(counter: OwnerCounterName): void
 }
 
 /**
@@ -51,7 +56,7 @@ export interface LeaseDeps {
  * comment). `version` is the highest version the flight knows of; an entry below it is no fill.
  */
 export async function takeLeaseOrWait<V>(flight: Flight<V>, deps: LeaseDeps, version: number): Promise<LeaseOutcome> {
-  const { clock, l2, lease, count } = deps
+  const { clock, l2, lease } = deps
   const token = randomUUID()
   const first = await l2.leaseAcquire(flight.id, token, lease.ttl)
   if (first === L2_FAILED) return { kind: 'load', version }
@@ -59,21 +64,20 @@ export async function takeLeaseOrWait<V>(flight: Flight<V>, deps: LeaseDeps, ver
   const deadline = clock.now() + lease.wait
   let pause = FIRST_LOOK_MS
   for (;;) {
-    await wakeOrPause(flight, clock, Math.min(pause, Math.max(0, deadline - clock.now())))
+    const gaveUp = await wakeOrPause(flight, clock, Math.min(pause, Math.max(0, deadline - clock.now())))
     if (!flight.running) return { kind: 'gone' }
     const entry = await l2.get(flight.id)
     if (!flight.running) return { kind: 'gone' }
     const fill = fillIn(entry, version, flight)
-    if (fill !== undefined) {
-      count('lease_waited')
-      return { kind: 'filled', entry: fill }
-    }
+    if (fill !== undefined) return { kind: 'filled', entry: fill }
     // A newer tombstone: the lease was voided by an invalidate; what its holder loads is refused.
-    if (entry !== L2_FAILED && entry?.kind === 'tombstone' && entry.version > version) return lost(count, entry.version)
-    if (entry === L2_FAILED || flight.fenced || clock.now() >= deadline) return lost(count, version)
+    if (entry !== L2_FAILED && entry?.kind === 'tombstone' && entry.version > version) return { kind: 'load', version: entry.version }
+    if (entry === L2_FAILED || flight.fenced) return { kind: 'load', version }
+    // A holder that said it gave up may have lost its release: its lease goes (compare-and-delete on its token).
+    if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version }
     const again = await l2.leaseAcquire(flight.id, token, lease.ttl)
     if (again === true) return taken(flight, deps, token, version, 'lease_lost')
-    if (again === L2_FAILED) return lost(count, version)
+    if (again === L2_FAILED || clock.now() >= deadline) return { kind: 'load', version }
     pause = Math.min(2 * pause, LONGEST_LOOK_MS)
   }
 }
@@ -86,33 +90,27 @@ function fillIn<V>(entry: L2Entry | undefined | typeof L2_FAILED, version: numbe
 
 /**
  * The flight just took the lease: L2 is read once more, because a holder that filled it and let go
- * a moment ago (after this flight's last look) must not be loaded after. Counts `counter` when the
- * flight holds and loads; `lease_waited` when that fill answers it.
+ * a moment ago (after this flight's last look) must not be loaded after.
  */
-async function taken<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, counter: 'lease_acquired' | 'lease_lost'): Promise<LeaseOutcome> {
+async function taken<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, role: LeaseRole): Promise<LeaseOutcome> {
   const fill = fillIn(await deps.l2.get(flight.id), version, flight)
   if (fill !== undefined) {
     giveBack(deps.l2, flight.id, token)
-    deps.count('lease_waited')
     return { kind: 'filled', entry: fill }
   }
-  deps.count(counter)
-  return { kind: 'hold', token }
+  return { kind: 'hold', token, role }
 }
 
-/** The wait ended without a fill: the flight loads itself. */
-function lost(count: LeaseDeps['count'], version: number): LeaseOutcome {
-  count('lease_lost')
-  return { kind: 'load', version }
-}
-
-/** Resolves after `ms` on the clock, or sooner when the owner wakes the flight (a fill or a change of its id). */
-function wakeOrPause<V>(flight: Flight<V>, clock: Clock, ms: number): Promise<void> {
+/**
+ * Resolves after `ms` on the clock, or sooner when the owner wakes the flight (a fill or a change of
+ * its id, or its release); with the lease token of a holder that said it gave up, when that woke it.
+ */
+function wakeOrPause<V>(flight: Flight<V>, clock: Clock, ms: number): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const done = () => {
+    const done = (gaveUp?: string) => {
       clock.clearTimeout(timer)
       flight.leaseWake = undefined
-      resolve()
+      resolve(gaveUp)
     }
     const timer = clock.setTimeout(done, ms)
     flight.leaseWake = done

@@ -6,7 +6,7 @@ import type { L2Entry } from '../l2/store.js'
 import { l2Write } from '../l2/write.js'
 import type { LeaseSettings } from '../table/options.js'
 import type { Fallback, Flight, FlightResult } from './flight.js'
-import { giveBack, takeLeaseOrWait } from './lease.js'
+import { type LeaseRole, giveBack, takeLeaseOrWait } from './lease.js'
 import type { Loader } from './loader.js'
 import { type Message, msg } from './messages.js'
 
@@ -28,6 +28,8 @@ export interface RunnerDeps<V> {
   readonly loading: { id: Id | undefined; batch: ReadonlySet<Id> | undefined }
   /** Tells the other processes that this process, holding the lease of `id`, filled it at `version` (a bus message; nothing without a bus). */
   announceFill(id: Id, version: number): void
+  /** Tells them that this process's flight, holding the lease of `id` under `token`, ended without a fill (a bus message; nothing without a bus). */
+  announceUnfilled(id: Id, version: number, token: string): void
   /** Posts a message to the owner's mailbox. */
   post(message: Message<V>): void
 }
@@ -59,21 +61,30 @@ export async function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, dep
       const answer = readL2(run, await l2.get(flight.id), deps)
       if (answer !== undefined) return post(msg.flightDone(flight, answer))
       if (run.l2Answered && deps.lease !== undefined && flight.running) {
-        const outcome = await takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease, count: (counter) => post(msg.count(counter)) }, run.version)
+        const outcome = await takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease }, run.version)
         if (outcome.kind === 'gone') return
-        if (outcome.kind === 'filled') return post(msg.flightDone(flight, fromL2<V>(outcome.entry, deps.clock)))
-        if (outcome.kind === 'hold') run.lease = outcome.token
-        else run.version = outcome.version
+        if (outcome.kind === 'filled') return post(msg.flightDone(flight, fromL2<V>(outcome.entry, deps.clock, true)))
+        if (outcome.kind === 'hold') {
+          run.lease = outcome.token
+          run.role = outcome.role
+        } else {
+          run.version = outcome.version
+          run.role = 'lease_lost'
+        }
       }
     }
     if (!flight.running) return // released (abandoned, or past its bound) before its loader was due
-    post(msg.load(flight.id))
+    post(msg.load(flight.id, run.role))
     const value = await callLoader(flight, loader, deps)
     result = await writeBack(run, value, flight.context.lifetime, flight.context.reported, deps)
   } catch (error) {
     result = { ok: false, error, fallback: run.fallback }
   } finally {
-    if (run.lease !== undefined) giveBack(l2!, flight.id, run.lease)
+    if (run.lease !== undefined) {
+      giveBack(l2!, flight.id, run.lease)
+      // Ended without a fill (failed, released, its write lost or refused): the waiters take over now.
+      if (!run.filled) deps.announceUnfilled(flight.id, run.version, run.lease)
+    }
   }
   post(msg.flightDone(flight, result))
 }
@@ -89,11 +100,15 @@ export interface FlightRun<V> {
   fallback: Fallback<V> | undefined
   /** The token of the lease this flight holds, if it does. */
   lease: string | undefined
+  /** How it came to hold the lease, or to load without it after waiting (counted with its load). */
+  role: LeaseRole | undefined
+  /** Set once this flight's fill is in L2 and announced. */
+  filled: boolean
 }
 
 /** A flight's run before anything was read. */
 export function newRun<V>(flight: Flight<V>): FlightRun<V> {
-  return { flight, version: flight.version, l2Answered: false, fallback: undefined, lease: undefined }
+  return { flight, version: flight.version, l2Answered: false, fallback: undefined, lease: undefined, role: undefined, filled: false }
 }
 
 /**
@@ -125,14 +140,17 @@ export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, life
     const answer = await written
     result.refused = answer === 'refused'
     // A fill is announced only when it is in L2 and still this flight's to give (not fenced by a change or a clear).
-    if (run.lease !== undefined && answer === 'written' && flight.running && !flight.fenced) deps.announceFill(flight.id, result.version)
+    run.filled = run.lease !== undefined && answer === 'written' && flight.running && !flight.fenced
+    if (run.filled) deps.announceFill(flight.id, result.version)
   } else void written.then((answer) => answer === 'refused' && post(msg.l2Refused(flight)))
   return result
 }
 
-/** An L2 entry (a value or a negative row) as a flight's answer, with its remaining lifetime. */
-export function fromL2<V>(entry: L2Entry, clock: Clock): FlightResult<V> {
-  return { ok: true, value: entryValue<V>(entry), source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false }
+/** An L2 entry (a value or a negative row) as a flight's answer, with its remaining lifetime; `leaseWaited` when it is a lease fill waited for. */
+export function fromL2<V>(entry: L2Entry, clock: Clock, leaseWaited = false): FlightResult<V> {
+  const result: FlightResult<V> = { ok: true, value: entryValue<V>(entry), source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false }
+  if (leaseWaited) result.leaseWaited = true
+  return result
 }
 
 /** What an entry holds: its value, or `undefined` for a negative row. */

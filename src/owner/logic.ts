@@ -55,7 +55,7 @@ function handle<V>(turn: Turn<V>, message: Message<V>): void {
     case 'waiter.left':
       return onWaiterLeft(turn, message.waiter, message.reason)
     case 'load':
-      return onLoad(turn, message.id)
+      return onLoad(turn, message.id, message.lease)
     case 'batch.load':
       return onBatchLoad(turn, message.ids)
     case 'flight.done':

@@ -6,6 +6,7 @@ import type { BusDelivery } from '../bus/bus.js'
 import type { OwnerCounterName } from '../core/counters.js'
 import type { Id } from '../core/id.js'
 import type { Flight, FlightResult } from './flight.js'
+import type { LeaseRole } from './lease.js'
 import type { Origin } from './loader.js'
 import type { Waiter } from './waiter.js'
 
@@ -81,7 +82,7 @@ export class Refresh<V> {
 /** Something outside the owner happened that a counter counts (an L2 outcome, a lease outcome, an already-aborted fetch, a failed broadcast). */
 export interface CountMessage { type: 'count'; counter: OwnerCounterName }
 /** A flight's loader is being called (origin work). */
-export interface LoadMessage { type: 'load'; id: Id }
+export interface LoadMessage { type: 'load'; id: Id; lease: LeaseRole | undefined }
 /** A batch loader is being called for `ids`, one per flight (origin work). */
 export interface BatchLoadMessage { type: 'batch.load'; ids: readonly Id[] }
 /** A flight's load finished (successfully or not). */
@@ -162,7 +163,7 @@ export const msg = {
     reject,
   }),
   count: (counter: OwnerCounterName): CountMessage => ({ type: 'count', counter }),
-  load: (id: Id): LoadMessage => ({ type: 'load', id }),
+  load: (id: Id, lease?: LeaseRole): LoadMessage => ({ type: 'load', id, lease }),
   batchLoad: (ids: readonly Id[]): BatchLoadMessage => ({ type: 'batch.load', ids }),
   flightDone: <V>(flight: Flight<V>, result: FlightResult<V>): FlightDoneMessage<V> => ({ type: 'flight.done', flight, result }),
   l2Refused: <V>(flight: Flight<V>): L2RefusedMessage<V> => ({ type: 'l2.refused', flight }),

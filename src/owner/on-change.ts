@@ -16,12 +16,13 @@ import { type OwnerState, type Turn, listening } from './state.js'
 
 /**
  * Wakes the flights waiting on another process's lease of `id` (every id's, for `undefined`), after
- * this turn: a fill was announced, or a change arrived, so they look at L2 again at once. Called
- * before a fence takes the flight out of the flights map.
+ * this turn: a fill was announced, or a change arrived, so they look at L2 again at once; or the holder
+ * said it ended without a fill (`gaveUp`: its lease token), so they take over. Called before a
+ * fence takes the flight out of the flights map.
  */
-function wakeWaiting<V>(turn: Turn<V>, id: Id | undefined): void {
+function wakeWaiting<V>(turn: Turn<V>, id: Id | undefined, gaveUp?: string): void {
   const { flights, solo } = turn.state
-  const waiting: (() => void)[] = []
+  const waiting: ((gaveUp?: string) => void)[] = []
   const wake = (flight: Flight<V>) => flight.leaseWake !== undefined && waiting.push(flight.leaseWake)
   if (id === undefined) {
     for (const flight of flights.values()) wake(flight)
@@ -30,7 +31,7 @@ function wakeWaiting<V>(turn: Turn<V>, id: Id | undefined): void {
     if (flight !== undefined) wake(flight)
   }
   for (const flight of solo) if (id === undefined || flight.id === id) wake(flight)
-  if (waiting.length > 0) turn.defer(() => waiting.forEach((leaseWake) => leaseWake()))
+  if (waiting.length > 0) turn.defer(() => waiting.forEach((leaseWake) => leaseWake(gaveUp)))
 }
 
 /** Fences every running flight of `id` that started from a version no newer than `version`. */
@@ -85,6 +86,7 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
   if (message.table !== env.name || message.origin === env.origin) return
   if (message.kind === 'clear') return onClear(turn, true)
   if (message.kind === 'fill') return wakeWaiting(turn, message.id)
+  if (message.kind === 'unfilled') return wakeWaiting(turn, message.id, message.lease)
   const { id, version, kind } = message
   // An equal version from another origin may be another change (two writers that minted alike while
   // L2 was down): dropping the row is always safe, so it applies.

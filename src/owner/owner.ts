@@ -101,13 +101,20 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
       announceFill(id, version) {
         void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
       },
+      announceUnfilled(id, version, lease) {
+        void publish(publisher, id, { table: name, id, version, kind: 'unfilled', origin, lease })
+      },
       post,
     },
     send,
     closing: () => closing,
   }
   const actor = createActor(ownerLogic(env, state), options.inspect === undefined ? {} : { inspect: guardInspector(options.inspect) })
-  const stopped = new Promise<void>((resolve) => actor.subscribe({ complete: resolve, error: () => resolve() }))
+  const stopped = new Promise<void>((resolve) => {
+    // Once the owner has stopped, no L2 call of this table keeps a timer on its clock.
+    const stop = () => (l2?.stop(), resolve())
+    actor.subscribe({ complete: stop, error: stop })
+  })
   /** What `close` resolves: the owner stopped, then, with `closeStores`, the table's L2 store and bus closed. */
   const closed = options.closeStores ? stopped.then(() => closeStores(options)) : stopped
 

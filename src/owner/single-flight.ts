@@ -24,6 +24,7 @@ import type { Id } from '../core/id.js'
 import { NOT_LIVE } from '../rows/row-store.js'
 import { type Fallback, Flight, FlightContext, type FlightResult } from './flight.js'
 import { absorbFailure, armSoftTimeout, backedOff, fallbackFor, servedStale, softAnswer } from './grace.js'
+import type { LeaseRole } from './lease.js'
 import { runFlight } from './load.js'
 import type { Batch, Origin } from './loader.js'
 import { runBatch } from './load-batch.js'
@@ -250,6 +251,9 @@ function release<V>(turn: Turn<V>, flight: Flight<V>, early = true): void {
   const { state, env } = turn
   flight.running = false
   if (flight.softTimer !== undefined) env.clock.clearTimeout(flight.softTimer)
+  // A flight waiting on another process's lease stops waiting now (its pause timer goes with it).
+  const leaseWake = flight.leaseWake
+  if (leaseWake !== undefined) turn.defer(() => leaseWake())
   if (early) state.deadlines.ended()
   if (state.flights.get(flight.id) === flight) state.flights.delete(flight.id)
   if (!flight.joinable) state.solo.delete(flight)
@@ -257,9 +261,11 @@ function release<V>(turn: Turn<V>, flight: Flight<V>, early = true): void {
 }
 
 /** The loader of a flight is being called: origin work. */
-export function onLoad<V>(turn: Turn<V>, id: Id): void {
+export function onLoad<V>(turn: Turn<V>, id: Id, lease: LeaseRole | undefined): void {
   const { state, env } = turn
   state.counters[C.loads]++
+  // Counted with the load it led to, so lease_acquired + lease_lost ≤ loads whatever happens to the flight.
+  if (lease !== undefined) state.counters[C[lease]]++
   if (listening(turn)) turn.defer(() => emitSafely(env.events, 'load', { table: env.name, id }))
 }
 
@@ -268,7 +274,7 @@ export function onBatchLoad<V>(turn: Turn<V>, ids: readonly Id[]): void {
   const { counters } = turn.state
   counters[C.batch_loads]++
   counters[C.batch_ids] += ids.length
-  for (const id of ids) onLoad(turn, id)
+  for (const id of ids) onLoad(turn, id, undefined)
 }
 
 /** A flight's result: stored unless it was fenced or refused, then its one answer goes to every waiter. */
@@ -278,6 +284,7 @@ export function onFlightDone<V>(turn: Turn<V>, flight: Flight<V>, result: Flight
   release(turn, flight)
   if (result.ok) {
     if (result.source === 'l2') state.counters[C.l2_hits]++
+    if (result.leaseWaited === true) state.counters[C.lease_waited]++
     const slot = state.rows.find(flight.id)
     const stale = flight.fenced || result.refused || state.rows.versionAt(slot) > result.version
     if (stale) state.counters[C.fenced]++

@@ -60,7 +60,7 @@ export interface TableOptions<V = any, K extends Id = any> {
    * Cross-process single flight: a flight that misses L2 asks L2 for the id's lease; the holder loads
    * for every process sharing the L2, the others wait up to `wait` ms for its fill (see the README's
    * Leases). `true` or `{ ttl?, wait? }` (integers in [1, 2^31 − 1] ms; defaults: `ttl` =
-   * `loadTimeout`, `wait` = `ttl`). Needs an `l2` with leases (`memoryL2()`, `redisL2(...)`).
+   * `min(loadTimeout, 3_000)`, `wait` = `2 × ttl`). Needs an `l2` with leases (`memoryL2()`, `redisL2(...)`).
    * Default: off.
    */
   lease?: boolean | LeaseOptions
@@ -95,9 +95,13 @@ export interface TableOptions<V = any, K extends Id = any> {
 
 /** The `lease` option's settings. */
 export interface LeaseOptions {
-  /** Ms a lease lasts: how long a holder that died keeps the others waiting. Default: `loadTimeout`. */
+  /** Ms a lease lasts: how long a holder that died keeps the others waiting. Default: `min(loadTimeout, 3_000)` (`DEFAULT_LEASE_TTL`). */
   ttl?: number
-  /** Ms a flight waits for another process's fill before it loads itself. Default: the lease's `ttl`. */
+  /**
+   * Ms a flight waits for another process's fill before it loads itself (it takes the lease over
+   * when it can, also as the wait runs out). Default: twice the lease's `ttl`, so a waiter outlasts
+   * the dead holder's lease and the lease of the one that took over.
+   */
   wait?: number
 }
 
@@ -185,8 +189,8 @@ function readLease(option: unknown, l2: L2Store | undefined, loadTimeout: number
   const given = option === true ? {} : (readOptions(option, ['ttl', 'wait'], 'option "lease"') as LeaseOptions)
   const rule = `must be an integer number of ms in [1, ${MAX_TIMER_MS}]`
   const integer = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_TIMER_MS
-  const ttl = number('lease.ttl', given.ttl ?? Math.ceil(loadTimeout), integer, rule)
-  const wait = number('lease.wait', given.wait ?? ttl, integer, rule)
+  const ttl = number('lease.ttl', given.ttl ?? Math.min(Math.ceil(loadTimeout), DEFAULT_LEASE_TTL), integer, rule)
+  const wait = number('lease.wait', given.wait ?? Math.min(2 * ttl, MAX_TIMER_MS), integer, rule)
   return { ttl, wait }
 }
 
@@ -248,10 +252,26 @@ function readOrigin(loader: unknown, batchLoader: unknown, maxBatchSize: number)
 }
 
 /**
+ * The default lease `ttl`: 3 s (or `loadTimeout`, when shorter). It is how long a holder that died
+ * keeps the others waiting before one takes over, so it is what a request pays in that worst case:
+ * a few seconds, which a web request can live with, and longer than most origin loads (a holder
+ * still loading when its lease expires may load alongside the one that took over).
+ */
+export const DEFAULT_LEASE_TTL = 3_000
+
+/**
+ * The L2 calls a lease adds to a flight beyond its `wait`: the first `acquire`; the last look, begun
+ * before the wait ran out (a `get`, the release of a holder that gave up, an `acquire`); and the
+ * read a new holder makes before it loads. Each is bounded by the store's timeout.
+ */
+export const LEASE_L2_CALLS = 5
+
+/**
  * How long one flight of a table may run before `LoadTimeoutError`: `loadTimeout`, plus, with a
- * lease, its `wait` and one L2 timeout (a flight may wait for another process's load before its own).
+ * lease, its `wait` and the lease's own L2 calls (a flight may wait for another process's load
+ * before its own: see {@link LEASE_L2_CALLS}).
  */
 export function flightBoundOf(options: ResolvedOptions): number {
   if (options.lease === undefined) return options.loadTimeout
-  return options.loadTimeout + options.lease.wait + (options.l2?.timeout ?? DEFAULT_L2_TIMEOUT)
+  return options.loadTimeout + options.lease.wait + LEASE_L2_CALLS * (options.l2?.timeout ?? DEFAULT_L2_TIMEOUT)
 }
