@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { manualClock } from '../src/testing.js'
 import { systemClock } from '../src/index.js'
+import { inBackground } from '../src/core/clock.js'
 
 describe('manualClock', () => {
   it('advance runs every timer that falls due, in due order, with now() at each timer’s instant', () => {
@@ -39,10 +40,13 @@ describe('manualClock', () => {
 })
 
 describe('systemClock', () => {
-  it('schedules unref()’d timers that never keep the process alive', () => {
+  it('schedules timers that keep the process alive (they bound a pending promise); background ones are unref()’d', () => {
     const aMinute = 60_000
     const handle = systemClock.setTimeout(() => {}, aMinute) as NodeJS.Timeout
-    expect(handle.hasRef()).toBe(false)
+    expect(handle.hasRef()).toBe(true)
     systemClock.clearTimeout(handle)
+    const background = inBackground(systemClock.setTimeout(() => {}, aMinute)) as NodeJS.Timeout
+    expect(background.hasRef()).toBe(false)
+    systemClock.clearTimeout(background)
   })
 })

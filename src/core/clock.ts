@@ -39,6 +39,13 @@ function coarseNow(): number {
   return cachedNow
 }
 
+/** Marks a timer as background work: a Node timer (one with `unref`) then never keeps the process alive. Returns `handle`. */
+export function inBackground(handle: TimerHandle): TimerHandle {
+  const unref = (handle as { unref?: unknown } | null)?.unref
+  if (typeof unref === 'function') unref.call(handle)
+  return handle
+}
+
 /** True for an object with the three methods of a {@link Clock} (false, too, when reading them throws). */
 export function isClock(value: unknown): value is Clock {
   try {
@@ -49,13 +56,16 @@ export function isClock(value: unknown): value is Clock {
   }
 }
 
-/** The real clock: `Date.now()` read at most once per millisecond, and Node timers that are `unref()`'d. */
+/**
+ * The real clock: `Date.now()` read at most once per millisecond, and Node timers. A timer that
+ * bounds a caller's pending promise (a flight's `loadTimeout`, a fetch's `timeout`, an L2 call's
+ * bound) keeps the process alive until it settles, as the promise would want; background timers
+ * (the sweeper) are made with {@link inBackground} and never do.
+ */
 export const systemClock: Clock = {
   now: coarseNow,
   setTimeout(fn, ms) {
-    const handle = setTimeout(fn, ms)
-    handle.unref()
-    return handle
+    return setTimeout(fn, ms)
   },
   clearTimeout(handle) {
     clearTimeout(handle as ReturnType<typeof setTimeout>)

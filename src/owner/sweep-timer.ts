@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../core/clock.js'
+import { type Clock, type TimerHandle, inBackground } from '../core/clock.js'
 
 /** Most rows one sweep slice walks: a slice of this size holds the event loop well under a millisecond. */
 export const SWEEP_SLICE = 2_048
@@ -38,19 +38,23 @@ export class Sweeper {
   /** Starts ticking every `interval` ms. */
   start(): void {
     if (this.#stopped) return
-    this.#timer = this.#clock.setTimeout(() => {
-      this.start()
-      this.#request(true)
-    }, this.#interval)
+    this.#timer = inBackground(
+      this.#clock.setTimeout(() => {
+        this.start()
+        this.#request(true)
+      }, this.#interval),
+    )
   }
 
   /** Asks for the next slice of the running pass, through the clock (so other work runs first). */
   continueSoon(): void {
     if (this.#stopped || this.#continuation !== undefined) return
-    this.#continuation = this.#clock.setTimeout(() => {
-      this.#continuation = undefined
-      this.#request(false)
-    }, 0)
+    this.#continuation = inBackground(
+      this.#clock.setTimeout(() => {
+        this.#continuation = undefined
+        this.#request(false)
+      }, 0),
+    )
   }
 
   /** Stops the tick and any pending continuation. Idempotent. */
