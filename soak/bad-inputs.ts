@@ -8,6 +8,7 @@
 import { type Id, type Loader, LoadTimeoutError, createTable } from '../src/index.js'
 import { MAX_ID_LENGTH } from '../src/limits.js'
 import type { PromiseLedger } from './ledger.js'
+import { hostileEntries } from './hostile-inputs.js'
 import { OriginError, makeLoader } from './loaders.js'
 import type { Origin, Row } from './origin.js'
 import { type Problems, show } from './problems.js'
@@ -23,6 +24,9 @@ export const CATEGORIES = [
   'bad table options',
   'bad gate values',
   'edge ids',
+  'hostile signals',
+  'hostile loaders',
+  'hostile collaborators',
 ] as const
 /** One group of the catalog. */
 export type Category = (typeof CATEGORIES)[number]
@@ -31,16 +35,25 @@ export type Category = (typeof CATEGORIES)[number]
 export interface BadInput {
   category: Category
   name: string
-  /** `reject`: a promise that rejects with a refusal; `throw`: a synchronous refusal; `serve`: a fetch answered like any other (a value, or its flight's loader error). */
-  expect: 'reject' | 'throw' | 'serve'
-  call(t: SoakTable, loader: Loader<Row | undefined, Id>): unknown
+  /**
+   * `reject`: a promise that rejects with a refusal; `throw`: a synchronous refusal; `serve`: a fetch
+   * answered like any other (a value, or its flight's loader error); `settle`: a promise that
+   * resolves to its own verdict (`undefined`: kept; else what broke).
+   */
+  expect: 'reject' | 'throw' | 'serve' | 'settle'
+  /** Fetches of the soak's table that reach the lookup (1 for `serve`; 0 unless given otherwise). */
+  lookups?: number
+  /** `n` counts the catalog's tries: an entry that needs an id of its own makes it from `n`. */
+  call(t: SoakTable, loader: Loader<Row | undefined, Id>, n: number): unknown
 }
 
 /** The rule an entry of `category` must keep (its breaks go to `Problems` under this name). */
 export function ruleOf(category: Category): string {
-  return category === 'edge ids'
-    ? 'edge ids (the longest allowed, empty, lone-surrogate and prototype-named strings; -0, fractions, extreme numbers) are valid and served'
-    : `${category} are refused with TypeError/RangeError (ECHOSTORE_BAD_ARGUMENT), never pending`
+  if (category === 'edge ids') return 'edge ids (the longest allowed, empty, lone-surrogate and prototype-named strings; -0, fractions, extreme numbers) are valid and served'
+  if (category === 'hostile signals') return 'hostile signals (members that throw) are refused with TypeError (ECHOSTORE_BAD_ARGUMENT), never thrown, never pending'
+  if (category === 'hostile loaders') return 'hostile loaders (non-Error throws, odd thenables, throwing or huge values, self-changes) settle every caller and leave no flight'
+  if (category === 'hostile collaborators') return 'hostile collaborators (custom L2 answers, a failing random, a throwing observer, a self-fetch in a batch) never break a fetch'
+  return `${category} are refused with TypeError/RangeError (ECHOSTORE_BAD_ARGUMENT), never pending`
 }
 
 /** Throws `Error` (not a TypeError) from any trap: a hostile options object. */
@@ -190,6 +203,7 @@ export const CATALOG: readonly BadInput[] = [
       ['Number.MIN_VALUE', Number.MIN_VALUE],
     ] as const
   ).map(([name, id]) => fetchWith('edge ids', `fetch id ${name}`, id)),
+  ...hostileEntries(),
 ]
 
 const refusal = (error: unknown) => (error instanceof TypeError || error instanceof RangeError) && (error as { code?: unknown }).code === 'ECHOSTORE_BAD_ARGUMENT'
@@ -216,15 +230,16 @@ export class BadInputs {
 
   /** Tries the next entry on `t`; resolves once its outcome is checked. */
   async tryNext(t: SoakTable): Promise<void> {
-    const entry = CATALOG[this.#next++ % CATALOG.length]!
+    const n = this.#next++
+    const entry = CATALOG[n % CATALOG.length]!
     const { origin, ledger, problems } = this.deps
     const rule = ruleOf(entry.category)
     const fail = (what: string) => problems.add(rule, `${t.label}: ${entry.name} ${what}`)
     this.tried[entry.category]++
-    if (entry.expect === 'serve') t.tally.lookups++
+    t.tally.lookups += entry.lookups ?? (entry.expect === 'serve' ? 1 : 0)
     let result: unknown
     try {
-      result = entry.call(t, makeLoader({ kind: 'sync', delay: 0, reportVersion: false }, { label: t.label, origin, tally: t.tally, ledger }))
+      result = entry.call(t, makeLoader({ kind: 'sync', delay: 0, reportVersion: false }, { label: t.label, origin, tally: t.tally, ledger }), n)
     } catch (error) {
       if (entry.expect !== 'throw' || !refusal(error)) fail(`threw synchronously: ${show(error)}`)
       return
@@ -238,6 +253,7 @@ export class BadInputs {
     await ledger.track('bad input', result).then(
       (value: unknown) => {
         if (entry.expect === 'reject') fail(`resolved ${show(value)}`)
+        if (entry.expect === 'settle' && value !== undefined) fail(String(value))
       },
       (error: unknown) => {
         // A served edge id may share a flight whose loader failed; it must never be refused as a bad argument.

@@ -63,6 +63,8 @@ export interface ReportData {
   /** Event-loop delay of the first and the second half (the midpoint's forced GC is in neither). */
   loop: LoopDelay[]
   tables: { label: TableLabel; stats: Stats }[]
+  /** The scheduled model part: how many schedules and operations ran. */
+  model: { schedules: number; operations: number }
   checks: Check[]
 }
 
@@ -87,6 +89,7 @@ export function renderReport(r: ReportData): string {
     ...Object.entries(r.faults.injected).map(([name, n]) => `  ${name}: ${num(n)}`),
     `bad inputs tried: ${num(r.badInputs.count)} (${(r.badInputs.count / CATALOG.length).toFixed(1)} rounds of the ${CATALOG.length}-entry catalog)`,
     `  ${counts(r.badInputs.tried)}`,
+    `scheduled model: ${num(r.model.schedules)} schedules, ${num(r.model.operations)} operations`,
     `heap after a forced GC: start ${heap(r.heap.start)} · middle ${heap(r.heap.middle)} · end ${heap(r.heap.end)}`,
     `event-loop delay, ${r.loop.length === 2 ? 'first half / second half' : 'whole run'}: p99 ${r.loop.map((l) => ms(l.p99)).join(' / ')} · max ${r.loop.map((l) => ms(l.max)).join(' / ')}`,
     '',

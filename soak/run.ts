@@ -11,6 +11,7 @@ import { PromiseLedger } from './ledger.js'
 import { Origin } from './origin.js'
 import { Problems } from './problems.js'
 import { type ReportData, progressLine } from './report.js'
+import { type ModelFigures, soakModel } from './model/soak.js'
 import { Vitals } from './vitals.js'
 import { WorkloadCounts, runWorkload } from './workload.js'
 import { type Leftovers, SHAPE, type World, buildWorld } from './world.js'
@@ -111,6 +112,14 @@ async function work(world: World, problems: Problems, vitals: Vitals, options: S
   }
 }
 
+/** The model part's check: every schedule kept every promise (a failure names the seed and path that replay it). */
+function modelCheck(model: ModelFigures): Check {
+  const name = 'scheduled model: every schedule kept every promise (answers no older than a known change, laws, settled promises, no timer after close)'
+  if (model.failure === undefined) return { name, status: 'PASS', detail: `${model.schedules.toLocaleString('en-US')} schedules, ${model.operations.toLocaleString('en-US')} operations` }
+  const { seed, path, problems } = model.failure
+  return { name, status: 'FAIL', detail: `seed ${seed}, path "${path}": ${problems.slice(0, 3).join('; ')}` }
+}
+
 /** Runs the soak; never throws for what it finds (that is in `checks`), only when it cannot start (a Redis it needs does not answer). */
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const problems = new Problems()
@@ -121,10 +130,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   try {
     const measured = await work(world, problems, vitals, options)
     leftovers = await world.close()
+    // Then the scheduled model, for a sixth of the budget: loader answers, L2 calls and bus deliveries in orders fast-check picks.
+    const model = await soakModel((options.seconds * 1_000) / 6, options.seed)
     await new Promise((resolve) => setImmediate(resolve)) // a rejection left unhandled surfaces by now
     const { start, middle, end } = measured.heapSamples
     const heap = start !== undefined && middle !== undefined && end !== undefined ? { start, middle, end } : undefined
-    const checks: Check[] = runChecks({ ...measured, heap, escapes, leftovers })
+    const checks: Check[] = [...runChecks({ ...measured, heap, escapes, leftovers }), modelCheck(model)]
     return {
       seconds: options.seconds,
       seed: options.seed,
@@ -137,6 +148,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       heap: measured.heapSamples,
       loop: measured.loop,
       tables: measured.tables.map(({ label, stats }) => ({ label, stats })),
+      model,
       checks,
       passed: checks.every((c) => c.status !== 'FAIL'),
     }

@@ -1,7 +1,7 @@
 /**
  * `forceRefresh` is answered by the loader, never by what it was asked to replace: not by an
- * unforced flight it met in the same turn (which L2's entry answers), and not by a soft timeout
- * with the live row itself.
+ * unforced flight it met in the same turn (which L2's entry answers), not by a soft timeout with
+ * the live row itself, and not by the fail-safe when its loader fails (the caller gets the error).
  */
 import { describe, expect, it } from 'vitest'
 import { createTable, manualClock, memoryL2 } from '../src/index.js'
@@ -41,6 +41,16 @@ describe('a forced refresh', () => {
     for (const call of origin.calls) call.resolve({ v: 'refreshed' })
     await settle()
     expect(forced.value).toEqual({ v: 'refreshed' })
+    await table.close()
+  })
+
+  it('whose loader fails: gets the error, not the row it was asked to replace (no fail-safe)', async () => {
+    const clock = manualClock(0)
+    const table = createTable<Row>({ ttl: 1_000, jitter: 0, grace: 10_000, sweepInterval: 1e9, clock })
+    await table.fetch('a', () => ({ v: 'live' }))
+    const failure = new Error('origin down')
+    await expect(table.fetch('a', () => Promise.reject(failure), { forceRefresh: true })).rejects.toBe(failure)
+    expect(table.peek('a')).toEqual({ v: 'live' }) // the row stays: nothing replaced it
     await table.close()
   })
 })

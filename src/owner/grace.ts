@@ -19,11 +19,12 @@ export type StaleReason = 'swr' | 'failsafe' | 'backoff' | 'soft'
 /**
  * The graced value a flight's callers may get: its row's (fresh or within grace), else one the
  * flight found in L2 within its grace and no older than what the table knows. None without grace,
- * and none for a fenced flight: a change beats grace.
+ * none for a fenced flight (a change beats grace), and none for a forced refresh (its loader answers).
  */
 export function fallbackFor<V>(turn: Turn<V>, flight: Flight<V>, fromL2?: Fallback<V>): Fallback<V> | undefined {
   const { state, env } = turn
-  if (env.grace === 0 || flight.fenced) return undefined
+  // A forced refresh is answered by its loader (or its error), never by the row it was asked to replace.
+  if (env.grace === 0 || flight.fenced || flight.forced) return undefined
   const now = env.clock.now()
   const slot = state.rows.find(flight.id)
   const value = state.rows.fallbackAt(slot, now)
@@ -75,8 +76,7 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
 export function armSoftTimeout<V>(turn: Turn<V>, flight: Flight<V>): void {
   const { env } = turn
   const ms = env.softTimeout
-  // A forced refresh's flight is never answered from the row it was asked to replace.
-  if (ms === undefined || flight.forced || fallbackFor(turn, flight) === undefined) return
+  if (ms === undefined || fallbackFor(turn, flight) === undefined) return
   turn.defer(() => {
     if (flight.running) flight.softTimer = env.clock.setTimeout(() => env.send(msg.soft(flight)), ms)
   })

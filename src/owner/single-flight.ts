@@ -183,8 +183,7 @@ export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, leaving: Waite
 /** A waiter's soft timeout passed: it takes the graced value, if there is one, and leaves the flight, which goes on. */
 function softLeave<V>(turn: Turn<V>, waiter: Waiter<V>): void {
   const flight = waiter.flight
-  // A forced refresh's flight is never answered from the row it was asked to replace.
-  if (flight === undefined || !flight.running || flight.forced || waiter.settled) return
+  if (flight === undefined || !flight.running || waiter.settled) return
   const fallback = fallbackFor(turn, flight)
   if (fallback === undefined) return
   servedStale(turn, flight.id, 1, fallback.expiresAt, 'soft')
