@@ -4,43 +4,13 @@
  * and `close()` resolves with no timer left on the clock.
  */
 import { describe, expect, it } from 'vitest'
-import { type Loader, type ManualClock, type TableOptions, createTable, manualClock, memoryL2 } from '../src/index.js'
+import { type ManualClock, type TableOptions, createTable, manualClock, memoryL2 } from '../src/index.js'
 import { advanceSettled, outcome, settle } from './support/latch.js'
+import { HOSTILE_LOADERS } from './support/hostile-loaders.js'
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 
 const never = new Promise<never>(() => {})
-const throwingProxy = new Proxy(
-  {},
-  {
-    get() {
-      throw new Error('hostile value: get')
-    },
-    has() {
-      throw new Error('hostile value: has')
-    },
-    ownKeys() {
-      throw new Error('hostile value: ownKeys')
-    },
-    getPrototypeOf() {
-      throw new Error('hostile value: getPrototypeOf')
-    },
-  },
-)
-
-/** Each hostile loader, by what it does; `table` is the table it loads for. */
-const CATALOG: [string, (table: { invalidate(id: string): Promise<unknown>; put(id: string, v: unknown): Promise<unknown> }) => Loader<unknown>][] = [
-  ['throws a string', () => () => { throw 'a string' }],
-  ['throws undefined', () => () => { throw undefined }],
-  ['rejects with null', () => () => Promise.reject(null)],
-  ['returns a thenable that never settles', () => () => ({ then() {} }) as PromiseLike<unknown>],
-  ['returns a thenable whose then throws', () => () => ({ then() { throw new Error('then threw') } }) as PromiseLike<unknown>],
-  ['returns a thenable that resolves twice', () => () => ({ then(resolve: (v: unknown) => void) { resolve('once'); resolve('twice') } }) as PromiseLike<unknown>],
-  ['returns a thenable that resolves then rejects', () => () => ({ then(resolve: (v: unknown) => void, reject: (e: unknown) => void) { resolve('once'); reject(new Error('then rejects')) } }) as PromiseLike<unknown>],
-  ['answers a throwing Proxy', () => () => throwingProxy],
-  ['answers 64 MB', () => () => 'x'.repeat(64 * 2 ** 20)],
-  ['invalidates its own id', (t) => (id) => t.invalidate(String(id)).then(() => 'after invalidate')],
-  ['puts its own id', (t) => (id) => t.put(String(id), 'put').then(() => 'after put')],
-  ['never settles', () => () => never],
-]
 
 const SHAPES: [string, (clock: ManualClock) => TableOptions][] = [
   ['without L2', () => ({})],
@@ -53,7 +23,7 @@ describe('a catalog of hostile loaders on one table', () => {
   for (const [shape, options] of SHAPES) it(`(${shape}) ends every flight: inflight 0 past the bound, every caller settled, close() resolves, no timer left`, async () => {
     const clock = manualClock(0)
     const table = createTable<unknown>({ ttl: 1_000, jitter: 0, loadTimeout: 100, sweepInterval: 1e9, clock, ...options(clock) })
-    const answers = CATALOG.map(([name, make]) => outcome(table.fetch(name, make(table as never))))
+    const answers = HOSTILE_LOADERS.map(([name, make]) => outcome(table.fetch(name, make(table as never))))
     // A never-settling loader whose two waiters leave, one by abort and one by its deadline.
     const controller = new AbortController()
     const hung = () => never
@@ -68,5 +38,20 @@ describe('a catalog of hostile loaders on one table', () => {
     await advanceSettled(clock, 500)
     expect(closed.state).toBe('fulfilled')
     expect(clock.pending()).toBe(0)
+  })
+})
+
+describe('the catalog alone in a process, on the system clock', () => {
+  it('settles every fetch, leaves no flight, and close() resolves before the process exits', async () => {
+    const script = fileURLToPath(new URL('./support/hostile-loader-catalog.ts', import.meta.url))
+    const root = fileURLToPath(new URL('..', import.meta.url))
+    const run = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', script], { cwd: root, timeout: 20_000 }, (error, stdout) => {
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout })
+      })
+    })
+    expect(run.stdout).toContain('inflight 0')
+    expect(run.stdout).toContain('closed')
+    expect(run.code).toBe(0)
   })
 })

@@ -1,0 +1,18 @@
+/**
+ * The hostile-loader catalog in a process of its own, on the system clock, where nothing but the
+ * table keeps Node alive: every fetch settles, no flight is left, and `close()` resolves.
+ */
+import { createTable } from '../../src/index.js'
+import { HOSTILE_LOADERS } from './hostile-loaders.js'
+
+const table = createTable<unknown>({ loadTimeout: 100 })
+await Promise.allSettled(HOSTILE_LOADERS.map(([name, make]) => table.fetch(name, make(table))))
+const controller = new AbortController()
+const hung = () => new Promise<never>(() => {})
+const left = [table.fetch('left', hung, { signal: controller.signal }), table.fetch('left', hung, { timeout: 10 })]
+controller.abort(new Error('left'))
+await Promise.allSettled(left)
+await new Promise((resolve) => setTimeout(resolve, 150)) // past the bound of the flight its two waiters left
+console.log(`inflight ${table.stats().inflight}`)
+await table.close()
+console.log('closed')
