@@ -9,7 +9,8 @@
  * loader that fetches its own id in the batch of another flight. Each entry resolves to a verdict:
  * `undefined` when the table kept its promises, else what it broke.
  */
-import { FetchTimeoutError, LoadTimeoutError, type L2Store, type Loader, SelfFetchError, type TableOptions, createTable } from '../src/index.js'
+import { FetchTimeoutError, type Id, LoadTimeoutError, type Loader, SelfFetchError, type TableOptions, createTable } from '../src/index.js'
+import { type L2Store } from '../src/store.js'
 import type { BadInput } from './bad-inputs.js'
 import type { Row } from './origin.js'
 import type { SoakTable } from './world.js'
@@ -57,7 +58,7 @@ function counted(t: SoakTable, fetched: Promise<unknown>): Promise<unknown> {
 }
 
 /** A loader of `t` that counts as origin work (the soak holds `loads` against these calls). */
-function counting(t: SoakTable, loader: Loader<Row>): Loader<Row> {
+function counting(t: SoakTable, loader: Loader<Row | undefined, Id>): Loader<Row | undefined, Id> {
   return (id, context) => {
     t.tally.loaderCalls++
     return loader(id, context)
@@ -65,7 +66,7 @@ function counting(t: SoakTable, loader: Loader<Row>): Loader<Row> {
 }
 
 /** A fetch of a fresh id on `t` with `loader`: it must settle (with anything but a bad-argument refusal). */
-function hostileLoader(name: string, make: (t: SoakTable) => Loader<Row>): BadInput {
+function hostileLoader(name: string, make: (t: SoakTable) => Loader<Row | undefined, Id>): BadInput {
   return {
     category: 'hostile loaders',
     name,

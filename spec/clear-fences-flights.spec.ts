@@ -5,7 +5,9 @@
  * the value loaded before it.
  */
 import { describe, expect, it } from 'vitest'
-import { type CoherenceMessage, type Table, createTable, localBus, manualClock, memoryL2 } from '../src/index.js'
+import { type Table, createTable, localBus, memoryL2 } from '../src/index.js'
+import { type CoherenceMessage } from '../src/store.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
 type Row = { v: string }

@@ -5,7 +5,10 @@
  * stored or served.
  */
 import { describe, expect, it } from 'vitest'
-import { type L2Store, MAX_VERSION, createTable, manualClock } from '../src/index.js'
+import { createTable } from '../src/index.js'
+import { type L2Store } from '../src/store.js'
+import { MAX_VERSION } from '../src/limits.js'
+import { manualClock } from '../src/testing.js'
 
 type Row = { v: string }
 

@@ -4,7 +4,8 @@
  * the live row itself, and not by the fail-safe when its loader fails (the caller gets the error).
  */
 import { describe, expect, it } from 'vitest'
-import { createTable, manualClock, memoryL2 } from '../src/index.js'
+import { createTable, memoryL2 } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
 
 type Row = { v: string }

@@ -4,7 +4,8 @@
  * and `close()` resolves with no timer left on the clock.
  */
 import { describe, expect, it } from 'vitest'
-import { type ManualClock, type TableOptions, createTable, manualClock, memoryL2 } from '../src/index.js'
+import { type TableOptions, createTable, memoryL2 } from '../src/index.js'
+import { type ManualClock, manualClock } from '../src/testing.js'
 import { advanceSettled, outcome, settle } from './support/latch.js'
 import { HOSTILE_LOADERS } from './support/hostile-loaders.js'
 import { execFile } from 'node:child_process'

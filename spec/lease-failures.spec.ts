@@ -7,7 +7,9 @@
  * tombstone outlives every flight that could write behind it.
  */
 import { describe, expect, it } from 'vitest'
-import { type CoherenceMessage, type L2Store, type Table, type TableOptions, createTable, localBus, manualClock, memoryL2 } from '../src/index.js'
+import { type Table, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
+import { type CoherenceMessage, type L2Store } from '../src/store.js'
+import { manualClock } from '../src/testing.js'
 import { advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
 import { slowL2 } from './support/slow-l2.js'
 

@@ -3,7 +3,8 @@
  * fill or a put: the row takes the middle of its expiry band.
  */
 import { describe, expect, it } from 'vitest'
-import { createTable, manualClock } from '../src/index.js'
+import { createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 
 describe('a random source that throws after construction', () => {
   it('fills and puts take the middle of the band', async () => {

@@ -5,7 +5,8 @@
  * `stale` event like every other stale answer.
  */
 import { describe, expect, it } from 'vitest'
-import { type FetchOptions, createTable, manualClock } from '../src/index.js'
+import { type FetchOptions, createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
 type Row = { v: string }

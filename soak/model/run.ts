@@ -14,17 +14,9 @@
  * Returns the problems found (none: the run passed).
  */
 import type fc from 'fast-check'
-import {
-  type CoherenceMessage,
-  FetchTimeoutError,
-  LoadTimeoutError,
-  type LoaderContext,
-  type Stats,
-  type Table,
-  createTable,
-  manualClock,
-  memoryL2,
-} from '../../src/index.js'
+import { FetchTimeoutError, LoadTimeoutError, type LoaderContext, type Stats, type Table, createTable, memoryL2 } from '../../src/index.js'
+import { type CoherenceMessage } from '../../src/store.js'
+import { manualClock } from '../../src/testing.js'
 import { Reference, type ModelValue } from './reference.js'
 import { type ModelConfig, type ModelOp, type ModelScenario, IDS, type ModelId } from './scenario.js'
 import { scheduledBus } from './scheduled-bus.js'

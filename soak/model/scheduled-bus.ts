@@ -6,7 +6,7 @@
  * is the scheduler's choice. It keeps the `Bus` contract, and validates what it is given.
  */
 import type fc from 'fast-check'
-import { type Bus, type BusDelivery, type CoherenceMessage, parseCoherenceMessage } from '../../src/index.js'
+import { type Bus, type BusDelivery, type CoherenceMessage, parseCoherenceMessage } from '../../src/store.js'
 
 interface Subscriber {
   handler: (delivery: BusDelivery) => void

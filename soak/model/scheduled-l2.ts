@@ -5,7 +5,7 @@
  * later still. It keeps the `L2Store` contract by delegation (leases included).
  */
 import type fc from 'fast-check'
-import type { L2Store } from '../../src/index.js'
+import type { L2Store } from '../../src/store.js'
 
 /** Wraps `store` so that each call runs only once `scheduler` releases it. */
 export function scheduledL2(store: L2Store, scheduler: fc.Scheduler, label: string): L2Store {

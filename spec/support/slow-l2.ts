@@ -1,4 +1,5 @@
-import type { L2Store, ManualClock } from '../../src/index.js'
+import type { L2Store } from '../../src/store.js'
+import type { ManualClock } from '../../src/testing.js'
 
 /** A store whose every call answers `ms` later on `clock` (a slow L2, still within its timeout); the call reaches `store` then. */
 export function slowL2(store: L2Store, clock: ManualClock, ms: number): L2Store {
