@@ -8,8 +8,7 @@ import { type TableOptions, createTable, memoryL2 } from '../src/index.js'
 import { type ManualClock, manualClock } from '../src/testing.js'
 import { advanceSettled, outcome, settle } from './support/latch.js'
 import { HOSTILE_LOADERS } from './support/hostile-loaders.js'
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { runAlone } from './support/run-alone.js'
 
 const never = new Promise<never>(() => {})
 
@@ -44,13 +43,7 @@ describe('a catalog of hostile loaders on one table', () => {
 
 describe('the catalog alone in a process, on the system clock', () => {
   it('settles every fetch, leaves no flight, and close() resolves before the process exits', async () => {
-    const script = fileURLToPath(new URL('./support/hostile-loader-catalog.ts', import.meta.url))
-    const root = fileURLToPath(new URL('..', import.meta.url))
-    const run = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', script], { cwd: root, timeout: 20_000 }, (error, stdout) => {
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout })
-      })
-    })
+    const run = await runAlone('hostile-loader-catalog.ts')
     expect(run.stdout).toContain('inflight 0')
     expect(run.stdout).toContain('closed')
     expect(run.code).toBe(0)

@@ -26,6 +26,11 @@ export interface RunnerDeps<V> {
    * synchronous part of the call; read by `Owner.insideLoaderOf`.
    */
   readonly loading: { id: Id | undefined; batch: ReadonlySet<Id> | undefined }
+  /**
+   * The write-backs of this table's flights still in progress: a clear waits for them before L2
+   * moves, so none lands in the next generation. Written only by {@link writeBack}; read by the change path.
+   */
+  readonly writing: Set<Promise<unknown>>
   /** Tells the other processes that this process, holding the lease of `id`, filled it at `version` (a bus message; nothing without a bus). */
   announceFill(id: Id, version: number): void
   /** Tells them that this process's flight, holding the lease of `id` under `token`, ended without a fill (a bus message; nothing without a bus). */
@@ -136,6 +141,8 @@ export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, life
   const result: FlightResult<V> = { ok: true, value, source: 'loader', expiresAt, version: reported ?? run.version, refused: false }
   if (l2 === undefined || expiresAt === undefined || !flight.running || flight.fenced) return result
   const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace))
+  deps.writing.add(written)
+  void written.then(() => deps.writing.delete(written))
   if (run.l2Answered) {
     const answer = await written
     result.refused = answer === 'refused'

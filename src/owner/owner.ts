@@ -49,6 +49,8 @@ export interface Owner<V> {
   readonly state: OwnerState<V>
   /** The table's L2 facade, if it has an L2. */
   readonly l2: L2Facade | undefined
+  /** Resolves once every flight write-back to L2 in progress now has settled (each is bounded by the store's timeout). */
+  writesSettled(): Promise<void>
   /** What the table publishes on its bus with (failures counted by the owner). */
   readonly publisher: Publisher
   /** Resolves once the owner has stopped (after `close` and the last flight). */
@@ -98,6 +100,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
       grace: options.grace,
       lease: options.lease,
       loading: { id: undefined, batch: undefined },
+      writing: new Set(),
       announceFill(id, version) {
         void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
       },
@@ -165,6 +168,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     publisher,
     state,
     l2,
+    writesSettled: async () => void (await Promise.all([...env.runner.writing])),
     stopped,
   }
 }

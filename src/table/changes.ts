@@ -127,6 +127,8 @@ export class Changes<V> {
     // Flights in progress are fenced before L2 moves (one answering in between must not write into
     // the next generation), and again with the rows (one started in between read the old one).
     if (owner.l2 !== undefined) await new Promise<void>((resolve) => owner.send(msg.fence(resolve)))
+    // A write-back already on its way must land before L2 moves (and be cleared), not after it.
+    await owner.writesSettled()
     const cleared = owner.l2 === undefined ? 'none' : await owner.l2.clear()
     await new Promise<void>((resolve) => owner.send(msg.clear(resolve)))
     const broadcast = await this.#publish(undefined, { table: name, kind: 'clear', origin: this.deps.origin })
