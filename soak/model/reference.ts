@@ -15,19 +15,20 @@ export interface ModelValue {
   call: number
 }
 
-/** One loader call: when it started and when it answered, in the run's steps. */
+/** One loader call: which table made it, when it started and when it answered, in the run's steps. */
 export interface LoaderCall {
+  table: number
   started: number
   answered: number | undefined
 }
 
-/** A floor: from `step` on, answers of `id` (every id when undefined) on `table` hold `rev` or later, if `holds()`. */
+/** A floor: from `step` on, answers of `id` (every id when undefined) on `table` hold `rev` or later, when `holds(value)` at judging time. */
 interface Raise {
   table: number
   id: ModelId | undefined
   rev: number
   step: number
-  holds: () => boolean
+  holds: (value: ModelValue) => boolean
 }
 
 /** The origin, the loader calls, and the floors of every table. */
@@ -57,20 +58,20 @@ export class Reference {
   }
 
   /** A loader call starting now: the value it reads. */
-  load(id: ModelId): { value: ModelValue; call: LoaderCall } {
-    const call: LoaderCall = { started: ++this.step, answered: undefined }
+  load(id: ModelId, table: number): { value: ModelValue; call: LoaderCall } {
+    const call: LoaderCall = { table, started: ++this.step, answered: undefined }
     return { value: { id, rev: this.rev(id), call: this.calls.push(call) - 1 }, call }
   }
 
-  /** From now on, `table`'s answers of `id` (every id: undefined) must hold `rev` or later, when `holds()` is true at judging time. */
-  raise(table: number, id: ModelId | undefined, rev: number, holds: () => boolean = () => true): void {
+  /** From now on, `table`'s answers of `id` (every id: undefined) must hold `rev` or later, for the answers `holds(value)` is true of at judging time. */
+  raise(table: number, id: ModelId | undefined, rev: number, holds: (value: ModelValue) => boolean = () => true): void {
     this.#raises.push({ table, id, rev, step: ++this.step, holds })
   }
 
-  /** The revision `table`'s answer of `id` must reach, for a fetch that started at `step`. */
-  floor(table: number, id: ModelId, step: number): number {
+  /** The revision `value`, `table`'s answer of `id` to a fetch that started at `step`, must reach. */
+  floor(table: number, id: ModelId, step: number, value: ModelValue): number {
     let floor = 0
-    for (const r of this.#raises) if (r.table === table && r.step < step && (r.id === undefined || r.id === id) && r.rev > floor && r.holds()) floor = r.rev
+    for (const r of this.#raises) if (r.table === table && r.step < step && (r.id === undefined || r.id === id) && r.rev > floor && r.holds(value)) floor = r.rev
     return floor
   }
 }

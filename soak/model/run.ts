@@ -61,7 +61,7 @@ export async function runScenario(scenario: ModelScenario, scheduler: fc.Schedul
   const clock = manualClock(1_000)
   const store = memoryL2({ clock })
   /** Per table, the clears it published, in order: a delivered clear raises the receiver's floors like the sender's. */
-  const clearsPublished: { revs: Map<ModelId, number>; cleared: () => boolean }[][] = []
+  const clearsPublished: { revs: Map<ModelId, number>; covers: (value: ModelValue) => boolean; heard: Map<number, number> }[][] = []
   const clearsDelivered: number[][] = []
   const bus = config.tables === 2 ? scheduledBus(scheduler, (index, message) => delivered(index, message)) : undefined
   const tables: Table<ModelValue, ModelId>[] = []
@@ -92,7 +92,10 @@ export async function runScenario(scenario: ModelScenario, scheduler: fc.Schedul
       const nth = clearsDelivered[index]![from] ?? 0
       clearsDelivered[index]![from] = nth + 1
       const clear = clearsPublished[from]![nth]
-      if (clear !== undefined) for (const [id, rev] of clear.revs) ref.raise(index, id, rev, clear.cleared)
+      if (clear !== undefined) {
+        clear.heard.set(index, ref.step)
+        for (const [id, rev] of clear.revs) ref.raise(index, id, rev, clear.covers)
+      }
     } else if (message.kind !== 'fill') {
       ref.raise(index, message.id as ModelId, message.version, changeResults.get(`${from}:${message.id}:${message.version}`) ?? (() => false))
     }
@@ -113,7 +116,7 @@ export async function runScenario(scenario: ModelScenario, scheduler: fc.Schedul
 
   const loaderFor = (t: number, mode: ModelOp & { type: 'fetch' }) => (id: ModelId, context: LoaderContext) => {
     seen[t]!.loaderCalls++
-    const { value, call } = ref.load(id)
+    const { value, call } = ref.load(id, t)
     if (mode.reportVersion) context.setVersion(value.rev)
     if (mode.loader === 'hang') {
       const signal = context.signal
@@ -163,7 +166,7 @@ export async function runScenario(scenario: ModelScenario, scheduler: fc.Schedul
     if (value === undefined || value.id !== id) return void problems.push(`table ${t} fetch ${id}: answered ${JSON.stringify(value)}`)
     // The floor is read at the end of the run: a clear's floor holds only if L2 moved, which is known once it resolves.
     verdicts.push(() => {
-      const floor = ref.floor(t, id, step)
+      const floor = ref.floor(t, id, step, value)
       if (value.rev < floor) problems.push(`table ${t} fetch ${id} (step ${step}): answered revision ${value.rev}, older than revision ${floor} it knew of`)
     })
     if (forced) {
@@ -196,11 +199,20 @@ export async function runScenario(scenario: ModelScenario, scheduler: fc.Schedul
       before.then(async () => {
         const revs = ref.bumpAll()
         let outcome: string | undefined
-        const cleared = () => outcome === 'cleared'
-        clearsPublished[t]!.push({ revs, cleared })
+        /** Which table heard of the clear when (the one that cleared, from its start). */
+        const heard = new Map<number, number>([[t, ref.step]])
+        // A clear holds when L2 moved; a process that had not heard of it yet may still write a load
+        // it started before into the new generation (the store's contract lets a write that raced a
+        // clear land after it), so such a load is not held against it.
+        const covers = (value: ModelValue) => {
+          if (outcome !== 'cleared') return false
+          const call = value.call < 0 ? undefined : ref.calls[value.call]
+          return call === undefined || call.table === t || call.started > (heard.get(call.table) ?? Number.POSITIVE_INFINITY)
+        }
+        clearsPublished[t]!.push({ revs, covers, heard })
         const result = await tables[t]!.clear()
         outcome = result.l2
-        for (const [id, rev] of revs) ref.raise(t, id, rev, cleared)
+        for (const [id, rev] of revs) ref.raise(t, id, rev, covers)
       }),
     )
   }
