@@ -16,6 +16,7 @@ import { scenarioArb } from '../soak/model/scenario.js'
 /** Runs that once broke a promise, replayed as they were found. */
 const KEPT: { seed: number; path: string; what: string }[] = [
   { seed: -1946602295, path: '132', what: 'a forced refresh joined an unforced flight that L2 answered with a put’s value' },
+  { seed: 23, path: '7866:8', what: 'a put refused by L2 (which held a newer tombstone) left the older row it was meant to replace' },
   { seed: 7331, path: '5679:3:4:4:6:10:10:12:12', what: 'a forced refresh’s write-back, still on its way to L2, landed after a clear in the next generation' },
   { seed: 7331, path: '492:3:1:2:5:5:10:10:8:8:8:8:8', what: 'a forced refresh whose loader failed was answered by the fail-safe with the row it was to replace' },
 ]

@@ -12,22 +12,23 @@ export interface ModelFigures {
   schedules: number
   operations: number
   /** The first failing schedule, shrunk, with what it broke; undefined when every schedule passed. */
-  failure: { seed: number; path: string; problems: string[] } | undefined
+  failure: { seed: number; path: string; problems: string[]; scenario: string; schedule: string } | undefined
 }
 
 /** Runs scheduled model runs for about `ms` of real time from `seed`. */
 export async function soakModel(ms: number, seed: number): Promise<ModelFigures> {
   let operations = 0
-  let problems: string[] = [] // the last failing run's: after shrinking, the smallest one's
+  // The last failing run's: after shrinking, the smallest one's.
+  let failed: { problems: string[]; scenario: string; schedule: string } | undefined
   const result = await fc.check(
     fc.asyncProperty(scenarioArb(), fc.scheduler(), async (scenario, scheduler) => {
       operations += scenario.ops.length
       const found = await runScenario(scenario, scheduler)
-      if (found.length > 0) problems = found
+      if (found.length > 0) failed = { problems: found, scenario: JSON.stringify(scenario), schedule: String(scheduler) }
       return found.length === 0
     }),
     { numRuns: Number.MAX_SAFE_INTEGER, interruptAfterTimeLimit: ms, markInterruptAsFailure: false, seed },
   )
-  const failure = result.failed ? { seed: result.seed, path: result.counterexamplePath ?? '', problems } : undefined
+  const failure = result.failed && failed !== undefined ? { seed: result.seed, path: result.counterexamplePath ?? '', ...failed } : undefined
   return { schedules: result.numRuns, operations, failure }
 }

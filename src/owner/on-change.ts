@@ -55,7 +55,15 @@ function hasRunning<V>(state: OwnerState<V>, id: Id): boolean {
 export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
   const { id, version } = put
   turn.state.rows.touch(id, 1)
-  if (put.refused || version < known(turn.state, id)) return put.reply(false, version)
+  if (version < known(turn.state, id)) return put.reply(false, version)
+  if (put.refused) {
+    // L2 holds something newer than this put: what this table holds is older still, so it goes
+    // (a tombstone at the put's version), and the next read finds the newer entry in L2.
+    wakeWaiting(turn, id)
+    fence(turn.state, id, version)
+    bury(turn, id, version)
+    return put.reply(false, version)
+  }
   wakeWaiting(turn, id)
   fence(turn.state, id, version)
   store(turn, id, put.value, put.expiresAt, version)
