@@ -16,11 +16,12 @@
 import type fc from 'fast-check'
 import { FetchTimeoutError, LoadTimeoutError, type LoaderContext, type Stats, type Table, createTable, memoryL2 } from '../../src/index.js'
 import { type CoherenceMessage } from '../../src/store.js'
+import { DEFAULT_L2_TIMEOUT } from '../../src/limits.js'
 import { manualClock } from '../../src/testing.js'
 import { Reference, type ModelValue } from './reference.js'
 import { type ModelConfig, type ModelOp, type ModelScenario, IDS, type ModelId } from './scenario.js'
 import { scheduledBus } from './scheduled-bus.js'
-import { ClearRaces, scheduledL2 } from './scheduled-l2.js'
+import { LateWrites, scheduledL2 } from './scheduled-l2.js'
 
 /** The loader's error in a run. */
 class OriginError extends Error {}
@@ -60,7 +61,7 @@ export async function runScenario(scenario: ModelScenario, scheduler: fc.Schedul
   const ref = new Reference()
   const clock = manualClock(1_000)
   const store = memoryL2({ clock })
-  const races = new ClearRaces()
+  const late = new LateWrites(clock, DEFAULT_L2_TIMEOUT)
   /** Per table, the clears it published, in order: a delivered clear raises the receiver's floors like the sender's. */
   const clearsPublished: { revs: Map<ModelId, number>; covers: (value: ModelValue) => boolean; heard: Map<number, number> }[][] = []
   const clearsDelivered: number[][] = []
@@ -69,7 +70,7 @@ export async function runScenario(scenario: ModelScenario, scheduler: fc.Schedul
   const seen: Seen[] = []
   const changeResults = new Map<string, () => boolean>()
   for (let t = 0; t < config.tables; t++) {
-    const table = createTable<ModelValue, ModelId>({ ...optionsOf(config), clock, l2: scheduledL2(store, scheduler, `L2 ${t}`, races), ...(bus ? { bus } : {}) })
+    const table = createTable<ModelValue, ModelId>({ ...optionsOf(config), clock, l2: scheduledL2(store, scheduler, `L2 ${t}`, late), ...(bus ? { bus } : {}) })
     const s: Seen = { lookups: 0, loaderCalls: 0, timedOut: 0, cancelled: 0, completed: 0, completedFromL2: 0 }
     table.events.on('fill', (event) => {
       s.completed++
@@ -167,10 +168,10 @@ export async function runScenario(scenario: ModelScenario, scheduler: fc.Schedul
     if (value === undefined || value.id !== id) return void problems.push(`table ${t} fetch ${id}: answered ${JSON.stringify(value)}`)
     // The floor is read at the end of the run: a clear's floor holds only if L2 moved, which is known once it resolves.
     verdicts.push(() => {
-      // A write asked for before a clear began that reached L2 after it (past its timeout, or from a
-      // process that had not heard of the clear) lands in the next generation, as the store contract
-      // allows, with no tombstone there to lose against: it is not held against any floor.
-      if (races.lateValues.has(value)) return
+      // A write that reached L2 late (after a clear asked for after it, or past the table's timeout)
+      // lands where nothing newer may be live to refuse it, as the store contract and the README's
+      // write-back rule allow: it is not held against any floor.
+      if (late.values.has(value)) return
       const floor = ref.floor(t, id, step, value)
       if (value.rev < floor) problems.push(`table ${t} fetch ${id} (step ${step}): answered revision ${value.rev}, older than revision ${floor} it knew of`)
     })
@@ -189,8 +190,11 @@ export async function runScenario(scenario: ModelScenario, scheduler: fc.Schedul
     const started = clearing.then(async () => {
       const rev = ref.bump(id)
       const result = op.type === 'put' ? await table.put(id, { id, rev, call: -1 }, { version: rev }) : await table.invalidate(id, { version: rev })
-      changeResults.set(`${t}:${id}:${rev}`, () => result.l2 !== 'failed')
-      ref.raise(t, id, rev)
+      // A change whose L2 write failed says so: L2 may serve what it replaced once this table's row
+      // or tombstone is gone ("retry the change"), so it raises no floor.
+      const wrote = () => result.l2 !== 'failed'
+      changeResults.set(`${t}:${id}:${rev}`, wrote)
+      ref.raise(t, id, rev, wrote)
     })
     changes.push(track(pending, started))
   }

@@ -8,19 +8,25 @@ import type fc from 'fast-check'
 import type { L2Store } from '../../src/store.js'
 
 /**
- * What the wrappers of one store saw of clears: how many were asked for and how many reached the
- * store, and the values of writes asked for before a clear that reached the store after it (the
- * store contract lets such a write land in the next generation). Shared by every wrapper of a store.
+ * The writes that reached the store late, by the values they wrote: after a clear that was asked for
+ * after them (the store contract lets such a write land in the next generation), or after the
+ * table had given up on them (past the store's timeout: the README says such a write may still
+ * land, and only the version guard of a live entry stands in its way). Shared by every wrapper of a store.
  */
-export class ClearRaces {
+export class LateWrites {
+  /** Clears asked for, and clears that reached the store. */
   issued = 0
   landed = 0
-  /** Values written by writes that raced a clear and landed after it. */
-  readonly lateValues = new Set<unknown>()
+  readonly values = new Set<unknown>()
+  constructor(
+    readonly clock: { now(): number },
+    /** The table's bound on one L2 call, in ms. */
+    readonly timeout: number,
+  ) {}
 }
 
-/** Wraps `store` so that each call runs only once `scheduler` releases it; `races` records writes that raced a clear. */
-export function scheduledL2(store: L2Store, scheduler: fc.Scheduler, label: string, races: ClearRaces = new ClearRaces()): L2Store {
+/** Wraps `store` so that each call runs only once `scheduler` releases it; `late` records the writes that landed late. */
+export function scheduledL2(store: L2Store, scheduler: fc.Scheduler, label: string, late: LateWrites): L2Store {
   const later =
     <A extends unknown[], T>(op: string, run: (...args: A) => Promise<T>) =>
     async (...args: A): Promise<T> => {
@@ -32,17 +38,18 @@ export function scheduledL2(store: L2Store, scheduler: fc.Scheduler, label: stri
     ...(store.timeout === undefined ? {} : { timeout: store.timeout }),
     get: later('get', store.get.bind(store)),
     set: (table, id, entry) => {
-      const before = races.issued
+      const before = late.issued
+      const askedAt = late.clock.now()
       return later('set', async () => {
-        if (races.landed > before) races.lateValues.add(entry.value)
+        if (late.landed > before || late.clock.now() - askedAt >= late.timeout) late.values.add(entry.value)
         return store.set(table, id, entry)
       })()
     },
     nextVersion: later('nextVersion', store.nextVersion.bind(store)),
     clear: (table) => {
-      races.issued++
+      late.issued++
       return later('clear', async () => {
-        races.landed++
+        late.landed++
         return store.clear(table)
       })()
     },
