@@ -9,8 +9,8 @@
 import { describe, expect, it } from 'vitest'
 import { type Table, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
 import { type CoherenceMessage, type L2Store } from '../src/store.js'
-import { manualClock } from '../src/testing.js'
-import { advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
+import { type ManualClock, manualClock } from '../src/testing.js'
+import { type LatchedCall, advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
 import { slowL2 } from './support/slow-l2.js'
 
 type Row = { v: string }
@@ -55,6 +55,19 @@ describe('a dead holder', () => {
   })
 })
 
+/** `holder` takes the lease of `a` and loads; `waiter` waits on it; then `end` settles the holder's loader call, and 100 ms pass. */
+async function holderEnds(clock: ManualClock, holder: Table<Row>, waiter: Table<Row>, end: (held: LatchedCall<Row>) => void) {
+  const held = latchedLoader<Row>()
+  const first = outcome(holder.fetch('a', held.loader))
+  await settle()
+  const origin = latchedLoader<Row>()
+  const second = outcome(waiter.fetch('a', origin.loader))
+  await advanceSettled(clock, 10)
+  end(held.only())
+  await advanceSettled(clock, 100)
+  return { first, origin, second }
+}
+
 describe('a holder whose flight ends without a fill', () => {
   it('when its L2 write and its release fail: the waiter in another process learns it and takes over at once', async () => {
     const { clock, store, make } = world({ lease: { ttl: 5_000 } })
@@ -67,16 +80,7 @@ describe('a holder whose flight ends without a fill', () => {
       set: async () => Promise.reject(new Error('write lost')),
       leases: { acquire: leases.acquire.bind(leases), void: leases.void.bind(leases), release: async () => Promise.reject(new Error('release lost')) },
     }
-    const holder = make({ l2: failing })
-    const waiter = make()
-    const held = latchedLoader<Row>()
-    const first = outcome(holder.fetch('a', held.loader))
-    await settle()
-    const origin = latchedLoader<Row>()
-    const second = outcome(waiter.fetch('a', origin.loader))
-    await advanceSettled(clock, 10)
-    held.only().resolve({ v: 'holder' })
-    await advanceSettled(clock, 100)
+    const { first, origin, second } = await holderEnds(clock, make({ l2: failing }), make(), (held) => held.resolve({ v: 'holder' }))
     expect(first.value).toEqual({ v: 'holder' })
     expect(origin.calls).toHaveLength(1) // well before the lease's ttl or wait
     origin.only().resolve({ v: 'taken over' })
@@ -86,16 +90,7 @@ describe('a holder whose flight ends without a fill', () => {
 
   it('when its loader fails: the waiter takes over at once', async () => {
     const { clock, make } = world({ lease: { ttl: 5_000 } })
-    const holder = make()
-    const waiter = make()
-    const held = latchedLoader<Row>()
-    const first = outcome(holder.fetch('a', held.loader))
-    await settle()
-    const origin = latchedLoader<Row>()
-    const second = outcome(waiter.fetch('a', origin.loader))
-    await advanceSettled(clock, 10)
-    held.only().reject(new Error('origin down'))
-    await advanceSettled(clock, 100)
+    const { first, origin, second } = await holderEnds(clock, make(), make(), (held) => held.reject(new Error('origin down')))
     expect(first.state).toBe('rejected')
     expect(origin.calls).toHaveLength(1)
     origin.only().resolve({ v: 'taken over' })
