@@ -1,5 +1,3 @@
-import { performance } from 'node:perf_hooks'
-
 /**
  * Runs `fn(0 .. total-1)` with at most `concurrency` calls in flight: that many workers, each
  * awaiting one call at a time and taking the next index.
@@ -12,20 +10,4 @@ export async function runConcurrent(total: number, concurrency: number, fn: (i: 
   const workers: Promise<void>[] = []
   for (let w = 0; w < Math.min(concurrency, total); w++) workers.push(worker())
   await Promise.all(workers)
-}
-
-/**
- * Runs `fn(0, 1, 2, ...)` with at most `concurrency` calls in flight until `deadline`
- * (`performance.now()` time): workers take no new index once it has passed, and the calls already
- * started finish. Returns how many calls were made.
- */
-export async function runConcurrentUntil(deadline: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<number> {
-  let next = 0
-  async function worker(): Promise<void> {
-    while (performance.now() < deadline) await fn(next++)
-  }
-  const workers: Promise<void>[] = []
-  for (let w = 0; w < concurrency; w++) workers.push(worker())
-  await Promise.all(workers)
-  return next
 }
