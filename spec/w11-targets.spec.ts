@@ -3,7 +3,7 @@ import { evaluateTargets, type Results } from '../bench/targets.js'
 import type { WorkloadResult } from '../bench/workloads/context.js'
 
 /** A W11 result with each reader's origin calls and pages/s. */
-function w11(figures: Record<string, [calls: number, pagesPerSec: number]>): WorkloadResult {
+function w11(figures: Record<string, readonly [calls: number, pagesPerSec: number]>): WorkloadResult {
   return {
     metrics: new Map(Object.entries(figures).map(([name, [originCalls, pagesPerSec]]) => [name, { originCalls, pagesPerSec }])),
     section: { id: 'W11', title: 'the N+1 read', method: '', tables: [], notes: [] },

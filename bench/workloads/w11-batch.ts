@@ -15,9 +15,11 @@ import { median, percentile, spreadPct } from '../lib/stats.js'
 import type { BenchContext, Metrics, WorkloadResult } from './context.js'
 import { pageTrace } from './w11-pages.js'
 
-/** The contenders W11's targets are about (EchoStore's batched reads), the N+1 read they replace, and the peers they are held to. */
+/** The contenders W11's targets are about: EchoStore's batched reads. */
 export const BATCH_SUBJECTS: readonly string[] = ['echostore getMany', 'echostore get per id']
+/** The N+1 read they replace: W11's "× N+1" column is against it. */
 export const N_PLUS_ONE = 'echostore fetch'
+/** The peers W11's pages/s target holds them to. */
 export const BATCH_PEERS = ['dataloader + lru-cache', 'cachified createBatch'] as const
 
 /** Ids per page, the id space, the Zipf exponent. */
