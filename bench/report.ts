@@ -29,7 +29,7 @@ export function renderReport(input: ReportInput): string {
   const parts: string[] = []
   parts.push('# EchoStore benchmarks', '')
   parts.push(
-    `Every contender runs in the same Node process per workload (W5: one child process each; W8 measures EchoStore alone against Redis, its herd in 4 child processes; W10: a fresh process per import), in interleaved repetitions whose order rotates; figures are medians, and each is also given as a ratio to a floor measured in the same run. "Spread" is half the range of the repetitions over their median.`,
+    `Every contender runs in the same Node process per workload (W5: one child process each; W8 measures EchoStore alone against Redis, its herd in 4 child processes; W10: a fresh process per import; W11 has readers of its own, listed in its section), in interleaved repetitions whose order rotates; figures are medians, and each is also given as a ratio to a floor measured in the same run. "Spread" is half the range of the repetitions over their median.`,
     '',
   )
   if (!cfg.full) parts.push(`> **Partial run** (BENCH_SCALE ${cfg.scale}${cfg.only.length > 0 ? `, BENCH_ONLY ${cfg.only.join(',')}` : ''}${cfg.skip.length > 0 ? `, BENCH_SKIP ${cfg.skip.join(',')}` : ''}, workloads ${cfg.workloads.join(',')}): not the figures of record.`, '')
@@ -74,7 +74,7 @@ export function renderReport(input: ReportInput): string {
   parts.push(
     '## Running it',
     '',
-    '`npm run bench` builds the package (W10 imports the build), then runs everything at full size (writes this file, bench/cohort.svg and bench/hit-rates.svg). W8 needs Redis (`REDIS_URL`, default redis://127.0.0.1:6379) and is skipped with a line in its section when none answers. Knobs: `BENCH_SCALE` (e.g. 0.02 for a smoke run), `BENCH_REPS` (default 5; W4 and W7 use at most 3), `BENCH_ONLY` / `BENCH_SKIP` (comma lists of contender names; floors always run unless skipped), `BENCH_WORKLOADS` (W1 to W10, e.g. `W1,W3`, or `W9` alone), `BENCH_OUT`, `REDIS_URL`. A partial run writes to `.bench-tmp/` instead.',
+    '`npm run bench` builds the package (W10 imports the build), then runs everything at full size (writes this file, bench/cohort.svg and bench/hit-rates.svg). W8 needs Redis (`REDIS_URL`, default redis://127.0.0.1:6379) and is skipped with a line in its section when none answers. Knobs: `BENCH_SCALE` (e.g. 0.02 for a smoke run), `BENCH_REPS` (default 5; W4 and W7 use at most 3), `BENCH_ONLY` / `BENCH_SKIP` (comma lists of contender names; floors always run unless skipped), `BENCH_WORKLOADS` (W1 to W11, e.g. `W1,W3`, or `W9` alone), `BENCH_OUT`, `REDIS_URL`. A partial run writes to `.bench-tmp/` instead.',
     '',
   )
   return parts.join('\n')

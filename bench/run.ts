@@ -1,5 +1,5 @@
 /**
- * The benchmark harness (`npm run bench`): loads the selected contenders, runs W1–W10 in order (each
+ * The benchmark harness (`npm run bench`): loads the selected contenders, runs W1–W11 in order (each
  * with the contenders that do not sit it out), writes the W6 and W9 pictures and the report, and
  * prints the report. Progress goes to stderr.
  */
@@ -28,6 +28,7 @@ import { runW7 } from './workloads/w7-sweeper.js'
 import { runW8 } from './workloads/w8-l2.js'
 import { runW9, type W9Result } from './workloads/w9-hit-rate.js'
 import { runW10 } from './workloads/w10-import.js'
+import { runW11 } from './workloads/w11-batch.js'
 
 const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>> = {
   W1: runW1,
@@ -40,6 +41,7 @@ const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>
   W8: runW8,
   W9: runW9,
   W10: runW10,
+  W11: runW11,
 }
 
 function write(path: string, text: string): void {
@@ -65,8 +67,8 @@ async function main(): Promise<void> {
     const sitsOut = (c: Contender) => c.sitsOut?.workloads.includes(w) === true
     const ctx: BenchContext = { cfg, contenders: contenders.filter((c) => !sitsOut(c)) }
     const result = await RUNNERS[w](ctx)
-    // W10 times imports, not contenders: nobody sits it out.
-    if (w !== 'W10') markSatOut(result.section, contenders.filter(sitsOut).map((c) => ({ name: c.name, why: c.sitsOut!.why })))
+    // W10 times imports and W11 has readers of its own, not these contenders: nobody sits them out.
+    if (w !== 'W10' && w !== 'W11') markSatOut(result.section, contenders.filter(sitsOut).map((c) => ({ name: c.name, why: c.sitsOut!.why })))
     results[w] = result
     progress(`${w} done in ${((performance.now() - t) / 1000).toFixed(1)} s`)
     if (w === 'W6' && chooseSeries(result as W6Result).length > 0) picture(w, cfg.svgFile, cohortSvg(result as W6Result))

@@ -3,6 +3,7 @@ import { num, percent, sig } from './lib/format.js'
 import type { WorkloadResult } from './workloads/context.js'
 import { SLICED_FLOOR } from './workloads/w7-sweeper.js'
 import { HIT_RATE_PEERS, traceMetric, type W9Result } from './workloads/w9-hit-rate.js'
+import { batchTargets } from './workloads/w11-targets.js'
 
 /** One line of the targets table. */
 export interface TargetRow {
@@ -116,6 +117,7 @@ export function evaluateTargets(results: Results): TargetRow[] {
     out.push(row('W8', 'with lease, a herd in 4 processes at once costs exactly 1 loader call', measured, undefined, max === undefined ? undefined : max === 1))
   }
   out.push(...hitRateTargets(results))
+  out.push(...batchTargets(results.W11))
   return out
 }
 

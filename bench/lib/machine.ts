@@ -25,7 +25,8 @@ export function machine(): Machine {
   }
 }
 
-function packageVersion(root: string, pkg: string): string {
+/** The installed version of npm package `pkg`, or "not installed". */
+export function packageVersion(root: string, pkg: string): string {
   try {
     return (JSON.parse(readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version
   } catch {
@@ -43,15 +44,18 @@ function gitCommit(root: string): string {
   }
 }
 
+/** EchoStore's version and the commit measured (noting uncommitted src/ changes). */
+export function subjectVersion(root: string): string {
+  const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
+  return `${own.version} (${gitCommit(root)})`
+}
+
 /**
  * The version each contender ran at: the installed package.json for peers, the repository's own
  * version and commit for EchoStore, "bench" for the floors.
  */
 export function contenderVersion(root: string, contender: Contender): string {
   if (contender.kind === 'floor') return 'bench'
-  if (contender.kind === 'subject') {
-    const own = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
-    return `${own.version} (${gitCommit(root)})`
-  }
+  if (contender.kind === 'subject') return subjectVersion(root)
   return contender.pkg !== undefined ? packageVersion(root, contender.pkg) : 'unknown'
 }

@@ -12,10 +12,10 @@ export function uniformSequence(count: number, n: number, seed: number): Uint32A
 }
 
 /**
- * `count` draws of ranks in [0, n) from Zipf(s), by inverse CDF over the exact weights 1/(k+1)^s,
- * from a seeded PRNG: rank 0 is the most popular.
+ * Draws ranks in [0, n) from Zipf(s), by inverse CDF over the exact weights 1/(k+1)^s, from a
+ * seeded PRNG: rank 0 is the most popular. Each call returns the next draw.
  */
-export function zipfSequence(count: number, n: number, s: number, seed: number): Uint32Array {
+export function zipfSampler(n: number, s: number, seed: number): () => number {
   const cdf = new Float64Array(n)
   let total = 0
   for (let k = 0; k < n; k++) {
@@ -23,8 +23,7 @@ export function zipfSequence(count: number, n: number, s: number, seed: number):
     cdf[k] = total
   }
   const rnd = seededRandom(seed)
-  const out = new Uint32Array(count)
-  for (let i = 0; i < count; i++) {
+  return () => {
     const u = rnd() * total
     let lo = 0
     let hi = n - 1
@@ -33,8 +32,15 @@ export function zipfSequence(count: number, n: number, s: number, seed: number):
       if (cdf[mid]! < u) lo = mid + 1
       else hi = mid
     }
-    out[i] = lo
+    return lo
   }
+}
+
+/** `count` draws of ranks in [0, n) from Zipf(s) (see {@link zipfSampler}). */
+export function zipfSequence(count: number, n: number, s: number, seed: number): Uint32Array {
+  const draw = zipfSampler(n, s, seed)
+  const out = new Uint32Array(count)
+  for (let i = 0; i < count; i++) out[i] = draw()
   return out
 }
 
