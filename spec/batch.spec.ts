@@ -31,7 +31,7 @@ describe('fetchMany', () => {
     const [a, b, c, again] = await page
     expect([a, b, c, again]).toEqual([rowOf('a'), rowOf('b'), rowOf('c'), rowOf('a')])
     expect(again).toBe(a)
-    expect(table.stats()).toMatchObject({ hits: 1, misses: 3, flights: 3, loads: 3, batch_loads: 1, batch_ids: 2, fills: 3 })
+    expect(table.stats()).toMatchObject({ hits: 1, misses: 4, flights: 3, coalesced: 1, loads: 3, batch_loads: 1, batch_ids: 2, fills: 3 })
     await table.close()
   })
 

@@ -15,7 +15,7 @@
 import { badArgument, describe, showId } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import { type Flight, type FlightResult, checkLifetime } from './flight.js'
-import { type FlightRun, type RunnerDeps, newRun, readL2, runFlight, writeBack } from './load.js'
+import { type FlightRun, type RunnerDeps, loaderResult, newRun, readL2, runFlight, writeBack } from './load.js'
 import type { Batch, BatchAnswer, BatchLoaderContext, Loader } from './loader.js'
 import { msg } from './messages.js'
 
@@ -50,6 +50,15 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
     answers = align(await callBatch(batch, ids, context, deps), ids)
   } catch (error) {
     answers = ids.map(() => ({ ok: false, error }))
+  }
+  if (l2 === undefined) {
+    // Nothing to write back: every result is posted now, in one turn.
+    pending.forEach((run, i) => {
+      const answer = answers[i]!
+      const result: FlightResult<V> = answer.ok ? loaderResult(run, answer.value, context.lifetimes.get(run.flight.id), undefined, deps) : { ok: false, error: answer.error, fallback: undefined }
+      post(msg.flightDone(run.flight, result))
+    })
+    return
   }
   await Promise.all(pending.map((run, i) => settle(run, answers[i]!, context, deps)))
 }

@@ -129,16 +129,22 @@ export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined
   return undefined
 }
 
+/** The loader's answer `value` (with the lifetime and version it reported) as the flight's result, with the row's expiry drawn now. */
+export function loaderResult<V>(run: FlightRun<V>, value: V | undefined, lifetime: number | undefined, reported: number | undefined, { clock, expiry }: RunnerDeps<V>): FlightResult<V> & { ok: true } {
+  const expiresAt = expiry.draw(value, clock.now(), lifetime)
+  return { ok: true, value, source: 'loader', expiresAt, version: reported ?? run.version, refused: false }
+}
+
 /**
  * The loader's answer `value` (with the lifetime and version it reported) as the flight's result,
  * written back to L2 (version-guarded) with the row's own expiry and the table's grace: awaited when
  * L2 answered the read (a lease holder then announces its fill), else left to report a refusal later.
  */
 export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, lifetime: number | undefined, reported: number | undefined, deps: RunnerDeps<V>): Promise<FlightResult<V>> {
-  const { clock, expiry, l2, post } = deps
+  const { clock, l2, post } = deps
   const { flight } = run
-  const expiresAt = expiry.draw(value, clock.now(), lifetime)
-  const result: FlightResult<V> = { ok: true, value, source: 'loader', expiresAt, version: reported ?? run.version, refused: false }
+  const result = loaderResult(run, value, lifetime, reported, deps)
+  const { expiresAt } = result
   if (l2 === undefined || expiresAt === undefined || !flight.running || flight.fenced) return result
   const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace))
   deps.writing.add(written)

@@ -225,22 +225,38 @@ export class Table<V, K extends Id = string> {
     return snapshot(this.#reads, state.counters, state.rows.size, state.inflight)
   }
 
-  /** Each distinct id of `ids` read with `origin`, answered in the order of `ids`; the first failed id in that order rejects the call. */
+  /** Every id of `ids` read with `origin` (each one read, counted as a hit or a miss), answered in their order; the first failed id in that order rejects the call. */
   async #readMany(op: 'fetchMany' | 'getMany', ids: readonly Id[], origin: Origin<V>, options: FetchOptions | undefined): Promise<Array<V | undefined>> {
     if (!Array.isArray(ids)) throw badArgument(TypeError, `${op}(ids) takes an array of ids, got ${describe(ids)}`)
     const bad = ids.findIndex((id) => !isId(id))
     if (bad >= 0) throw badId(`${op}: ids[${bad}]`, ids[bad])
     if (this.#owner.closed) throw new TableClosedError(this.name, undefined, op)
-    const reads = new Map<Id, Promise<PromiseSettledResult<V | undefined>>>()
-    for (const id of ids) {
-      if (reads.has(id)) continue
-      const read = options === undefined ? this.#read(id, origin, undefined) : this.#readChecked(id, origin, options)
-      reads.set(id, read.then((value) => ({ status: 'fulfilled', value }), (reason: unknown) => ({ status: 'rejected', reason })))
+    const values = new Array<V | undefined>(ids.length)
+    // Live rows answer in place; a promise is made only for each id that misses (a repeated id joins the first's flight).
+    const pending: Promise<V | undefined>[] = []
+    const pendingAt: number[] = []
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!
+      if (options === undefined) {
+        const value = this.#rows.live(id, this.#clock)
+        if (value !== NOT_LIVE) {
+          this.#reads[R.hits]++
+          if (value === undefined) this.#reads[R.negative_hits]++
+          values[i] = value
+          continue
+        }
+      }
+      pending.push(options === undefined ? this.#read(id, origin, undefined) : this.#readChecked(id, origin, options))
+      pendingAt.push(i)
     }
-    const outcomes = await Promise.all(ids.map((id) => reads.get(id)!))
-    const failed = outcomes.find((outcome) => outcome.status === 'rejected')
-    if (failed !== undefined) throw failed.reason
-    return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<V | undefined>).value)
+    if (pending.length === 0) return values
+    const outcomes = await Promise.allSettled(pending)
+    for (let k = 0; k < outcomes.length; k++) {
+      const outcome = outcomes[k]!
+      if (outcome.status === 'rejected') throw outcome.reason // the first failed id, in the order of ids
+      values[pendingAt[k]!] = outcome.value
+    }
+    return values
   }
 
   /** A miss under stale-while-revalidate: a graced row answers at once and refreshes in the background; `undefined` when the id has no graced row. */
