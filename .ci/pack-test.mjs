@@ -18,12 +18,15 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const sources = join(root, '.ci', 'consumers')
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
 const esbuild = createRequire(join(root, 'package.json'))('esbuild')
-const ioredisVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies.ioredis
+const devDependencies = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies
+const ioredisVersion = devDependencies.ioredis
+/** The OpenTelemetry packages the otel consumer installs, at the versions this project tests with. */
+const OTEL_PACKAGES = ['@opentelemetry/api', '@opentelemetry/sdk-trace', '@opentelemetry/context-async-hooks'].map((name) => `${name}@${devDependencies[name]}`)
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 const work = mkdtempSync(join(tmpdir(), 'echostore-pack-'))
 
 /** The package's entries, each built for both dialects. */
-const ENTRIES = ['index', 'store', 'limits', 'redis', 'prometheus', 'testing']
+const ENTRIES = ['index', 'store', 'limits', 'redis', 'prometheus', 'testing', 'otel']
 /** What the tarball may hold besides dist/. */
 const TOP_LEVEL = ['package.json', 'README.md', 'LICENSE']
 
@@ -90,7 +93,7 @@ function redisUnreachable(url) {
 const CONSUMERS = [
   {
     name: 'esm',
-    what: 'plain ES module JavaScript, ioredis not installed',
+    what: 'plain ES module JavaScript, neither ioredis nor @opentelemetry/api installed',
     run(tarball) {
       const dir = consumer('esm', 'module', ['herd.mjs', 'esm/main.mjs'], tarball)
       if (existsSync(join(dir, 'node_modules', 'ioredis'))) throw new Error('ioredis was installed with EchoStore; it is an optional peer dependency')
@@ -99,7 +102,7 @@ const CONSUMERS = [
   },
   {
     name: 'cjs',
-    what: 'CommonJS require, ioredis not installed',
+    what: 'CommonJS require, neither ioredis nor @opentelemetry/api installed',
     run(tarball) {
       return node(['main.cjs'], consumer('cjs', 'commonjs', ['herd.mjs', 'cjs/main.cjs'], tarball))
     },
@@ -123,6 +126,13 @@ const CONSUMERS = [
       mkdirSync(alone)
       await esbuild.build({ entryPoints: [join(dir, 'main.mjs')], bundle: true, platform: 'node', format: 'esm', outfile: join(alone, 'bundle.mjs'), logLevel: 'warning' })
       return node(['bundle.mjs'], alone)
+    },
+  },
+  {
+    name: 'otel',
+    what: `${OTEL_PACKAGES.join(', ')} installed, echostore/otel (instrument) imported and required: the span tree of a herd`,
+    run(tarball) {
+      return node(['main.mjs'], consumer('otel', 'module', ['herd.mjs', 'otel/main.mjs'], tarball, OTEL_PACKAGES))
     },
   },
   {

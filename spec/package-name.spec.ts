@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 
-const ENTRIES = { echostore: 'index.ts', 'echostore/store': 'store.ts', 'echostore/limits': 'limits.ts', 'echostore/redis': 'redis.ts', 'echostore/prometheus': 'prometheus.ts', 'echostore/testing': 'testing.ts' }
+const ENTRIES = { echostore: 'index.ts', 'echostore/store': 'store.ts', 'echostore/limits': 'limits.ts', 'echostore/redis': 'redis.ts', 'echostore/prometheus': 'prometheus.ts', 'echostore/testing': 'testing.ts', 'echostore/otel': 'otel.ts' }
 const root = join(import.meta.dirname, '..')
 
 describe('the package name resolves to the source', () => {
@@ -19,6 +19,7 @@ describe('the package name resolves to the source', () => {
     expect(await import('echostore/redis')).toBe(await import('../src/redis.js'))
     expect(await import('echostore/prometheus')).toBe(await import('../src/prometheus.js'))
     expect(await import('echostore/testing')).toBe(await import('../src/testing.js'))
+    expect(await import('echostore/otel')).toBe(await import('../src/otel.js'))
   })
 
   it('under tsx, from the examples folder: each entry resolves to its file under src/, not to the build that the exports map names', async () => {

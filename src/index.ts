@@ -33,3 +33,4 @@ export {
 } from './core/errors.js'
 export { memoryL2, type MemoryL2, type MemoryL2Options } from './l2/memory.js'
 export { localBus, type LocalBus, type LocalBusOptions } from './bus/local.js'
+export type { FetchChannelContext, FetchOutcome, LoadChannelContext, L2ChannelContext, L2Op, BusChannelMessage, BusEventType } from './core/channels.js'

@@ -1,4 +1,8 @@
+import { tracingChannel } from 'node:diagnostics_channel'
 import { performance } from 'node:perf_hooks'
+import { MeterProvider } from '@opentelemetry/sdk-metrics'
+import { TracerProvider } from '@opentelemetry/sdk-trace'
+import { instrument } from '../../src/otel.js'
 import type { Contender } from '../contenders/types.js'
 import { num, pm, ratio, sig } from '../lib/format.js'
 import { interleave } from '../lib/interleave.js'
@@ -11,6 +15,34 @@ import { floorMedian, floorNamed, type BenchContext, type WorkloadResult } from 
 const ROWS = 10_000
 const MASK = (1 << 16) - 1
 const BATCH = 1024
+
+/** A variant of the subject that runs with something listening on the tracing channels, from its creation to its close. */
+function listening(subject: Contender, name: string, listen: () => () => void): Contender {
+  return {
+    ...subject,
+    name,
+    create(options) {
+      const stop = listen()
+      const cache = subject.create(options)
+      return { ...cache, close: () => cache.close().finally(stop) }
+    },
+  }
+}
+
+/** Subscribes handlers that do nothing to every event of `echostore:fetch`, `echostore:load` and `echostore:l2`; returns the unsubscribe. */
+function idleSubscriber(): () => void {
+  const nothing = (): void => {}
+  const handlers = { start: nothing, end: nothing, asyncStart: nothing, asyncEnd: nothing, error: nothing }
+  const channels = ['echostore:fetch', 'echostore:load', 'echostore:l2'].map((name) => tracingChannel(name))
+  for (const channel of channels) channel.subscribe(handlers)
+  return () => channels.forEach((channel) => channel.unsubscribe(handlers))
+}
+
+/** `echostore/otel` with the OpenTelemetry SDK's providers (metrics aggregated in memory; spans made and dropped). */
+function otelSdk(): () => void {
+  const installed = instrument({ tracerProvider: new TracerProvider(), meterProvider: new MeterProvider() })
+  return () => installed.uninstall()
+}
 
 /**
  * W1 hit: 10k rows pre-filled, then `await fetch()` on random existing ids, one at a time, for a
@@ -42,7 +74,9 @@ export async function runW1(ctx: BenchContext): Promise<WorkloadResult> {
     return { nsPerOp: (elapsed * 1e6) / ops, loads }
   }
 
-  const runs = await interleave('W1 hit', ctx.contenders, ctx.cfg.reps, measure)
+  const subject = ctx.contenders.find((c) => c.kind === 'subject')
+  const traced = subject === undefined ? [] : [listening(subject, `${subject.name} + idle channel subscriber`, idleSubscriber), listening(subject, `${subject.name} + echostore/otel`, otelSdk)]
+  const runs = await interleave('W1 hit', [...ctx.contenders, ...traced], ctx.cfg.reps, measure)
   const floor = floorNamed(ctx, 'floor:map')
   const floorNs = floorMedian(floor, runs, (r) => r.nsPerOp)
   const metrics = new Map<string, Record<string, number>>()
@@ -54,14 +88,28 @@ export async function runW1(ctx: BenchContext): Promise<WorkloadResult> {
     metrics.set(contender.name, { nsPerOp })
     rows.push([contender.name, sig(nsPerOp), pm(spreadPct(ns)), num(1e9 / nsPerOp), ratio(nsPerOp, floorNs), num(Math.max(...list.map((r) => r.loads)))])
   }
+  const tracing: string[][] = []
+  const plainNs = subject === undefined ? Number.NaN : median(runs.get(subject.name)!.map((r) => r.nsPerOp))
+  for (const [variant, key] of [[subject, 'nsPerOp'], [traced[0], 'nsPerOpSubscribed'], [traced[1], 'nsPerOpOtel']] as const) {
+    if (variant === undefined) continue
+    const ns = runs.get(variant.name)!.map((r) => r.nsPerOp)
+    const nsPerOp = median(ns)
+    if (variant !== subject) metrics.get(subject!.name)![key] = nsPerOp
+    tracing.push([variant.name, sig(nsPerOp), pm(spreadPct(ns)), ratio(nsPerOp, plainNs), ratio(nsPerOp, floorNs)])
+  }
   return {
     metrics,
     section: {
       id: 'W1',
       title: 'hit',
       method: `${num(ROWS)} rows pre-filled (ttl 10 min), then \`await fetch(id)\` one at a time on uniformly random existing ids for ${num(budgetMs)} ms per repetition (after ${num(budgetMs / 4)} ms untimed); median over ${ctx.cfg.reps} interleaved repetitions. Lower is better; × floor is against the raw-Map floor.`,
-      tables: [{ headers: ['contender', 'ns/op', 'spread', 'reads/s', '× floor:map', 'loader calls in timed reads'], rows }],
-      notes: [],
+      tables: [
+        { headers: ['contender', 'ns/op', 'spread', 'reads/s', '× floor:map', 'loader calls in timed reads'], rows },
+        ...(tracing.length > 1 ? [{ headers: ['the same hits, with', 'ns/op', 'spread', '× without a subscriber', '× floor:map'], rows: tracing }] : []),
+      ],
+      notes: [
+        'The second table measures the subject in the same interleaved repetitions with nobody listening on its diagnostics channels (its own row above), with a subscriber that does nothing on every event of `echostore:fetch`, `echostore:load` and `echostore:l2`, and with `echostore/otel` installed on the OpenTelemetry SDK (a hit makes no span: one fetch-outcome counter add). Without a subscriber the hit path only asks whether the fetch channel has one.',
+      ],
     },
   }
 }

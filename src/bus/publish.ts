@@ -1,5 +1,6 @@
 import type { Emitter } from 'mitt'
 import type { Bus, CoherenceMessage } from './bus.js'
+import { busEvent } from '../core/channels.js'
 import type { Clock } from '../core/clock.js'
 import type { OwnerCounterName } from '../core/counters.js'
 import { type TableEvents, emitSafely } from '../core/events.js'
@@ -44,5 +45,6 @@ export async function publish(to: Publisher, id: Id | undefined, message: Cohere
     }
   })
   if (!published) to.count('bus_errors')
+  else busEvent(name, 'published', message)
   return published
 }

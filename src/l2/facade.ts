@@ -1,8 +1,9 @@
 import type { Emitter } from 'mitt'
+import { type L2Op, traceL2 } from '../core/channels.js'
 import type { Clock } from '../core/clock.js'
 import type { OwnerCounterName } from '../core/counters.js'
 import { type TableEvents, emitSafely } from '../core/events.js'
-import { L2CorruptEntryError, L2TimeoutError, L2UnfitValueError, describe } from '../core/errors.js'
+import { L2CorruptEntryError, L2TimeoutError, L2UnfitValueError, TableClosedError, describe } from '../core/errors.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { MAX_TTL } from '../table/options.js'
 import type { Id } from '../core/id.js'
@@ -129,7 +130,7 @@ export class L2Facade {
    * own may answer anything): a call that returns no promise, or whose answer `bad` describes, is a
    * failure like an error.
    */
-  #call<T>(op: string, id: Id | undefined, run: () => Promise<T>, unusable: L2Answer<T>, bad: (answer: unknown) => string | undefined = () => undefined): Promise<L2Answer<T>> {
+  #call<T>(op: L2Op, id: Id | undefined, run: () => Promise<T>, unusable: L2Answer<T>, bad: (answer: unknown) => string | undefined = () => undefined): Promise<L2Answer<T>> {
     if (this.isOpen()) {
       this.count('l2_skipped')
       return Promise.resolve(L2_FAILED)
@@ -146,6 +147,7 @@ export class L2Facade {
         }
       })
     }
+    const traced = traceL2(this.table, op, this.store.address)
     return new Promise<L2Answer<T>>((resolve) => {
       let done = false
       const end = (): void => {
@@ -153,6 +155,7 @@ export class L2Facade {
         done = true
         this.clock.clearTimeout(timer)
         this.#inProgress.delete(end)
+        traced?.(true, new TableClosedError(this.table, id))
         resolve(L2_FAILED)
       }
       this.#inProgress.add(end)
@@ -161,7 +164,9 @@ export class L2Facade {
         done = true
         this.#inProgress.delete(end)
         this.count('l2_timeouts')
-        this.#failed(op, id, new L2TimeoutError(op, this.timeout))
+        const error = new L2TimeoutError(op, this.timeout)
+        this.#failed(op, id, error)
+        traced?.(true, error)
         resolve(L2_FAILED)
       }, this.timeout)
       const settle = (answer: L2Answer<T>, error?: unknown): void => {
@@ -180,6 +185,7 @@ export class L2Facade {
           this.count('l2_errors')
           this.#failed(op, id, error)
         }
+        traced?.(answer === L2_FAILED, answer === L2_FAILED ? error : answer)
         resolve(answer)
       }
       let pending: Promise<T>

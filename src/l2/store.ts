@@ -42,6 +42,8 @@ export interface L2Store {
    * Optional; the table uses {@link DEFAULT_L2_TIMEOUT} when absent.
    */
   readonly timeout?: number
+  /** The server the store talks to, `host:port`, when it has one (`redisL2`): `echostore:l2` carries it. Optional. */
+  readonly address?: string
   /** The live entry for (table, id), or `undefined` when there is none or it has expired. */
   get(table: string, id: Id): Promise<L2Entry | undefined>
   /**

@@ -6,6 +6,7 @@
 import { badArgument, badNumber, describe } from '../core/errors.js'
 import { MAX_TTL } from '../table/options.js'
 import type { TimerHandle } from '../core/clock.js'
+import type { FlightTrace } from '../core/fetch-trace.js'
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import type { LoaderContext } from './loader.js'
@@ -75,6 +76,8 @@ export class Flight<V> {
    * by the owner, after its turn, when a fill or a change of the id arrives: the runner looks at L2 at once.
    */
   leaseWake: ((gaveUp?: string) => void) | undefined = undefined
+  /** Its record for `echostore:fetch`, when a traced fetch started it (see `core/fetch-trace.ts`). Set and written by the owner. */
+  trace: FlightTrace | undefined = undefined
 
   constructor(
     /** The id it loads. */

@@ -6,6 +6,7 @@
  */
 import { C } from '../core/counters.js'
 import { emitSafely } from '../core/events.js'
+import { tracedStale } from '../core/fetch-trace.js'
 import type { Id } from '../core/id.js'
 import { NOT_LIVE } from '../rows/row-store.js'
 import { known, store } from '../rows/writes.js'
@@ -62,6 +63,7 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
   state.counters[C.failsafe]++
   if (listening(turn)) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error }))
   servedStale(turn, flight.id, flight.waiting, fallback.expiresAt, 'failsafe')
+  tracedStale(flight.waiters)
   flight.answer({ ok: true, value: fallback.value })
   flight.answeredStaleSince = fallback.expiresAt
   let slot = state.rows.find(flight.id)
@@ -96,5 +98,6 @@ export function onSoftTimeout<V>(turn: Turn<V>, flight: Flight<V>): void {
   if (fallback === undefined) return
   servedStale(turn, flight.id, flight.waiting, fallback.expiresAt, 'soft')
   flight.softened = { value: fallback.value, expiresAt: fallback.expiresAt }
+  tracedStale(flight.waiters)
   flight.answerEarly(fallback.value)
 }

@@ -12,6 +12,7 @@
  *
  * Like `runFlight`, it reads the flights, never writes them, and never rejects.
  */
+import { traceLoad } from '../core/channels.js'
 import { badArgument, describe, showId } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import { type Flight, type FlightResult, checkLifetime } from './flight.js'
@@ -47,7 +48,7 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
   const context = new BatchContext(pending.map((run) => run.flight))
   let answers: BatchOutcome<V>[]
   try {
-    answers = align(await callBatch(batch, ids, context, deps), ids)
+    answers = align(await traceLoad(deps.table, { ids }, () => callBatch(batch, ids, context, deps)), ids)
   } catch (error) {
     answers = ids.map(() => ({ ok: false, error }))
   }

@@ -1,3 +1,4 @@
+import { traceLoad } from '../core/channels.js'
 import type { Clock } from '../core/clock.js'
 import type { Id } from '../core/id.js'
 import type { Expiry } from '../rows/expiry.js'
@@ -12,6 +13,8 @@ import { type Message, msg } from './messages.js'
 
 /** What a flight's runner needs from its table. */
 export interface RunnerDeps<V> {
+  /** The table's name (for `echostore:load`). */
+  table: string
   clock: Clock
   expiry: Expiry
   l2: L2Facade | undefined
@@ -80,7 +83,7 @@ export async function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, dep
     }
     if (!flight.running) return // released (abandoned, or past its bound) before its loader was due
     post(msg.load(flight.id, run.role))
-    const value = await callLoader(flight, loader, deps)
+    const value = await traceLoad(deps.table, { id: flight.id }, () => callLoader(flight, loader, deps))
     result = await writeBack(run, value, flight.context.lifetime, flight.context.reported, deps)
   } catch (error) {
     result = { ok: false, error, fallback: run.fallback }

@@ -4,6 +4,7 @@
  */
 import type { BusDelivery } from '../bus/bus.js'
 import type { OwnerCounterName } from '../core/counters.js'
+import type { FetchTrace } from '../core/fetch-trace.js'
 import type { Id } from '../core/id.js'
 import type { Flight, FlightResult } from './flight.js'
 import type { LeaseRole } from './lease.js'
@@ -53,6 +54,8 @@ export interface WaitOptions {
   softTimeout: number | undefined
   /** A forced refresh (see {@link PlainMiss.forced}). */
   forced: boolean
+  /** The caller's record for `echostore:fetch`, when it is traced: the owner writes how it placed and answered the caller. */
+  trace?: FetchTrace | undefined
 }
 
 /** A caller with a signal, a deadline or a soft timeout of its own: it gets a promise of its own and may leave early. */

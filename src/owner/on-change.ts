@@ -6,6 +6,7 @@
  * is not stored.
  */
 import { parseCoherenceMessage } from '../bus/message.js'
+import { busEvent } from '../core/channels.js'
 import { C } from '../core/counters.js'
 import { emitSafely } from '../core/events.js'
 import type { Id } from '../core/id.js'
@@ -88,10 +89,12 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
   const parsed = type === 'message' ? parseCoherenceMessage(readField(delivery, 'message')) : undefined
   if (parsed === undefined || !parsed.ok) {
     state.counters[C.coh_invalid]++
+    busEvent(env.name, 'refused', undefined, 'invalid')
     return
   }
   const message = parsed.message
   if (message.table !== env.name || message.origin === env.origin) return
+  if (message.kind === 'clear' || message.kind === 'fill') busEvent(env.name, 'received', message)
   if (message.kind === 'clear') return onClear(turn, true)
   if (message.kind === 'fill') return wakeWaiting(turn, message.id)
   if (message.kind === 'unfilled') return wakeWaiting(turn, message.id, message.lease)
@@ -107,8 +110,10 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
     fence(state, id, version)
     if (holds) bury(turn, id, version)
     state.counters[C.coh_applied]++
+    busEvent(env.name, 'received', message)
   } else {
     state.counters[C.coh_stale]++
+    busEvent(env.name, 'refused', message, 'stale')
   }
   if (listening(turn)) turn.defer(() => emitSafely(env.events, 'coherence', { table: env.name, id, version, kind, applied }))
 }
@@ -160,6 +165,7 @@ function onGap<V>(turn: Turn<V>): void {
   wakeWaiting(turn, undefined)
   const dropped = dropEverything(state)
   state.counters[C.coh_gaps]++
+  busEvent(env.name, 'gap')
   state.counters[C.coh_dropped] += dropped
   if (listening(turn)) turn.defer(() => emitSafely(env.events, 'gap', { table: env.name, dropped }))
 }

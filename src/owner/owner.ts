@@ -94,6 +94,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     sweeper: new Sweeper(clock, options.sweepInterval, (tick) => send(msg.sweep(tick))),
     events,
     runner: {
+      table: name,
       clock,
       expiry,
       l2,

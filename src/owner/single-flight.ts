@@ -20,6 +20,7 @@
 import { C } from '../core/counters.js'
 import { FetchTimeoutError, LoadTimeoutError, badArgument, describe, showId } from '../core/errors.js'
 import { emitSafely } from '../core/events.js'
+import { type FetchTrace, runTraced, tracedJoin, tracedStart } from '../core/fetch-trace.js'
 import type { Id } from '../core/id.js'
 import { NOT_LIVE } from '../rows/row-store.js'
 import { type Fallback, Flight, FlightContext, type FlightResult } from './flight.js'
@@ -45,6 +46,8 @@ interface Callers<V> {
   readonly answered: boolean
   /** The joinable flight the mailbox saw for the id when the callers missed, if any. */
   readonly seen?: Flight<V> | undefined
+  /** The callers' record for `echostore:fetch`, when they are one traced fetch. */
+  readonly trace?: FetchTrace | undefined
 }
 
 /**
@@ -56,7 +59,7 @@ interface Callers<V> {
  */
 function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Callers<V>): Placement<V> {
   const { state } = turn
-  const { count, forced, answered, seen } = callers
+  const { count, forced, answered, seen, trace } = callers
   state.rows.touch(id, count)
   // The flight the mailbox saw may have been released earlier in this batch without an answer (its
   // last waiter left by cancellation): it has nothing to give, so the callers look afresh.
@@ -70,10 +73,12 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
   }
   if (flight !== undefined) {
     state.counters[C.coalesced] += count
+    tracedJoin(flight, trace, count)
     const soft = answered ? undefined : softAnswer(turn, flight)
     if (soft === undefined) return { flight, started: false }
     // Its soft timeout passed: joiners get the graced value at once, while it lasts.
     servedStale(turn, id, count, soft.expiresAt, 'soft')
+    if (trace !== undefined) trace.stale = true
     return { flight: undefined, value: soft.value }
   }
   const slot = state.rows.find(id)
@@ -81,10 +86,13 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
   if (without !== undefined) {
     state.counters[C.coalesced] += count
     if (without.staleSince !== undefined && !answered) servedStale(turn, id, count, without.staleSince, 'backoff')
+    if (without.staleSince !== undefined && trace !== undefined) trace.stale = true
     return { flight: undefined, value: without.value }
   }
   state.counters[C.coalesced] += count - 1
-  return { flight: startFlight(turn, id, loader, state.rows.versionAt(slot), forced), started: true }
+  const started = startFlight(turn, id, loader, state.rows.versionAt(slot), forced)
+  tracedStart(started, trace, count)
+  return { flight: started, started: true }
 }
 
 /** Fences `flight`: its answer still goes to its callers, but it is no longer joinable and its answer is not stored. */
@@ -134,7 +142,8 @@ export function onRefresh<V>(turn: Turn<V>, refresh: Refresh<V>): void {
 export function onWait<V>(turn: Turn<V>, wait: WaitMessage<V>): void {
   const { env } = turn
   const waiter = new Waiter<V>(wait.signal, wait.timeout, wait.softTimeout, wait.resolve, wait.reject, env.clock)
-  const placed = joinOrStart(turn, wait.id, wait.loader, { count: 1, forced: wait.forced, answered: false })
+  waiter.trace = wait.trace
+  const placed = joinOrStart(turn, wait.id, wait.loader, { count: 1, forced: wait.forced, answered: false, trace: wait.trace })
   if (placed.flight === undefined) {
     waiter.resolve(placed.value)
     return
@@ -187,6 +196,7 @@ function softLeave<V>(turn: Turn<V>, waiter: Waiter<V>): void {
   const fallback = fallbackFor(turn, flight)
   if (fallback === undefined) return
   servedStale(turn, flight.id, 1, fallback.expiresAt, 'soft')
+  if (waiter.trace !== undefined) waiter.trace.stale = true
   waiter.resolve(fallback.value)
   flight.waiting--
 }
@@ -232,7 +242,7 @@ export function runStarted<V>(turn: Turn<V>): void {
       const flight = started[i] as Flight<V>
       const origin = started[i + 1] as Origin<V>
       if (typeof origin === 'function') {
-        void runFlight(flight, origin, deps)
+        runTraced(flight, () => void runFlight(flight, origin, deps))
         continue
       }
       const group = (batches ??= new Map()).get(origin.load)
@@ -240,7 +250,10 @@ export function runStarted<V>(turn: Turn<V>): void {
       else group.flights.push(flight)
     }
     for (const { batch, flights } of batches?.values() ?? []) {
-      for (let at = 0; at < flights.length; at += batch.maxBatchSize) void runBatch(flights.slice(at, at + batch.maxBatchSize), batch, deps)
+      for (let at = 0; at < flights.length; at += batch.maxBatchSize) {
+        const call = flights.slice(at, at + batch.maxBatchSize)
+        runTraced(call.find((flight) => flight.trace !== undefined) ?? call[0]!, () => void runBatch(call, batch, deps))
+      }
     }
   })
 }

@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from '../core/clock.js'
+import type { FetchTrace } from '../core/fetch-trace.js'
 import type { Flight } from './flight.js'
 
 /**
@@ -13,6 +14,8 @@ export class Waiter<V> {
   flight: Flight<V> | undefined = undefined
   /** True once answered; later answers are ignored. */
   settled = false
+  /** The caller's record for `echostore:fetch`, when it is traced. Set by the owner as it creates the waiter. */
+  trace: FetchTrace | undefined = undefined
   #deadline: TimerHandle | undefined = undefined
   #onAbort: (() => void) | undefined = undefined
 

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis'
 import { ioredis } from './ioredis.js'
 import { FAIL_FAST } from './connection.js'
+import { addressOf } from './address.js'
 import { L2ClosedError, L2CorruptEntryError, L2UnfitValueError, badArgument, badNumber, describe } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
@@ -164,6 +165,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
 
   return {
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+    address: addressOf(client),
     /** `await using` support: the same as `close()`. */
     [Symbol.asyncDispose](): Promise<void> {
       return this.close()

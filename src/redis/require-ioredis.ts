@@ -3,7 +3,7 @@
  * says how to fix it instead of failing deep in a stack trace.
  */
 import type * as Ioredis from 'ioredis'
-import { MissingPeerDependencyError } from '../core/errors.js'
+import { requirePeer } from '../core/require-peer.js'
 
 /** The ioredis major version EchoStore is built and tested against (its peer dependency range). */
 const IOREDIS_MAJOR = '5'
@@ -15,15 +15,5 @@ const IOREDIS_MAJOR = '5'
  * dependencies) is thrown as it is.
  */
 export function requireIoredis(load: (id: string) => unknown): typeof Ioredis {
-  try {
-    return load('ioredis') as typeof Ioredis
-  } catch (error) {
-    if (isNotFound(error, 'ioredis')) throw new MissingPeerDependencyError('ioredis', 'echostore/redis', IOREDIS_MAJOR, { cause: error })
-    throw error
-  }
-}
-
-/** True when `error` says that `id` itself, not one of its own imports, cannot be found. */
-function isNotFound(error: unknown, id: string): boolean {
-  return error instanceof Error && (error as { code?: unknown }).code === 'MODULE_NOT_FOUND' && error.message.startsWith(`Cannot find module '${id}'`)
+  return requirePeer<typeof Ioredis>(load, 'ioredis', 'echostore/redis', IOREDIS_MAJOR)
 }

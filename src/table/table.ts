@@ -3,7 +3,9 @@ import type { Emitter } from 'mitt'
 import type { Bus } from '../bus/bus.js'
 import { type TableEvents, createEmitter } from '../core/events.js'
 import { type ChangeOptions, type ChangeResult, Changes, type ClearResult, type PutOptions } from './changes.js'
+import { fetchChannel, observed } from '../core/channels.js'
 import { type Clock, MAX_TIMER_MS } from '../core/clock.js'
+import { type FetchTrace, traceFetch } from '../core/fetch-trace.js'
 import { R, type Stats, newReadCounters, snapshot } from '../core/counters.js'
 import { SelfFetchError, TableClosedError, badArgument, badNumber, describe, showId } from '../core/errors.js'
 import { expiryPolicy } from '../rows/expiry.js'
@@ -105,6 +107,7 @@ export class Table<V, K extends Id = string> {
     // The table calls a loader only with the id it was fetched with: a Loader<V, K> serves as a Loader<V, Id>.
     const load = loader as unknown as Loader<V, Id>
     // A row holds `undefined` only when a loader (or put) answered it, which the types allow only when V admits it.
+    if (observed(fetchChannel)) return traceFetch(this.name, { id }, (trace) => this.#readChecked(id, load, options, trace)) as Promise<V>
     if (options === undefined && typeof load === 'function' && !this.#owner.closed) return this.#read(id, load, undefined) as Promise<V>
     return this.#readChecked(id, load, options) as Promise<V>
   }
@@ -129,7 +132,7 @@ export class Table<V, K extends Id = string> {
    */
   fetchMany(ids: readonly K[], batchLoader: BatchLoader<V, K>, options?: FetchOptions): Promise<Array<V | undefined>> {
     if (typeof batchLoader !== 'function') return Promise.reject(badArgument(TypeError, `fetchMany(ids) needs a batch loader function (ids, context) => values, got ${describe(batchLoader)}`))
-    return this.#readMany('fetchMany', ids, new Batch(batchLoader as unknown as BatchLoader<V, Id>, this.#maxBatchSize), options)
+    return this.#readManyTraced('fetchMany', ids, new Batch(batchLoader as unknown as BatchLoader<V, Id>, this.#maxBatchSize), options)
   }
 
   /**
@@ -140,6 +143,7 @@ export class Table<V, K extends Id = string> {
   get(id: K, options?: FetchOptions): Promise<V> {
     const origin = this.#origin
     if (origin === undefined) return Promise.reject(noOrigin('get'))
+    if (observed(fetchChannel)) return traceFetch(this.name, { id }, (trace) => this.#readChecked(id, origin, options, trace)) as Promise<V>
     if (options === undefined && !this.#owner.closed) return this.#read(id, origin, undefined) as Promise<V>
     return this.#readChecked(id, origin, options) as Promise<V>
   }
@@ -148,7 +152,7 @@ export class Table<V, K extends Id = string> {
   getMany(ids: readonly K[], options?: FetchOptions): Promise<Array<V | undefined>> {
     const origin = this.#origin
     if (origin === undefined) return Promise.reject(noOrigin('getMany'))
-    return this.#readMany('getMany', ids, origin, options)
+    return this.#readManyTraced('getMany', ids, origin, options)
   }
 
   /**
@@ -225,8 +229,14 @@ export class Table<V, K extends Id = string> {
     return snapshot(this.#reads, state.counters, state.rows.size, state.inflight)
   }
 
+  /** {@link #readMany}, under `echostore:fetch` when someone subscribes to it. */
+  #readManyTraced(op: 'fetchMany' | 'getMany', ids: readonly Id[], origin: Origin<V>, options: FetchOptions | undefined): Promise<Array<V | undefined>> {
+    if (!observed(fetchChannel)) return this.#readMany(op, ids, origin, options, undefined)
+    return traceFetch(this.name, { ids }, (trace) => this.#readMany(op, ids, origin, options, trace))
+  }
+
   /** Every id of `ids` read with `origin` (each one read, counted as a hit or a miss), answered in their order; the first failed id in that order rejects the call. */
-  async #readMany(op: 'fetchMany' | 'getMany', ids: readonly Id[], origin: Origin<V>, options: FetchOptions | undefined): Promise<Array<V | undefined>> {
+  async #readMany(op: 'fetchMany' | 'getMany', ids: readonly Id[], origin: Origin<V>, options: FetchOptions | undefined, trace: FetchTrace | undefined): Promise<Array<V | undefined>> {
     if (!Array.isArray(ids)) throw badArgument(TypeError, `${op}(ids) takes an array of ids, got ${describe(ids)}`)
     const bad = ids.findIndex((id) => !isId(id))
     if (bad >= 0) throw badId(`${op}: ids[${bad}]`, ids[bad])
@@ -237,7 +247,7 @@ export class Table<V, K extends Id = string> {
     const pendingAt: number[] = []
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!
-      if (options === undefined) {
+      if (options === undefined && trace === undefined) {
         const value = this.#rows.live(id, this.#clock)
         if (value !== NOT_LIVE) {
           this.#reads[R.hits]++
@@ -246,7 +256,7 @@ export class Table<V, K extends Id = string> {
           continue
         }
       }
-      pending.push(options === undefined ? this.#read(id, origin, undefined) : this.#readChecked(id, origin, options))
+      pending.push(trace !== undefined ? this.#readChecked(id, origin, options, trace.part()) : options === undefined ? this.#read(id, origin, undefined) : this.#readChecked(id, origin, options))
       pendingAt.push(i)
     }
     if (pending.length === 0) return values
@@ -260,12 +270,19 @@ export class Table<V, K extends Id = string> {
   }
 
   /** A miss under stale-while-revalidate: a graced row answers at once and refreshes in the background; `undefined` when the id has no graced row. */
-  #stale(id: Id, loader: Origin<V>): Promise<V | undefined> | undefined {
+  #stale(id: Id, loader: Origin<V>, trace: FetchTrace | undefined): Promise<V | undefined> | undefined {
     const now = this.#clock.now()
     const stale = this.#rows.graced(id, now)
     if (stale === NOT_LIVE) return undefined
     this.#owner.refresh(id, loader, now - this.#rows.expiryAt(this.#rows.find(id)))
+    if (trace !== undefined) trace.outcome = 'stale'
     return Promise.resolve(stale)
+  }
+
+  /** A plain miss, or a plain forced refresh; a traced one goes to the owner as a waiter of its own, so the owner can tell how it was answered. */
+  #plainMiss(id: Id, loader: Origin<V>, forced: boolean, trace: FetchTrace | undefined): Promise<V | undefined> {
+    if (trace !== undefined) return this.#owner.wait(id, loader, { signal: undefined, timeout: undefined, softTimeout: undefined, forced, trace: trace.arm() })
+    return forced ? this.#owner.forcedMiss(id, loader) : this.#owner.miss(id, loader)
   }
 
   #hit(value: V | undefined): Promise<V | undefined> {
@@ -279,7 +296,7 @@ export class Table<V, K extends Id = string> {
    * checked one: the herd's shortcut and the live row answer first (only valid ids are ever stored,
    * so a live row means the id is valid), unless the read forces a refresh; then the miss.
    */
-  #read(id: Id, loader: Origin<V>, read: FetchOptions | undefined): Promise<V | undefined> {
+  #read(id: Id, loader: Origin<V>, read: FetchOptions | undefined, trace?: FetchTrace): Promise<V | undefined> {
     // A loader fetching its own id must meet SelfFetchError below, not the herd's shortcut onto its own flight.
     if (read === undefined && !this.#owner.insideLoaderOf(id)) {
       const repeat = this.#owner.repeat(id) // a herd: the same id as this turn's last miss, so no row to find
@@ -290,23 +307,27 @@ export class Table<V, K extends Id = string> {
     }
     if (read?.forceRefresh !== true) {
       const value = this.#rows.live(id, this.#clock)
-      if (value !== NOT_LIVE) return this.#hit(value)
+      if (value !== NOT_LIVE) {
+        if (trace !== undefined) trace.outcome = value === undefined ? 'negative' : 'hit'
+        return this.#hit(value)
+      }
     }
     if (read === undefined && !isId(id)) return this.#readChecked(id, loader, undefined)
     if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
     this.#reads[R.misses]++
     const forced = read?.forceRefresh === true
     // Stale-while-revalidate applies whatever the caller passes: a graced value needs no waiting.
-    const stale = this.#staleWhileRevalidate && !forced ? this.#stale(id, loader) : undefined
+    const stale = this.#staleWhileRevalidate && !forced ? this.#stale(id, loader, trace) : undefined
     if (stale !== undefined) return stale
     if (read === undefined || (read.signal === undefined && read.timeout === undefined && read.softTimeout === undefined)) {
-      return forced ? this.#owner.forcedMiss(id, loader) : this.#owner.miss(id, loader)
+      return this.#plainMiss(id, loader, forced, trace)
     }
-    return this.#owner.wait(id, loader, { signal: read.signal, timeout: read.timeout, softTimeout: read.softTimeout, forced: read.forceRefresh === true })
+    const { signal, timeout, softTimeout } = read
+    return this.#owner.wait(id, loader, { signal, timeout, softTimeout, forced, trace: trace?.arm() })
   }
 
   /** A fetch off the plain path: the id, loader and options validated, then {@link #read}. Never throws: bad input rejects. */
-  #readChecked(id: Id, loader: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
+  #readChecked(id: Id, loader: Origin<V>, options: FetchOptions | undefined, trace?: FetchTrace): Promise<V | undefined> {
     if (!isId(id)) return Promise.reject(badId('fetch', id))
     if (typeof loader !== 'function' && !(loader instanceof Batch)) return Promise.reject(badArgument(TypeError, `fetch(${showId(id)}) needs a loader function, got ${describe(loader)}`))
     if (this.#owner.closed) return Promise.reject(new TableClosedError(this.name, id))
@@ -326,7 +347,7 @@ export class Table<V, K extends Id = string> {
       this.#owner.post(msg.count('cancelled'))
       return Promise.reject(aborted.reason)
     }
-    return this.#read(id, loader, read)
+    return this.#read(id, loader, read, trace)
   }
 }
 
