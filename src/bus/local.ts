@@ -10,7 +10,7 @@
 import { createEmitter } from '../core/events.js'
 import { BusClosedError, badArgument } from '../core/errors.js'
 import type { Bus, BusDelivery, CoherenceMessage } from './bus.js'
-import { parseCoherenceMessage } from './message.js'
+import { publishable } from './message.js'
 
 /** The in-process bus: a {@link Bus} that also supports `await using`. */
 export interface LocalBus extends Bus {
@@ -47,9 +47,7 @@ export function localBus(options: LocalBusOptions = {}): LocalBus {
     },
     async publish(message: CoherenceMessage): Promise<void> {
       if (closed) throw new BusClosedError('localBus', 'publish refused')
-      const parsed = parseCoherenceMessage(message)
-      if (!parsed.ok) throw badArgument(TypeError, `localBus.publish: invalid coherence message: ${parsed.reason}`)
-      const delivery: BusDelivery = Object.freeze({ type: 'message', message: Object.freeze(parsed.message) })
+      const delivery: BusDelivery = Object.freeze({ type: 'message', message: Object.freeze(publishable('localBus', message)) })
       emitter.emit('delivery', delivery)
     },
 

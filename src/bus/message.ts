@@ -23,6 +23,7 @@
  * is ever merged into anything. JSON writes at most 6 bytes per UTF-16 code unit, so a message with
  * every field at its limit still fits in `MAX_WIRE_BYTES`: whatever a table accepts, the bus carries.
  */
+import { badArgument } from '../core/errors.js'
 import { MAX_ID_LENGTH } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import type { ChangeMessage, CoherenceMessage, FillMessage } from './bus.js'
@@ -146,4 +147,11 @@ export function decodeWire(payload: string | Buffer): ParseResult {
     return refuse('payload is not JSON')
   }
   return parseCoherenceMessage(raw)
+}
+
+/** `message` checked for publishing on the bus named `bus`: the fresh copy to send, or a `TypeError` saying what is wrong with it. */
+export function publishable(bus: string, message: unknown): CoherenceMessage {
+  const parsed = parseCoherenceMessage(message)
+  if (!parsed.ok) throw badArgument(TypeError, `${bus}.publish: invalid coherence message: ${parsed.reason}`)
+  return parsed.message
 }

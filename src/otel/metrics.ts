@@ -38,29 +38,25 @@ export function subscribeMetrics(meter: Api.Meter, onError: (error: unknown) => 
       if (outcome === 'stale') stale.add(1, { [TABLE]: table })
     },
   }
-  const onLoad: TracingHandlers<LoadChannelContext> = {
-    start(context) {
-      began.set(context, performance.now())
-    },
-    asyncEnd(context) {
-      const start = began.get(context)
-      if (start === undefined) return
-      loads.record(since(start), 'error' in context ? { [TABLE]: context.table, [ERROR_TYPE]: errorType(context.error) } : { [TABLE]: context.table })
-    },
+  /** Handlers that time each call from `start` to `asyncEnd` and hand the seconds to `ended`. */
+  function timed<C extends object>(ended: (seconds: number, context: C) => void): TracingHandlers<C> {
+    return {
+      start: (context) => void began.set(context, performance.now()),
+      asyncEnd(context) {
+        const start = began.get(context)
+        if (start !== undefined) ended(since(start), context)
+      },
+    }
   }
-  const onL2: TracingHandlers<L2ChannelContext> = {
-    start(context) {
-      began.set(context, performance.now())
-    },
-    asyncEnd(context) {
-      const start = began.get(context)
-      if (start === undefined) return
-      const failed = 'error' in context
-      const attributes: Api.Attributes = { [TABLE]: context.table, [L2_OP]: context.op }
-      l2.record(since(start), failed ? { ...attributes, [ERROR_TYPE]: errorType(context.error) } : attributes)
-      if (context.op === 'leases.acquire') leases.add(1, { [TABLE]: context.table, [LEASE_OUTCOME]: failed ? 'failed' : context.result === true ? 'acquired' : 'busy' })
-    },
-  }
+  const onLoad = timed<LoadChannelContext>((seconds, context) => {
+    loads.record(seconds, 'error' in context ? { [TABLE]: context.table, [ERROR_TYPE]: errorType(context.error) } : { [TABLE]: context.table })
+  })
+  const onL2 = timed<L2ChannelContext>((seconds, context) => {
+    const failed = 'error' in context
+    const attributes: Api.Attributes = { [TABLE]: context.table, [L2_OP]: context.op }
+    l2.record(seconds, failed ? { ...attributes, [ERROR_TYPE]: errorType(context.error) } : attributes)
+    if (context.op === 'leases.acquire') leases.add(1, { [TABLE]: context.table, [LEASE_OUTCOME]: failed ? 'failed' : context.result === true ? 'acquired' : 'busy' })
+  })
 
   const removers = [subscribeTracing(fetchChannel, onFetch, onError), subscribeTracing(loadChannel, onLoad, onError), subscribeTracing(l2Channel, onL2, onError)]
   return {

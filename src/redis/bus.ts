@@ -23,7 +23,7 @@ import { ioredis } from './ioredis.js'
 import { BusClosedError, badArgument, describe } from '../core/errors.js'
 import { FAIL_FAST } from './connection.js'
 import type { Bus, BusDelivery, CoherenceMessage } from '../bus/bus.js'
-import { decodeWire, encodeWire, parseCoherenceMessage } from '../bus/message.js'
+import { decodeWire, encodeWire, publishable } from '../bus/message.js'
 
 /** The channel used when none is given. */
 export const DEFAULT_CHANNEL = 'echostore:coherence'
@@ -165,9 +165,7 @@ export function redisBus(options: RedisBusOptions): RedisBus {
     },
     async publish(message: CoherenceMessage): Promise<void> {
       if (closed) throw new BusClosedError('redisBus', 'publish refused')
-      const parsed = parseCoherenceMessage(message)
-      if (!parsed.ok) throw badArgument(TypeError, `redisBus.publish: invalid coherence message: ${parsed.reason}`)
-      const sent = publisher.publish(channel, encodeWire(parsed.message))
+      const sent = publisher.publish(channel, encodeWire(publishable('redisBus', message)))
       await new Promise<void>((resolve, reject) => {
         unanswered.add(reject)
         sent.then(

@@ -64,7 +64,7 @@ unregister()
 
 await sets.close()
 await bus.close()
-const refused: unknown = await sets.fetch('party', () => undefined, { timeout: 100 }).then(
+const refused: unknown = await sets.fetch('party', () => ({ id: 'party', emoji: [] }), { timeout: 100 }).then(
   () => undefined,
   (error: unknown) => error,
 )
