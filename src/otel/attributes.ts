@@ -13,12 +13,8 @@ export const LEASE_OUTCOME = 'echostore.lease.outcome'
 /** The id (or ids) read: on spans only, and only with `recordIds: true`. */
 export const ID = 'echostore.id'
 export const IDS = 'echostore.ids'
-/** The semantic conventions' names. */
-export const DB_SYSTEM = 'db.system.name'
-export const DB_OPERATION = 'db.operation.name'
-export const SERVER_ADDRESS = 'server.address'
-export const SERVER_PORT = 'server.port'
-export const ERROR_TYPE = 'error.type'
+/** The semantic conventions' names: for a database call, its server, and an error's type. */
+export const SEMCONV = { dbSystem: 'db.system.name', dbOperation: 'db.operation.name', serverAddress: 'server.address', serverPort: 'server.port', errorType: 'error.type' } as const
 
 /** An error's type for `error.type`: its `code` when it has a string one (`ECHOSTORE_*`), else its class name. */
 export function errorType(error: unknown): string {
@@ -31,6 +27,6 @@ export function errorType(error: unknown): string {
 export function serverAttributes(address: string): Record<string, string | number> {
   const colon = address.lastIndexOf(':')
   const port = colon > 0 ? Number(address.slice(colon + 1)) : Number.NaN
-  if (!Number.isInteger(port)) return { [SERVER_ADDRESS]: address }
-  return { [SERVER_ADDRESS]: address.slice(0, colon).replace(/^\[|\]$/g, ''), [SERVER_PORT]: port }
+  if (!Number.isInteger(port)) return { [SEMCONV.serverAddress]: address }
+  return { [SEMCONV.serverAddress]: address.slice(0, colon).replace(/^\[|\]$/g, ''), [SEMCONV.serverPort]: port }
 }

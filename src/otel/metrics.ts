@@ -5,7 +5,7 @@
  */
 import type * as Api from '@opentelemetry/api'
 import { type FetchChannelContext, type L2ChannelContext, type LoadChannelContext, fetchChannel, l2Channel, loadChannel } from '../core/channels.js'
-import { ERROR_TYPE, L2_OP, LEASE_OUTCOME, OUTCOME, TABLE, errorType } from './attributes.js'
+import { SEMCONV, L2_OP, LEASE_OUTCOME, OUTCOME, TABLE, errorType } from './attributes.js'
 import { type Subscription, type TracingHandlers, subscribeTracing } from './subscription.js'
 
 /** The instruments' names, as a meter reader sees them. */
@@ -49,12 +49,12 @@ export function subscribeMetrics(meter: Api.Meter, onError: (error: unknown) => 
     }
   }
   const onLoad = timed<LoadChannelContext>((seconds, context) => {
-    loads.record(seconds, 'error' in context ? { [TABLE]: context.table, [ERROR_TYPE]: errorType(context.error) } : { [TABLE]: context.table })
+    loads.record(seconds, 'error' in context ? { [TABLE]: context.table, [SEMCONV.errorType]: errorType(context.error) } : { [TABLE]: context.table })
   })
   const onL2 = timed<L2ChannelContext>((seconds, context) => {
     const failed = 'error' in context
     const attributes: Api.Attributes = { [TABLE]: context.table, [L2_OP]: context.op }
-    l2.record(seconds, failed ? { ...attributes, [ERROR_TYPE]: errorType(context.error) } : attributes)
+    l2.record(seconds, failed ? { ...attributes, [SEMCONV.errorType]: errorType(context.error) } : attributes)
     if (context.op === 'leases.acquire') leases.add(1, { [TABLE]: context.table, [LEASE_OUTCOME]: failed ? 'failed' : context.result === true ? 'acquired' : 'busy' })
   })
 

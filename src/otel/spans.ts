@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type * as Api from '@opentelemetry/api'
 import { type FetchChannelContext, type L2ChannelContext, type LoadChannelContext, fetchChannel, l2Channel, loadChannel } from '../core/channels.js'
 import { type FetchTrace, flightHere, tracePublishing } from '../core/fetch-trace.js'
-import { DB_OPERATION, DB_SYSTEM, ERROR_TYPE, ID, IDS, L2_OP, OUTCOME, TABLE, WAITERS, errorType, serverAttributes } from './attributes.js'
+import { SEMCONV, ID, IDS, L2_OP, OUTCOME, TABLE, WAITERS, errorType, serverAttributes } from './attributes.js'
 import { type Subscription, type TracingHandlers, subscribeTracing } from './subscription.js'
 
 /** What was known when a traced fetch began: where it was called from, and when; its span once it has one. Written only by this module. */
@@ -63,7 +63,7 @@ export function subscribeSpans(api: typeof Api, tracer: Api.Tracer, recordIds: b
     return record === undefined ? here() : trace.setSpan(contexts.active(), spanOf(record))
   }
   const fail = (span: Api.Span, error: unknown): void => {
-    span.setAttribute(ERROR_TYPE, errorType(error))
+    span.setAttribute(SEMCONV.errorType, errorType(error))
     if (error instanceof Error) span.recordException(error)
     span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) })
   }
@@ -105,7 +105,7 @@ export function subscribeSpans(api: typeof Api, tracer: Api.Tracer, recordIds: b
   const l2Handlers: TracingHandlers<L2ChannelContext> = {
     start(context) {
       const attributes: Api.Attributes = { [TABLE]: context.table, [L2_OP]: context.op }
-      if (context.address !== undefined) Object.assign(attributes, { [DB_SYSTEM]: 'redis', [DB_OPERATION]: context.op }, serverAttributes(context.address))
+      if (context.address !== undefined) Object.assign(attributes, { [SEMCONV.dbSystem]: 'redis', [SEMCONV.dbOperation]: context.op }, serverAttributes(context.address))
       open.set(context, tracer.startSpan('echostore.l2', { kind: SpanKind.CLIENT, attributes }, parentHere()))
     },
     asyncEnd: endOpen,
