@@ -1,6 +1,7 @@
 /**
- * The benchmark harness (`npm run bench`): loads the selected contenders, runs W1–W11 in order (each
- * with the contenders that do not sit it out), writes the W6 and W9 pictures and the report, and
+ * The benchmark harness (`npm run bench`, or `npm run bench -- W12` for some workloads): loads the
+ * selected contenders, runs W1–W12 in order (each with the contenders that do not sit it
+ * out), writes the W6, W9 and W12 pictures and the report, and
  * prints the report. Progress goes to stderr.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -29,6 +30,8 @@ import { runW8 } from './workloads/w8-l2.js'
 import { runW9, type W9Result } from './workloads/w9-hit-rate.js'
 import { runW10 } from './workloads/w10-import.js'
 import { runW11 } from './workloads/w11-batch.js'
+import { runW12, type W12Result } from './workloads/w12-day.js'
+import { daySvg } from './day-svg.js'
 
 const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>> = {
   W1: runW1,
@@ -42,6 +45,7 @@ const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>
   W9: runW9,
   W10: runW10,
   W11: runW11,
+  W12: runW12,
 }
 
 function write(path: string, text: string): void {
@@ -50,7 +54,7 @@ function write(path: string, text: string): void {
 }
 
 async function main(): Promise<void> {
-  const cfg = readConfig()
+  const cfg = readConfig(process.env, process.argv.slice(2))
   if (!canCollect) progress('gc is not exposed: run under `node --expose-gc` (npm run bench does) for steadier figures')
   const contenders = await selectContenders(cfg.only, cfg.skip)
   progress(`contenders: ${contenders.map((c) => c.name).join(', ')}`)
@@ -73,6 +77,7 @@ async function main(): Promise<void> {
     progress(`${w} done in ${((performance.now() - t) / 1000).toFixed(1)} s`)
     if (w === 'W6' && chooseSeries(result as W6Result).length > 0) picture(w, cfg.svgFile, cohortSvg(result as W6Result))
     if (w === 'W9' && ctx.contenders.length > 0) picture(w, cfg.hitRateSvgFile, hitRateSvg(result as W9Result))
+    if (w === 'W12' && (result as W12Result).panels.some((p) => p.series.length > 0)) picture(w, cfg.daySvgFile, daySvg((result as W12Result).plan, (result as W12Result).panels))
   }
   const report = renderReport({
     cfg,

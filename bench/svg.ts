@@ -3,7 +3,8 @@ import type { CohortRun, W6Result } from './workloads/w6-cohort.js'
 import { refills } from './workloads/w6-cohort.js'
 
 const BIN = 5
-const COLORS = ['#1b7837', '#c51b7d', '#2166ac', '#e08214']
+/** Series colours, shared by the bench's pictures (W6 uses the first three, W12 all of them). */
+export const COLORS = ['#1b7837', '#c51b7d', '#2166ac', '#e08214', '#762a83', '#8c510a', '#01665e', '#999999']
 const W = 760
 const H = 380
 const M = { left: 60, right: 20, top: 56, bottom: 96 }
@@ -24,7 +25,8 @@ function histogram(run: CohortRun, bins: number): number[] {
   return counts
 }
 
-function niceStep(max: number): number {
+/** A round axis step (1, 2 or 5 × a power of ten) giving about five ticks up to `max`. */
+export function niceStep(max: number): number {
   const raw = max / 5
   const mag = 10 ** Math.floor(Math.log10(raw))
   return [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? raw

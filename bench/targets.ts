@@ -4,6 +4,7 @@ import type { WorkloadResult } from './workloads/context.js'
 import { SLICED_FLOOR } from './workloads/w7-sweeper.js'
 import { HIT_RATE_PEERS, traceMetric, type W9Result } from './workloads/w9-hit-rate.js'
 import { batchTargets } from './workloads/w11-targets.js'
+import { dayMetric, INSTANCES } from './workloads/w12-day.js'
 
 /** One line of the targets table. */
 export interface TargetRow {
@@ -118,6 +119,7 @@ export function evaluateTargets(results: Results): TargetRow[] {
   }
   out.push(...hitRateTargets(results))
   out.push(...batchTargets(results.W11))
+  out.push(...dayTargets(results))
   return out
 }
 
@@ -137,4 +139,65 @@ function hitRateTargets(results: Results): TargetRow[] {
     const measured = `${percent(es)} vs ${percent(bestRate)} (${best}), ${points >= 0 ? '+' : '−'}${num(Math.abs(points), 1)} points`
     return row('W9', `${name}: ${target}`, measured, es / bestRate, figure(SUBJECT, 'loads')! <= figure(best, 'loads')!)
   })
+}
+
+/** W12's peers: every published library in the day (the floor is not a peer). */
+const DAY_PEERS = ['bentocache', 'lru-cache', 'async-cache-dedupe', 'cache-manager', 'cachified']
+/** EchoStore's four-instance row without `lease`. */
+const NO_LEASE = `${SUBJECT}, no lease`
+
+/** W12, per shape: origin calls, failed reads, stale reads and p99 against the best peer; four instances against one; lease against no lease. */
+function dayTargets(results: Results): TargetRow[] {
+  const out: TargetRow[] = []
+  const figure = (name: string, key: Parameters<typeof dayMetric>[0], instances: number) => get(results, 'W12', name, dayMetric(key, instances))
+  const best = (key: Parameters<typeof dayMetric>[0], instances: number) => {
+    const peers = DAY_PEERS.map((p) => [p, figure(p, key, instances)] as const).filter((e): e is readonly [string, number] => e[1] !== undefined)
+    return peers.length > 0 ? peers.reduce((a, b) => (b[1] < a[1] ? b : a)) : undefined
+  }
+  const versusBest = (shape: string, instances: number, key: Parameters<typeof dayMetric>[0], what: string, bound: number, unit: string, digits: (x: number) => string) => {
+    const es = figure(SUBJECT, key, instances)
+    const peer = best(key, instances)
+    const target = bound === 1 ? `${shape}: ${what} ≤ the best peer's` : `${shape}: ${what} ≤ ${bound.toFixed(2)}× the best peer's`
+    const measured = es !== undefined && peer !== undefined ? `${digits(es)}${unit} vs ${digits(peer[1])}${unit} (${peer[0]})` : undefined
+    if (es !== undefined && peer !== undefined && peer[1] === 0) return row('W12', target, measured, undefined, es === 0)
+    const [r, ok] = compare(es, peer?.[1], (x) => x <= bound)
+    return row('W12', target, measured, r, ok)
+  }
+  const zeroStale = (shape: string, instances: number) => {
+    const stale = figure(SUBJECT, 'stale', instances)
+    return row('W12', `${shape}: no read returns a value older than an update that finished before it started`, stale === undefined ? undefined : `${num(stale)} such reads`, undefined, stale === undefined ? undefined : stale === 0)
+  }
+  // Not a target: a peer that answers with a value older than a finished update fails fewer reads; this row counts both kinds of wrong answer.
+  const wrongAnswers = (shape: string, instances: number): TargetRow => {
+    const r = versusBest(shape, instances, 'wrong', 'failed reads + reads older than a finished update', 1, '', (x) => num(x))
+    return { ...r, verdict: r.verdict === 'not measured' ? r.verdict : 'info' }
+  }
+  const one = 'one instance'
+  const four = `${INSTANCES} instances`
+  out.push(versusBest(one, 1, 'calls', 'origin calls (the fewest)', 1, '', (x) => num(x)))
+  out.push(versusBest(one, 1, 'failed', 'failed reads', 1, '', (x) => num(x)))
+  out.push(zeroStale(one, 1))
+  out.push(wrongAnswers(one, 1))
+  out.push(versusBest(one, 1, 'p99', 'p99 latency', 1, ' ms', sig))
+  out.push(versusBest(four, INSTANCES, 'calls', 'origin calls', 0.9, '', (x) => num(x)))
+  {
+    const es4 = figure(SUBJECT, 'calls', INSTANCES)
+    const es1 = figure(SUBJECT, 'calls', 1)
+    const [r, ok] = compare(es4, es1, (x) => x <= 1.03)
+    out.push(row('W12', `${four}: origin calls ≤ 1.03× EchoStore's own one-instance count (scaling out costs no origin work)`, es4 !== undefined && es1 !== undefined ? `${num(es4)} vs ${num(es1)}` : undefined, r, ok))
+  }
+  out.push(versusBest(four, INSTANCES, 'failed', 'failed reads', 1, '', (x) => num(x)))
+  out.push(zeroStale(four, INSTANCES))
+  out.push(wrongAnswers(four, INSTANCES))
+  out.push(versusBest(four, INSTANCES, 'p99', 'p99 latency', 1, ' ms', sig))
+  const lease = (key: Parameters<typeof dayMetric>[0], target: string, bound: number, strict: boolean, unit: string, digits: (x: number) => string) => {
+    const a = figure(SUBJECT, key, INSTANCES)
+    const b = figure(NO_LEASE, key, INSTANCES)
+    const [r, ok] = compare(a, b, (x) => (strict ? x < bound : x <= bound))
+    return row('W12', target, a !== undefined && b !== undefined ? `${digits(a)}${unit} with lease vs ${digits(b)}${unit} without` : undefined, r, ok)
+  }
+  out.push(lease('calls', `${four}, lease: fewer origin calls than without`, 1, true, '', (x) => num(x)))
+  out.push(lease('redis', `${four}, lease: Redis commands ≤ 1.3× the run without`, 1.3, false, '', (x) => num(x)))
+  out.push(lease('p99', `${four}, lease: p99 ≤ 1.1× the run without`, 1.1, false, ' ms', sig))
+  return out
 }

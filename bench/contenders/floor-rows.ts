@@ -42,6 +42,11 @@ export class FloorRows {
     this.map.set(id, { row, expires })
   }
 
+  /** Drops the row of `id`, if any. */
+  delete(id: string): void {
+    this.map.delete(id)
+  }
+
   /** Rows held, expired ones included. */
   get size(): number {
     return this.map.size

@@ -19,6 +19,7 @@ export const registry: readonly Entry[] = [
   { name: 'async-cache-dedupe', load: async () => (await import('./async-cache-dedupe.js')).asyncCacheDedupe },
   { name: 'transitory', load: async () => (await import('./transitory.js')).transitory },
   { name: 'sieve-cache', load: async () => (await import('./sieve-cache.js')).sieveCache },
+  { name: 'cachified', load: async () => (await import('./cachified.js')).cachifiedContender },
 ]
 
 /** Loads one contender by name; throws naming the known ones when it is not one of them. */
