@@ -170,7 +170,7 @@ export function redisBus(options: RedisBusOptions): RedisBus {
     if (!isCluster(client)) return { publish: (payload: string) => client.publish(channel, payload), subscription: await singleNode(connection, channel, onPayload, confirmed, lost, () => closed) }
     const sharded = wantSharded ?? (await hasShardedPubSub(client))
     return {
-      publish: (payload: string) => (sharded ? client.spublish(channel, payload) : client.publish(channel, payload)),
+      publish: (payload: string) => (sharded ? client.spublish(channel, payload) : classicPublisher(client, channel).publish(channel, payload)),
       subscription: clusterSubscription(client, channel, sharded, onPayload, confirmed, lost, () => closed),
     }
   })
@@ -294,6 +294,17 @@ async function singleNode(connection: Connection, channel: string, onPayload: On
       await shutdown(subscriber, () => subscriber.unsubscribe(channel))
     },
   }
+}
+
+/**
+ * The node classic publishes go to on a cluster: the master of the channel's slot, so one instance's
+ * messages keep their order (a cluster client sends a keyless command to any node); the cluster
+ * client itself while its slot map is not known.
+ */
+function classicPublisher(cluster: Cluster, channel: string): Pick<Redis, 'publish'> {
+  const owner = cluster.slots[calculateSlot(channel)]?.[0]
+  const node = owner === undefined ? undefined : cluster.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner)
+  return node ?? cluster
 }
 
 /** Whether the cluster's servers have sharded pub/sub (`COMMAND INFO SSUBSCRIBE` names it); false when that cannot be asked. */
