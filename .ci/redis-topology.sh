@@ -30,7 +30,7 @@ server() { # binary, port, extra args...
   mkdir -p "$dir"
   if ping "$port"; then return 0; fi
   "$bin" --port "$port" --bind 127.0.0.1 --daemonize yes --save "" --appendonly no \
-    --dir "$dir" --pidfile "$dir/pid" --logfile "$dir/log" "$@"
+    --dir "$dir" --pidfile "$dir/pid" --logfile "$dir/log" "$@" 9>&-
 }
 
 cluster_ok() { redis-cli -h 127.0.0.1 -p 7100 cluster info 2>/dev/null | grep -q 'cluster_state:ok'; }
@@ -95,7 +95,7 @@ sentinel down-after-milliseconds $MASTER_NAME 1000
 sentinel failover-timeout $MASTER_NAME 5000
 sentinel parallel-syncs $MASTER_NAME 1
 EOF
-    redis-server "$dir/sentinel.conf" --sentinel
+    redis-server "$dir/sentinel.conf" --sentinel 9>&-
   done
   wait_for "sentinels knowing $MASTER_NAME and each other" sentinels_know_master
 }

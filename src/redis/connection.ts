@@ -11,6 +11,21 @@ import { RedisUnreachableError, badArgument, describe } from '../core/errors.js'
 /** An ioredis client EchoStore can use: a single-node (or Sentinel) client, or a cluster client. */
 export type RedisClient = Redis | Cluster
 
+/**
+ * The shape of a client of an ioredis fork that keeps ioredis's API, such as iovalkey's `Redis` and
+ * `Cluster`: accepted as `client`, used exactly as an ioredis client.
+ */
+export interface CompatibleClient {
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void
+  duplicate(...args: never[]): unknown
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event listeners of any signature, as EventEmitter takes them
+  on(event: string, listener: (...args: any[]) => void): unknown
+  listenerCount(event: string): number
+  readonly status: string
+  quit(): Promise<unknown>
+  disconnect(): void
+}
+
 /** One Sentinel of a Sentinel set. */
 export interface SentinelAddress {
   host: string
@@ -19,8 +34,8 @@ export interface SentinelAddress {
 
 /** Where a Redis adapter connects: exactly one of `client`, `url` and `sentinels` (with `name`). */
 export interface RedisConnectionOptions {
-  /** An ioredis `Redis` or `Cluster` client (or a client of the same shape, such as iovalkey's). The adapter never closes it. */
-  client?: RedisClient
+  /** An ioredis `Redis` or `Cluster` client (or a client of the same API, such as iovalkey's). The adapter never closes it. */
+  client?: RedisClient | CompatibleClient
   /**
    * A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS), or the URLs of a
    * cluster's seed nodes. The adapter asks the first node that answers whether cluster mode is on,
@@ -208,7 +223,8 @@ async function isClusterNode(url: string): Promise<boolean> {
  * that does not answer is asked again, with a backoff capped at 1 s, until it answers or `close()`.
  */
 export function openConnection(adapter: string, options: RedisConnectionOptions): Connection {
-  const { client: given, url, sentinels, name, onError } = options
+  const { url, sentinels, name, onError } = options
+  const given = options.client as RedisClient | undefined
   const urls = url === undefined ? [] : typeof url === 'string' ? [url] : [...url]
   const where = given !== undefined ? describeClient(given) : sentinels !== undefined ? `sentinel master ${name} (${sentinels.map(nodeKey).join(', ')})` : urls.map((u) => nodeKey(parseUrl(u))).join(', ')
   const outages = new Outages(adapter, where, onError, given === undefined || given.listenerCount('error') === 0)

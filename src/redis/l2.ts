@@ -90,7 +90,7 @@ function validate(options: RedisL2Options): void {
 }
 
 /** A given client's own `keyPrefix` (written before the store's prefix), or ''. */
-function keyPrefixOf(client: RedisClient | undefined): string {
+function keyPrefixOf(client: unknown): string {
   const options = (client as { options?: { keyPrefix?: unknown; redisOptions?: { keyPrefix?: unknown } } } | undefined)?.options
   const keyPrefix = options?.keyPrefix ?? options?.redisOptions?.keyPrefix
   return typeof keyPrefix === 'string' ? keyPrefix : ''
