@@ -33,7 +33,7 @@ export interface SettingFigures {
 }
 
 /** Table B (a cold L1) reads, one fetch in flight, the ids table A filled: each fill's µs. */
-async function l2Hits(es: EchoStore, where: Where, prefix: string, n: number): Promise<number[]> {
+async function l2Hits(es: EchoStore, where: Where, prefix: string, n: number): Promise<{ us: number[]; failures: number }> {
   const [l2A, l2B] = [es.redisL2({ ...where, prefix }), es.redisL2({ ...where, prefix })]
   const base = { name: 'w8c', ttl: 600_000, sweepInterval: 600_000 }
   const a: EchoTable<string> = es.createTable<string>({ ...base, l2: l2A })
@@ -49,8 +49,7 @@ async function l2Hits(es: EchoStore, where: Where, prefix: string, n: number): P
   const stats = b.stats()
   await Promise.all([a.close(), b.close()])
   await Promise.all([l2A.close(), l2B.close()])
-  if (stats.l2_hits !== n) throw new Error(`W8c: ${stats.l2_hits} L2 hits of ${n} fills`)
-  return us
+  return { us, failures: stats.l2_errors + stats.l2_timeouts + stats.l2_skipped }
 }
 
 /** One message at a time from bus A to bus B (its own connections): publish called → B's handler, in µs. */
@@ -144,12 +143,14 @@ export async function runW8c(
   ]
   const figures = new Map<string, SettingFigures>()
   // Interleaved: each repetition measures both settings, in rotating order.
-  const samples = new Map<string, { hit: number[]; bus: number[] }>(settings.map(([name]) => [name, { hit: [], bus: [] }]))
+  const samples = new Map<string, { hit: number[]; bus: number[]; failures: number }>(settings.map(([name]) => [name, { hit: [], bus: [], failures: 0 }]))
   for (let rep = 0; rep < ctx.cfg.reps; rep++) {
     for (const [name, where] of rep % 2 === 0 ? settings : [...settings].reverse()) {
       progress(`W8c ${name} · repetition ${rep + 1}/${ctx.cfg.reps}`)
       const s = samples.get(name)!
-      s.hit.push(...(await l2Hits(es, where, `${prefix}c${rep}:`, hits)))
+      const run = await l2Hits(es, where, `${prefix}c${rep}:`, hits)
+      s.hit.push(...run.us)
+      s.failures += run.failures
       s.bus.push(...(await propagation(es, where, `${prefix}bus${rep}`, messages)))
     }
   }
@@ -175,12 +176,12 @@ export async function runW8c(
     clusterLeaseLoadsMax: Math.max(...herd.loads),
     clusterMasterOverMean: ratio,
   }
-  const rows = [...figures].map(([name, f]) => [name, sig(f.hitP50Us), sig(f.hitP99Us), sig(f.propagationP50Us), sig(f.propagationP99Us)])
+  const rows = [...figures].map(([name, f]) => [name, sig(f.hitP50Us), sig(f.hitP99Us), num(samples.get(name)!.failures), sig(f.propagationP50Us), sig(f.propagationP99Us)])
   return {
     metrics,
     table: {
       caption: `**W8c: one node against a cluster** (${num(hits)} L2-hit fills and ${num(messages)} bus messages per setting per repetition, ${ctx.cfg.reps} repetitions interleaved; µs)`,
-      headers: ['setting', 'L2-hit fill p50 µs', 'L2-hit fill p99 µs', 'bus propagation p50 µs', 'bus propagation p99 µs'],
+      headers: ['setting', 'L2-hit fill p50 µs', 'L2-hit fill p99 µs', 'L2 failures (fell through to the loader)', 'bus propagation p50 µs', 'bus propagation p99 µs'],
       rows,
     },
     notes: [
