@@ -16,13 +16,20 @@ export type RedisClient = Redis | Cluster
  * `Cluster`: accepted as `client`, used exactly as an ioredis client.
  */
 export interface CompatibleClient {
+  /** Installs a Lua script as a command (the adapters' scripts). */
   defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void
+  /** Another connection of the same kind (the bus's subscriber). */
   duplicate(...args: never[]): unknown
+  /** Listens to connection events (`error`, `ready`, `close`, messages). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event listeners of any signature, as EventEmitter takes them
   on(event: string, listener: (...args: any[]) => void): unknown
+  /** How many listeners an event has (a client without `error` listeners gets the adapter's warning). */
   listenerCount(event: string): number
+  /** The connection's state: `ready` when it answers. */
   readonly status: string
+  /** Closes the connection after pending replies. */
   quit(): Promise<unknown>
+  /** Drops the connection at once. */
   disconnect(): void
 }
 
@@ -70,7 +77,9 @@ export const FAIL_FAST = {
   maxRetriesPerRequest: 1,
   enableOfflineQueue: true,
   connectTimeout: 1_000,
+  /** Reconnect after 50 ms × the attempt, at most 1 s, forever. */
   retryStrategy: (attempt: number) => Math.min(attempt * 50, 1_000),
+  /** On `READONLY` (a demoted master), reconnect and resend the command. */
   reconnectOnError: (error: Error) => (error.message.startsWith('READONLY') ? 2 : false),
 } as const satisfies RedisOptions
 
@@ -82,6 +91,7 @@ export const FAIL_FAST = {
  */
 export const CLUSTER_FAIL_FAST = {
   enableOfflineQueue: true,
+  /** Reconnect to the cluster after 50 ms × the attempt, at most 1 s, forever. */
   clusterRetryStrategy: (attempt: number) => Math.min(attempt * 50, 1_000),
   maxRedirections: 16,
   retryDelayOnFailover: 100,

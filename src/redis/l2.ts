@@ -114,7 +114,7 @@ const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
  * expiry makes `get` reject with `L2CorruptEntryError`; one larger than `maxValueBytes` with
  * `L2UnfitValueError`; the next write replaces either.
  *
- * A table's ids are spread over {@link BUCKETS} buckets, each one Cluster hash tag holding its ids'
+ * A table's ids are spread over 1024 buckets (`BUCKETS`), each one Cluster hash tag holding its ids'
  * keys and its own clear generation, so no master serves more than its share of a table and a
  * master that fails touches only its own ids. `clear(table)` bumps every bucket's generation; entries
  * live under keys of their generation (see `entryKey`), so the old ones are never read again and
