@@ -3,17 +3,24 @@
 # installed servers, on ports of their own, each server stopped by the pid it wrote:
 #   - a cluster of 3 masters + 3 replicas on 7100-7105;
 #   - a Sentinel set: master 7110, replica 7111, sentinels 7112-7114, master name `echostore`;
+#   - the same again for the failover specs, which crash masters (so they never disturb the others):
+#     a cluster on 7130-7135, a Sentinel set on 7140-7144, master name `echostore-failover`;
 #   - a Valkey server on 7120, when `valkey-server` is installed.
 # Usage: .ci/redis-topology.sh start|stop|status. `start` is idempotent (a topology already up is
 # left as it is) and waits until the cluster is ok and the sentinels know the master.
 set -euo pipefail
 
 BASE="${ECHOSTORE_TOPOLOGY_DIR:-${TMPDIR:-/tmp}/echostore-redis-topology}"
-CLUSTER_PORTS=(7100 7101 7102 7103 7104 7105)
-SENTINEL_DATA_PORTS=(7110 7111)
-SENTINEL_PORTS=(7112 7113 7114)
 VALKEY_PORT=7120
-MASTER_NAME=echostore
+
+# The ports of one cluster and one Sentinel set: $1 the cluster's first port, $2 the Sentinel set's, $3 its master name.
+use_set() {
+  CLUSTER_PORTS=($1 $(($1 + 1)) $(($1 + 2)) $(($1 + 3)) $(($1 + 4)) $(($1 + 5)))
+  SENTINEL_DATA_PORTS=($2 $(($2 + 1)))
+  SENTINEL_PORTS=($(($2 + 2)) $(($2 + 3)) $(($2 + 4)))
+  MASTER_NAME=$3
+}
+SETS=("7100 7110 echostore" "7130 7140 echostore-failover")
 
 ping() { redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null | grep -q PONG; }
 
@@ -33,8 +40,8 @@ server() { # binary, port, extra args...
     --dir "$dir" --pidfile "$dir/pid" --logfile "$dir/log" "$@" 9>&-
 }
 
-cluster_ok() { redis-cli -h 127.0.0.1 -p 7100 cluster info 2>/dev/null | grep -q 'cluster_state:ok'; }
-cluster_full() { [ "$(redis-cli -h 127.0.0.1 -p 7100 cluster nodes 2>/dev/null | grep -c connected)" = 6 ]; }
+cluster_ok() { redis-cli -h 127.0.0.1 -p "${CLUSTER_PORTS[0]}" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; }
+cluster_full() { [ "$(redis-cli -h 127.0.0.1 -p "${CLUSTER_PORTS[0]}" cluster nodes 2>/dev/null | grep -c connected)" = 6 ]; }
 replicas_synced() {
   for port in "${CLUSTER_PORTS[@]}"; do
     local info; info="$(redis-cli -h 127.0.0.1 -p "$port" info replication 2>/dev/null)"
@@ -66,9 +73,10 @@ sentinels_know_master() {
 }
 
 start_sentinel() {
-  local master=7110
+  local first="${SENTINEL_DATA_PORTS[0]}" second="${SENTINEL_DATA_PORTS[1]}"
+  local master=$first
   # After a failover the old master may be a replica: keep whichever is master now.
-  if ping 7110 || ping 7111; then
+  if ping "$first" || ping "$second"; then
     for port in "${SENTINEL_PORTS[@]}"; do
       if ping "$port"; then
         master="$(redis-cli -h 127.0.0.1 -p "$port" sentinel get-master-addr-by-name "$MASTER_NAME" | sed -n 2p)"
@@ -76,8 +84,8 @@ start_sentinel() {
       fi
     done
   fi
-  server redis-server 7110 $([ "$master" != 7110 ] && echo "--replicaof 127.0.0.1 $master")
-  server redis-server 7111 $([ "$master" != 7111 ] && echo "--replicaof 127.0.0.1 $master")
+  server redis-server "$first" $([ "$master" != "$first" ] && echo "--replicaof 127.0.0.1 $master")
+  server redis-server "$second" $([ "$master" != "$second" ] && echo "--replicaof 127.0.0.1 $master")
   for port in "${SENTINEL_DATA_PORTS[@]}"; do wait_for "redis $port" ping "$port"; done
   for port in "${SENTINEL_PORTS[@]}"; do
     local dir="$BASE/$port"
@@ -109,9 +117,16 @@ start_valkey() {
   wait_for "valkey $VALKEY_PORT" ping "$VALKEY_PORT"
 }
 
+all_ports() {
+  for set in "${SETS[@]}"; do
+    use_set $set
+    echo "${CLUSTER_PORTS[@]}" "${SENTINEL_DATA_PORTS[@]}" "${SENTINEL_PORTS[@]}"
+  done
+  echo "$VALKEY_PORT"
+}
+
 stop_all() {
-  local ports=("${CLUSTER_PORTS[@]}" "${SENTINEL_DATA_PORTS[@]}" "${SENTINEL_PORTS[@]}" "$VALKEY_PORT")
-  for port in "${ports[@]}"; do
+  for port in $(all_ports); do
     local pidfile="$BASE/$port/pid"
     [ -f "$pidfile" ] || continue
     local pid; pid="$(cat "$pidfile")"
@@ -129,14 +144,17 @@ case "${1:-}" in
     # One start at a time (spec files may ask together).
     exec 9>"$BASE.lock"
     flock 9
-    start_cluster
-    start_sentinel
+    for set in "${SETS[@]}"; do
+      use_set $set
+      start_cluster
+      start_sentinel
+      echo "redis-topology: cluster 127.0.0.1:${CLUSTER_PORTS[0]}-${CLUSTER_PORTS[5]}, sentinels 127.0.0.1:${SENTINEL_PORTS[0]}-${SENTINEL_PORTS[2]} ($MASTER_NAME), in $BASE"
+    done
     start_valkey
-    echo "redis-topology: cluster 127.0.0.1:7100-7105, sentinels 127.0.0.1:7112-7114 ($MASTER_NAME), in $BASE"
     ;;
   stop) stop_all ;;
   status)
-    for port in "${CLUSTER_PORTS[@]}" "${SENTINEL_DATA_PORTS[@]}" "${SENTINEL_PORTS[@]}" "$VALKEY_PORT"; do
+    for port in $(all_ports); do
       printf '%s %s\n' "$port" "$(ping "$port" && echo up || echo down)"
     done
     ;;

@@ -1,5 +1,5 @@
 /**
- * Failover under load, on the local Redis Cluster and Sentinel set (`.ci/redis-topology.sh`): a
+ * Failover under load, on the failover specs' own Redis Cluster and Sentinel set (`.ci/redis-topology.sh`): a
  * master is killed (SIGKILL, by its pid) while a table fetches in a loop and another instance
  * publishes invalidations. No fetch fails; the bus either delivers every message or a gap; L2 hits
  * come back once the replica is promoted (the stall is measured and printed); after a Sentinel
@@ -14,7 +14,7 @@ import { calculateSlot } from '../src/redis/ioredis.js'
 import { redisBus, redisL2, type RedisBusOptions } from '../src/redis.js'
 import type { RedisConnectionOptions } from '../src/redis/connection.js'
 import { testPrefix } from './support/redis.js'
-import { CLUSTER_URLS, SENTINELS, SENTINEL_NAME, crash, describeTopology, masterOfSlot, restore, sentinelMaster } from './support/topology.js'
+import { FAILOVER_CLUSTER_URLS, FAILOVER_SENTINELS, FAILOVER_SENTINEL_NAME, crash, describeTopology, masterOfSlot, restore, sentinelMaster } from './support/topology.js'
 
 /** How long the load runs after the kill, at most: failover takes ~1-3 s with a 1 s node timeout. */
 const LOAD_MS = 12_000
@@ -108,11 +108,11 @@ describeTopology('failover under load', () => {
 
   it('Cluster: a master killed under load fails no fetch, delivers a gap or loses nothing, and L2 hits come back', async () => {
     const outcome = await failover(
-      { url: CLUSTER_URLS },
+      { url: FAILOVER_CLUSTER_URLS },
       {},
       // The master of the bus channel's slot: the subscription must move.
-      (channel) => masterOfSlot(calculateSlot(channel)),
-      (key) => masterOfSlot(calculateSlot(key)),
+      (channel) => masterOfSlot(calculateSlot(channel), FAILOVER_CLUSTER_URLS[0]),
+      (key) => masterOfSlot(calculateSlot(key), FAILOVER_CLUSTER_URLS[0]),
       'cluster',
     )
     console.log(`[failover] cluster: ${JSON.stringify(outcome)}`)
@@ -123,14 +123,14 @@ describeTopology('failover under load', () => {
   }, 60_000)
 
   it('Sentinel: the master killed under load fails no fetch, delivers a gap, L2 hits come back, and writes reach the new master', async () => {
-    const before = await sentinelMaster()
-    const outcome = await failover({ sentinels: SENTINELS, name: SENTINEL_NAME }, {}, async () => before, async () => before, 'sentinel')
+    const before = await sentinelMaster(FAILOVER_SENTINELS, FAILOVER_SENTINEL_NAME)
+    const outcome = await failover({ sentinels: FAILOVER_SENTINELS, name: FAILOVER_SENTINEL_NAME }, {}, async () => before, async () => before, 'sentinel')
     console.log(`[failover] sentinel: ${JSON.stringify(outcome)}`)
     expect(outcome.failed).toBe(0)
     expect(outcome.gaps > 0 || outcome.heard === outcome.published).toBe(true)
     expect(outcome.stallMs).toBeLessThan(LOAD_MS)
-    expect(await sentinelMaster()).not.toBe(before)
-    const store = redisL2({ sentinels: SENTINELS, name: SENTINEL_NAME, prefix: testPrefix('after-failover') })
+    expect(await sentinelMaster(FAILOVER_SENTINELS, FAILOVER_SENTINEL_NAME)).not.toBe(before)
+    const store = redisL2({ sentinels: FAILOVER_SENTINELS, name: FAILOVER_SENTINEL_NAME, prefix: testPrefix('after-failover') })
     try {
       expect(await store.set('t', 'a', { kind: 'value', value: 'written', version: 1, ttl: 5_000 })).toBe(true)
       expect((await store.get('t', 'a'))?.value).toBe('written')

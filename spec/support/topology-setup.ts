@@ -28,7 +28,7 @@ function up(port: number): boolean {
 let started = false
 
 export function setup(): void {
-  if (!has('redis-server') || !has('redis-cli') || (up(7100) && up(7112))) return
+  if (!has('redis-server') || !has('redis-cli') || (up(7100) && up(7112) && up(7130) && up(7142))) return
   execFileSync('bash', [script, 'start'], { stdio: 'inherit', timeout: 120_000 })
   started = true
 }

@@ -15,6 +15,10 @@ export const CLUSTER_URLS = CLUSTER_PORTS.map((port) => `redis://127.0.0.1:${por
 /** The Sentinel set: master name, and its three sentinels. */
 export const SENTINEL_NAME = 'echostore'
 export const SENTINELS = [7112, 7113, 7114].map((port) => ({ host: '127.0.0.1', port }))
+/** The failover specs' own cluster and Sentinel set (they crash masters): the same shapes on 7130-7135 and 7140-7144. */
+export const FAILOVER_CLUSTER_URLS = [7130, 7131, 7132, 7133, 7134, 7135].map((port) => `redis://127.0.0.1:${port}`)
+export const FAILOVER_SENTINEL_NAME = 'echostore-failover'
+export const FAILOVER_SENTINELS = [7142, 7143, 7144].map((port) => ({ host: '127.0.0.1', port }))
 /** The Valkey server's url, when `valkey-server` is installed. */
 export const VALKEY_URL = 'redis://127.0.0.1:7120'
 
@@ -39,7 +43,7 @@ export async function answers(port: number): Promise<boolean> {
 }
 
 /** Whether the cluster and the Sentinel set are up, and whether Valkey is; decided at import. */
-export const clusterUp = (await Promise.all([...CLUSTER_PORTS, 7110, 7111, ...SENTINELS.map((s) => s.port)].map(answers))).every(Boolean)
+export const clusterUp = (await Promise.all([...CLUSTER_PORTS, 7110, 7111, ...SENTINELS.map((s) => s.port), 7130, 7140, 7142].map(answers))).every(Boolean)
 export const valkeyUp = await answers(7120)
 
 const HOW_TO_START = `start them with: bash ${TOPOLOGY_SCRIPT} start`
@@ -73,9 +77,9 @@ export function restore(): void {
   execFileSync('bash', [TOPOLOGY_SCRIPT, 'start'], { stdio: 'ignore', timeout: 60_000 })
 }
 
-/** The cluster's masters now, as ports, and the master serving `key`. */
-export async function clusterMasters(): Promise<{ port: number; slots: [number, number][] }[]> {
-  const client = new Redis(CLUSTER_URLS[0]!)
+/** The masters of the cluster `seed` belongs to, now, as ports with the slot ranges each serves. */
+export async function clusterMasters(seed = CLUSTER_URLS[0]!): Promise<{ port: number; slots: [number, number][] }[]> {
+  const client = new Redis(seed)
   try {
     const shards = (await client.call('CLUSTER', 'SLOTS')) as [number, number, [string, number, string]][]
     const byPort = new Map<number, [number, number][]>()
@@ -86,19 +90,19 @@ export async function clusterMasters(): Promise<{ port: number; slots: [number, 
   }
 }
 
-/** The port of the master serving `slot`. */
-export async function masterOfSlot(slot: number): Promise<number> {
-  const masters = await clusterMasters()
+/** The port of the master serving `slot` in the cluster `seed` belongs to. */
+export async function masterOfSlot(slot: number, seed = CLUSTER_URLS[0]!): Promise<number> {
+  const masters = await clusterMasters(seed)
   const found = masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))
   if (found === undefined) throw new Error(`no master serves slot ${slot}`)
   return found.port
 }
 
-/** The port of the Sentinel set's master now. */
-export async function sentinelMaster(): Promise<number> {
-  const sentinel = new Redis(SENTINELS[0]!)
+/** The port of a Sentinel set's master now. */
+export async function sentinelMaster(sentinels = SENTINELS, name = SENTINEL_NAME): Promise<number> {
+  const sentinel = new Redis(sentinels[0]!)
   try {
-    const [, port] = (await sentinel.call('SENTINEL', 'get-master-addr-by-name', SENTINEL_NAME)) as [string, string]
+    const [, port] = (await sentinel.call('SENTINEL', 'get-master-addr-by-name', name)) as [string, string]
     return Number(port)
   } finally {
     sentinel.disconnect()
