@@ -134,3 +134,17 @@ describeRedis('environments on one Redis', () => {
     }
   })
 })
+
+describeRedis('a client given to many adapters', () => {
+  it('gets its listeners back when each adapter closes', async () => {
+    const { Redis } = await import('ioredis')
+    const client = new Redis(REDIS_URL)
+    const before = client.listenerCount('error')
+    const stores = Array.from({ length: 20 }, () => redisL2({ client, prefix: testPrefix('listeners') }))
+    expect(client.listenerCount('error')).toBe(before + 20)
+    await Promise.all(stores.map((s) => s.close()))
+    expect(client.listenerCount('error')).toBe(before)
+    expect(client.listenerCount('ready')).toBe(0)
+    await client.quit()
+  })
+})

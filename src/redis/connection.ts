@@ -188,18 +188,33 @@ class Outages {
 
 const nodeKey = (options: { host?: string; port?: number }): string => `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`
 
-/** Listens to a client's connection events: errors and recoveries go to `outages`, per node for a cluster. */
-function watch(client: RedisClient, outages: Outages): void {
-  if (client instanceof ioredis.Cluster || (client as { isCluster?: boolean }).isCluster === true) {
-    const cluster = client as Cluster
-    cluster.on('error', (error: unknown) => outages.failed('', error))
-    cluster.on('node error', (error: unknown, node: string) => outages.failed(node, error))
-    cluster.on('ready', () => outages.recovered(''))
-    cluster.on('+node', (redis: Redis) => redis.on('ready', () => outages.recovered(nodeKey(redis.options))))
-    return
+/**
+ * Listens to a client's connection events: errors and recoveries go to `outages`, per node for a
+ * cluster (a node the cluster dropped, after a failover, is no outage any more). Returns the
+ * function that stops listening.
+ */
+function watch(client: RedisClient, outages: Outages): () => void {
+  const listeners: [string, (...args: never[]) => void][] = []
+  // Adapters sharing one client each add one listener per event and take it back on close: no leak to warn of.
+  client.setMaxListeners(client.getMaxListeners() + 1)
+  const on = (event: string, listener: (...args: never[]) => void) => {
+    client.on(event, listener as (...args: unknown[]) => void)
+    listeners.push([event, listener])
   }
-  client.on('error', (error: unknown) => outages.failed('', error))
-  client.on('ready', () => outages.recovered(''))
+  if (client instanceof ioredis.Cluster || (client as { isCluster?: boolean }).isCluster === true) {
+    on('error', (error: unknown) => outages.failed('', error))
+    on('node error', (error: unknown, node: string) => outages.failed(node, error))
+    on('ready', () => outages.recovered(''))
+    on('+node', (redis: Redis) => redis.on('ready', () => outages.recovered(nodeKey(redis.options))))
+    on('-node', (redis: Redis) => outages.recovered(nodeKey(redis.options)))
+  } else {
+    on('error', (error: unknown) => outages.failed('', error))
+    on('ready', () => outages.recovered(''))
+  }
+  return () => {
+    for (const [event, listener] of listeners) client.off(event, listener as (...args: unknown[]) => void)
+    client.setMaxListeners(Math.max(0, client.getMaxListeners() - 1))
+  }
 }
 
 /** `host:port` and the connection options one url carries. */
@@ -285,8 +300,10 @@ export function openConnection(adapter: string, options: RedisConnectionOptions)
     throw new RedisUnreachableError(adapter, where, 'was closed before it connected')
   }
 
+  // Stops listening to the given client (and its duplicates) on close: it outlives the adapter.
+  let unwatchGiven = (): void => {}
   if (given !== undefined) {
-    watch(given, outages)
+    unwatchGiven = watch(given, outages)
     known = given
   } else if (sentinels !== undefined) {
     known = make()
@@ -318,6 +335,7 @@ export function openConnection(adapter: string, options: RedisConnectionOptions)
       wakeDetection?.()
       const mine = given === undefined ? opened : opened.filter((c) => c !== given)
       await Promise.all(mine.map(quit))
+      unwatchGiven()
     },
   }
 }
