@@ -57,6 +57,17 @@ describe('start-up against a Redis that is not there', () => {
     }
   })
 
+  it('a cluster client whose nodes do not answer: subscribed() rejects naming the seed, and close() does not hang', async () => {
+    const { Cluster } = await import('ioredis')
+    const port = await freePort()
+    const cluster = new Cluster([{ host: '127.0.0.1', port }], { clusterRetryStrategy: () => 100 })
+    cluster.on('error', () => {})
+    const bus = redisBus({ client: cluster })
+    await expect(bus.subscribed({ timeout: 300 })).rejects.toMatchObject({ code: 'ECHOSTORE_REDIS_UNREACHABLE', host: `127.0.0.1:${port}` })
+    await bus.close()
+    cluster.disconnect()
+  })
+
   it('reports the outage once, as a process warning, when there is no onError', async () => {
     const port = await freePort()
     const seen = warnings()

@@ -168,13 +168,22 @@ export function redisBus(options: RedisBusOptions): RedisBus {
   // The subscription and the way to publish, once the connection said what it is.
   const plan = connection.client.then(async (client) => {
     if (!isCluster(client)) return { publish: (payload: string) => client.publish(channel, payload), subscription: await singleNode(connection, channel, onPayload, confirmed, lost, () => closed) }
-    const sharded = wantSharded ?? (await hasShardedPubSub(client))
+    const sharded = wantSharded ?? (await hasShardedPubSub(client, () => closed))
     return {
       publish: (payload: string) => (sharded ? client.spublish(channel, payload) : classicPublisher(client, channel).publish(channel, payload)),
       subscription: clusterSubscription(client, channel, sharded, onPayload, confirmed, lost, () => closed),
     }
   })
-  plan.catch(() => {})
+  // Written once, when the plan is made.
+  let planned = false
+  plan.then(
+    (made) => {
+      planned = true
+      // Made after close() gave up waiting for it: take it down at once.
+      if (closed) void made.subscription.close()
+    },
+    () => {},
+  )
 
   return {
     /** `await using` support: the same as `close()`. */
@@ -244,13 +253,9 @@ export function redisBus(options: RedisBusOptions): RedisBus {
       handlers.clear()
       rejectSubscribed(new BusClosedError('redisBus', 'it closed before its subscription was confirmed'))
       closing = (async () => {
-        // A url still unanswered: stop asking, so the plan gives up.
-        if (connection.current() === undefined) await connection.close()
-        const subscription = await plan.then(
-          (p) => p.subscription,
-          () => undefined,
-        )
-        await subscription?.close()
+        // No plan yet (a url unanswered, a cluster not answering): never wait for it (a given client
+        // may never answer); a plan made later is taken down as it is made.
+        if (planned) await (await plan).subscription.close()
         await connection.close()
         // A quit connection has answered everything sent before it; only stranded commands remain.
         for (const reject of unanswered) reject(new BusClosedError('redisBus', 'a publish was still waiting for Redis'))
@@ -307,13 +312,21 @@ function classicPublisher(cluster: Cluster, channel: string): Pick<Redis, 'publi
   return node ?? cluster
 }
 
-/** Whether the cluster's servers have sharded pub/sub (`COMMAND INFO SSUBSCRIBE` names it); false when that cannot be asked. */
-async function hasShardedPubSub(cluster: Cluster): Promise<boolean> {
-  try {
-    const info = (await cluster.call('COMMAND', 'INFO', 'SSUBSCRIBE')) as unknown[]
-    return Array.isArray(info) && Array.isArray(info[0])
-  } catch {
-    return false
+/**
+ * Whether the cluster's servers have sharded pub/sub (`COMMAND INFO SSUBSCRIBE` names it), asked
+ * again (backoff capped at 1 s) until the cluster answers: guessing classic while it is down would
+ * leave this bus deaf to the sharded publishes of buses that asked when it was up.
+ */
+async function hasShardedPubSub(cluster: Cluster, closed: () => boolean): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const info = (await cluster.call('COMMAND', 'INFO', 'SSUBSCRIBE')) as unknown[]
+      return Array.isArray(info) && Array.isArray(info[0])
+    } catch (error) {
+      if (closed()) throw error
+      if (error instanceof ioredis.ReplyError) return false
+      await new Promise((resolve) => setTimeout(resolve, Math.min(attempt * 50, 1_000)))
+    }
   }
 }
 
