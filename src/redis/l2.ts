@@ -187,7 +187,9 @@ export function redisL2(options: RedisL2Options): RedisL2 {
     /** The `host:port` of a single-node (or Sentinel) connection once known; undefined for a cluster. */
     get address(): string | undefined {
       const client = connection.current()
-      return client === undefined ? undefined : addressOf(client)
+      // Before a url's node answered: the host:port it names (a cluster, once detected, has none).
+      if (client === undefined) return typeof options.url === 'string' ? connection.where : undefined
+      return addressOf(client)
     },
     /** `await using` support: the same as `close()`. */
     [Symbol.asyncDispose](): Promise<void> {
