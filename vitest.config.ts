@@ -7,6 +7,8 @@ export default defineConfig({
     include: ['spec/**/*.spec.ts'],
     typecheck: { enabled: true, include: ['spec/**/*.test-d.ts'] },
     setupFiles: ['spec/support/no-unhandled.ts'],
+    // Starts the local Redis Cluster and Sentinel set of the topology specs when they are not up.
+    globalSetup: ['spec/support/topology-setup.ts'],
     // vitest itself fails the run on an unhandled rejection; the setup file also fails the test that caused it.
     dangerouslyIgnoreUnhandledErrors: false,
     testTimeout: 20_000,

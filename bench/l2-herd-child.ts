@@ -71,7 +71,10 @@ async function main(): Promise<void> {
   const herd = Number(herdArg)
   const loaderMs = Number(loaderMsArg)
   const client = await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
-  const l2 = redisL2({ client, prefix })
+  // On a cluster (its seed nodes comma-separated), the adapters open their own connections from the urls.
+  const cluster = process.env.ECHOSTORE_CLUSTER_URLS?.split(',')
+  const where = cluster === undefined ? { client } : { url: cluster }
+  const l2 = redisL2({ ...where, prefix })
   let bus: RedisBus | undefined
   let table: Table<Value> | undefined
   let id = ''
@@ -105,7 +108,7 @@ async function main(): Promise<void> {
       case 'prepare': {
         await table?.close()
         if (message.lease && bus === undefined) {
-          bus = redisBus({ client, channel: `${prefix}bus` })
+          bus = redisBus({ ...where, channel: `${prefix}bus` })
           await bus.subscribed()
         }
         table = createTable<Value>({ name: TABLE, ttl: 60_000, sweepInterval: 60_000, l2, ...(message.lease && { lease: true, bus }) })

@@ -117,6 +117,12 @@ export function evaluateTargets(results: Results): TargetRow[] {
     const measured = max === undefined ? undefined : `at most ${num(max)} per herd with lease (${together === undefined ? 'n/a' : num(together, 1)} without)`
     out.push(row('W8', 'with lease, a herd in 4 processes at once costs exactly 1 loader call', measured, undefined, max === undefined ? undefined : max === 1))
   }
+  {
+    const max = get(results, 'W8', SUBJECT, 'clusterLeaseLoadsMax')
+    out.push(row('W8', 'on a Redis Cluster, a lease herd in 4 processes costs exactly 1 loader call', max === undefined ? undefined : `at most ${num(max)} per herd`, undefined, max === undefined ? undefined : max === 1))
+    const spread = get(results, 'W8', SUBJECT, 'clusterMasterOverMean')
+    out.push(row('W8', "on a Redis Cluster, no master serves more than 1.5× the mean of one table's commands", spread === undefined ? undefined : `${sig(spread)}× the mean`, undefined, spread === undefined ? undefined : spread <= 1.5))
+  }
   out.push(...hitRateTargets(results))
   out.push(...batchTargets(results.W11))
   out.push(...dayTargets(results))

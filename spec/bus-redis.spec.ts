@@ -166,10 +166,12 @@ describeRedis('redisBus', () => {
   })
 
   describe('options', () => {
-    it('needs exactly one of client or url, and names the option', () => {
-      expect(() => redisBus({})).toThrow(/exactly one of `client` or `url`.*neither/)
+    it('needs exactly one of client, url and sentinels, and names the option', () => {
+      expect(() => redisBus({})).toThrow(/exactly one of the options `client`, `url` and `sentinels`, got neither/)
       const client = new Redis({ lazyConnect: true })
-      expect(() => redisBus({ client, url: REDIS_URL })).toThrow(/exactly one of `client` or `url`.*both/)
+      expect(() => redisBus({ client, url: REDIS_URL })).toThrow(/got `client` and `url`/)
+      expect(() => redisBus({ url: REDIS_URL, namespace: 7 as never })).toThrow(/`namespace`/)
+      expect(() => redisBus({ url: REDIS_URL, sharded: 'yes' as never })).toThrow(/`sharded`/)
       expect(() => redisBus({ url: '' })).toThrow(/`url`/)
       expect(() => redisBus({ client: {} as Redis })).toThrow(/`client`/)
       expect(() => redisBus({ url: REDIS_URL, channel: '' })).toThrow(/`channel`/)

@@ -43,30 +43,37 @@ describe('L2 key layout', () => {
   })
 
   it('decodes one way only: no other split of a key into prefix + encoding is valid', () => {
-    /** The (table, id) a key tail encodes when it is exactly what l2Key would write, else undefined. */
-    const decodeTail = (tail: string, suffix: string): [string, Id] | undefined => {
-      if (!tail.startsWith('{') || !tail.endsWith(`}${suffix}`)) return undefined
-      const json = tail.slice(1, tail.length - 1 - suffix.length)
-      let pair: unknown
+    const parse = (json: string): unknown => {
       try {
-        pair = JSON.parse(json)
+        return JSON.parse(json)
       } catch {
         return undefined
       }
-      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') return undefined
-      const candidate = pair as [string, Id]
-      return l2Key('', ...candidate) === `{${json}}` ? candidate : undefined
+    }
+    /** Every (table, id) a key tail encodes exactly as l2Key would write it (`{[bucket,table]}` + the id's JSON + suffix). */
+    const decodeTail = (tail: string, suffix: string): [string, Id][] => {
+      if (!tail.startsWith('{') || !tail.endsWith(suffix)) return []
+      const body = tail.slice(1, tail.length - suffix.length)
+      const found: [string, Id][] = []
+      for (let close = body.indexOf('}'); close >= 0; close = body.indexOf('}', close + 1)) {
+        const pair = parse(body.slice(0, close))
+        const id = parse(body.slice(close + 1))
+        if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[1] !== 'string') continue
+        if (typeof id !== 'string' && typeof id !== 'number') continue
+        if (l2Key('', pair[1], id) === `{${body}`) found.push([pair[1], id])
+      }
+      return found
     }
     fc.assert(
       fc.property(triple, ([p, t, i]) => {
         for (const [key, suffix] of [[l2Key(p, t, i), ''], [versionKey(p, t, i), ':v']] as const) {
           let splits = 0
           for (let cut = 0; cut <= key.length; cut++) {
-            const decoded = decodeTail(key.slice(cut), suffix)
-            if (decoded === undefined) continue
-            splits++
-            expect(cut).toBe(p.length)
-            expect(identity([key.slice(0, cut), ...decoded])).toBe(identity([p, t, i]))
+            for (const decoded of decodeTail(key.slice(cut), suffix)) {
+              splits++
+              expect(cut).toBe(p.length)
+              expect(identity([key.slice(0, cut), ...decoded])).toBe(identity([p, t, i]))
+            }
           }
           expect(splits).toBe(1)
         }

@@ -1,7 +1,7 @@
 import { Cluster, Redis } from 'ioredis'
 import { describe, expect, it } from 'vitest'
 import { v8Codec } from '../src/l2/codec.js'
-import { entryKey, generationKey, l2Key, leaseKey, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
+import { BUCKETS, bucketGenerationKey, bucketOf, entryKey, generationKey, l2Key, leaseKey, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
 import { redisL2 } from '../src/redis/l2.js'
 import { L2CorruptEntryError, L2UnfitValueError } from '../src/core/errors.js'
 import { l2ContractSuite } from './l2-contract.js'
@@ -42,7 +42,7 @@ describeRedis('redisL2 on Redis', () => {
     expect(await keysUnder(raw(), own)).toEqual(
       [l2Key(own, 'emoji_sets', 'party'), l2Key(own, 'a:b', 1), versionKey(own, 'emoji_sets', 'party')].sort(),
     )
-    expect(l2Key(own, 'emoji_sets', 'party')).toBe(`${own}{["emoji_sets","party"]}`)
+    expect(l2Key(own, 'emoji_sets', 'party')).toBe(`${own}{[${bucketOf('emoji_sets', 'party')},"emoji_sets"]}"party"`)
   })
 
   it('stores a small header then the payload, with PX ttl', async () => {
@@ -134,27 +134,36 @@ describeRedis('redisL2 on Redis', () => {
     await store.close()
   })
 
-  it('keeps a cleared table’s entries under keys of its generation; a garbage generation key fails reads until a clear repairs it', async () => {
+  it('keeps a cleared table’s entries under keys of their bucket’s generation; a garbage generation key fails reads in its bucket until a clear repairs it', async () => {
     const own = `${prefix}gen:`
     const store = redisL2({ url: REDIS_URL, prefix: own })
     await store.set('t', 'a', { kind: 'value', value: 'gen 0', version: 1, ttl: 60_000 })
     await store.clear('t')
     await store.set('t', 'a', { kind: 'value', value: 'gen 1', version: 1, ttl: 60_000 })
-    expect(await keysUnder(raw(), own)).toEqual([generationKey(own, 't'), l2Key(own, 't', 'a'), entryKey(own, 't', 'a', 1)].sort())
-    expect(entryKey(own, 't', 'a', 1)).toBe(`${own}{["t","a"]}:1`)
-    expect(generationKey(own, 't')).toBe(`${own}{["t"]}:gen`)
-    expect(await raw().get(generationKey(own, 't'))).toBe('1')
+    const generations = Array.from({ length: BUCKETS }, (_, bucket) => bucketGenerationKey(own, 't', bucket))
+    expect(await keysUnder(raw(), own)).toEqual([...generations, l2Key(own, 't', 'a'), entryKey(own, 't', 'a', 1)].sort())
+    const bucket = bucketOf('t', 'a')
+    expect(entryKey(own, 't', 'a', 1)).toBe(`${own}{[${bucket},"t"]}"a":1`)
+    expect(generationKey(own, 't', 'a')).toBe(`${own}{[${bucket},"t"]}:gen`)
+    expect(await raw().get(generationKey(own, 't', 'a'))).toBe('1')
 
-    for (const plant of [() => raw().set(generationKey(own, 't'), 'not a number'), () => raw().hset(generationKey(own, 't'), 'a', '1')]) {
-      await raw().del(generationKey(own, 't'))
+    // An id of the same bucket, and one of another.
+    const sibling = Array.from({ length: 100_000 }, (_, n) => `b${n}`).find((id) => bucketOf('t', id) === bucket)!
+    const stranger = Array.from({ length: 100 }, (_, n) => `c${n}`).find((id) => bucketOf('t', id) !== bucket)!
+    await store.set('t', stranger, { kind: 'value', value: 'elsewhere', version: 1, ttl: 60_000 })
+    for (const plant of [() => raw().set(generationKey(own, 't', 'a'), 'not a number'), () => raw().hset(generationKey(own, 't', 'a'), 'a', '1')]) {
+      await raw().del(generationKey(own, 't', 'a'))
       await plant()
       await expect(store.get('t', 'a')).rejects.toBeInstanceOf(L2CorruptEntryError)
-      expect(await store.set('t', 'b', { kind: 'value', value: 'b', version: 1, ttl: 60_000 })).toBe(true)
-      await store.clear('t') // one past the generation this store knew
+      expect((await store.get('t', stranger))?.value).toBe('elsewhere')
+      expect(await store.set('t', sibling, { kind: 'value', value: 'b', version: 1, ttl: 60_000 })).toBe(true)
+      await store.clear('t') // past every generation the bucket had: the server's clock in ms
       expect(await store.get('t', 'a')).toBeUndefined()
-      expect(await store.get('t', 'b')).toBeUndefined()
+      expect(await store.get('t', sibling)).toBeUndefined()
+      expect(await store.get('t', stranger)).toBeUndefined()
+      expect(Number(await raw().get(generationKey(own, 't', 'a')))).toBeGreaterThan(Date.now() - 60_000)
+      await store.set('t', stranger, { kind: 'value', value: 'elsewhere', version: 1, ttl: 60_000 })
     }
-    expect(await raw().get(generationKey(own, 't'))).toBe('3')
     await store.close()
   })
 
@@ -233,20 +242,36 @@ describeRedis('redisL2 on Redis', () => {
     cluster.disconnect()
   })
 
-  it('fails fast, without crashing, when nothing listens at the url', async () => {
-    const store = redisL2({ url: 'redis://127.0.0.1:1', prefix })
-    await expect(store.get('down', 'a')).rejects.toThrow()
-    await expect(store.set('down', 'a', { kind: 'value', value: 1, version: 1, ttl: 5_000 })).rejects.toThrow()
+  it('fails fast, without crashing, when nothing listens at the url: the error names the host and carries the refusal', async () => {
+    const store = redisL2({ url: 'redis://127.0.0.1:1', prefix, onError: () => {} })
+    const error = await store.get('down', 'a').catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: 'ECHOSTORE_REDIS_UNREACHABLE', host: '127.0.0.1:1', cause: { code: 'ECONNREFUSED' } })
+    expect(String((error as Error).message)).toMatch(/127\.0\.0\.1:1 .*ECONNREFUSED/)
+    await expect(store.set('down', 'a', { kind: 'value', value: 1, version: 1, ttl: 5_000 })).rejects.toMatchObject({ code: 'ECHOSTORE_REDIS_UNREACHABLE' })
+    expect(store.cause!('down', 'a')).toMatchObject({ code: 'ECONNREFUSED' })
     await store.close()
   })
 })
 
 describe('redisL2 options', () => {
-  it('needs exactly one of client and url, naming them', () => {
+  it('needs exactly one of client, url and sentinels, naming them', () => {
     expect(() => redisL2({})).toThrow(TypeError)
-    expect(() => redisL2({})).toThrow(/`client` and `url`, got neither/)
+    expect(() => redisL2({})).toThrow(/`client`, `url` and `sentinels`, got neither/)
     const client = new Redis({ lazyConnect: true })
-    expect(() => redisL2({ client, url: REDIS_URL })).toThrow(/`client` and `url`, got both/)
+    expect(() => redisL2({ client, url: REDIS_URL })).toThrow(/got `client` and `url`/)
+    expect(() => redisL2({ url: REDIS_URL, sentinels: [{ host: '127.0.0.1', port: 1 }], name: 'm' })).toThrow(/got `url` and `sentinels`/)
+    expect(() => redisL2({ sentinels: [{ host: '127.0.0.1', port: 1 }] })).toThrow(/`name`/)
+    expect(() => redisL2({ sentinels: [], name: 'm' })).toThrow(/`sentinels`/)
+    expect(() => redisL2({ url: REDIS_URL, name: 'm' })).toThrow(/`name` goes with `sentinels`/)
+    expect(() => redisL2({ url: [] })).toThrow(/`url`/)
+    expect(() => redisL2({ url: ['redis://127.0.0.1:1', 'http://x'] })).toThrow(/`url`/)
+    client.disconnect()
+  })
+
+  it.each(['{', '}', 'a{b}:', '{}', 'x{}:', 'tenant{1}:'])('refuses the prefix %j, which would break Redis Cluster slot hashing, naming `prefix`', (bad) => {
+    expect(() => redisL2({ url: REDIS_URL, prefix: bad })).toThrow(/`prefix`.*slot hashing/)
+    const client = new Redis({ lazyConnect: true, keyPrefix: bad })
+    expect(() => redisL2({ client })).toThrow(/`prefix`.*keyPrefix/)
     client.disconnect()
   })
 

@@ -16,46 +16,21 @@ import { once } from 'node:events'
 import { createServer } from 'node:net'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { type Stats, createTable } from '../src/index.js'
+import { createTable } from '../src/index.js'
 import { redisL2 } from '../src/redis.js'
-import { IpcChild, within } from './support/ipc-child.js'
+import { within } from './support/ipc-child.js'
+import { LeaseNode, herdRound, nextLoading, sumOf } from './support/lease-nodes.js'
 import { latchedLoader } from './support/latch.js'
-import type { HerdReply, LeaseCommand, LeaseEvent, LeaseNodeConfig } from './support/lease-node.js'
+import type { LeaseEvent } from './support/lease-node.js'
 import { REDIS_URL, cleanPrefix, describeRedis, testPrefix } from './support/redis.js'
 
 const TABLE = 'availability'
-const STEP_DEADLINE_MS = 20_000
 const ROUNDS = 10
 const READERS = 200
-/** A short lease, so the killed holder's is taken over within the test. */
-const LEASE = { ttl: 1_500, wait: 6_000 }
 
 type Loading = Extract<LeaseEvent, { type: 'loading' }>
-
-class LeaseNode extends IpcChild<LeaseCommand, LeaseEvent> {
-  constructor(label: string, config: LeaseNodeConfig) {
-    super(label, 'spec/support/lease-node.ts', config, STEP_DEADLINE_MS)
-  }
-
-  herd(id: string, readers = READERS): Promise<HerdReply> {
-    return this.request({ op: 'herd', id, readers }, 2 * STEP_DEADLINE_MS)
-  }
-
-  stats(): Promise<Stats> {
-    return this.request({ op: 'stats' })
-  }
-
-  loadings(id: string): number {
-    return this.events.filter((e) => e.type === 'loading' && e.id === id).length
-  }
-}
-
-/** A `loading` report for `id` from any of `nodes` (already reported, or the first to come). */
-function nextLoading(nodes: LeaseNode[], id: string): Promise<Loading> {
-  return Promise.race(nodes.map((n) => n.event((e): e is Loading => e.type === 'loading' && e.id === id, `a load of ${id}`)))
-}
-
-const sumOf = (stats: Stats[], counter: keyof Stats) => stats.reduce((n, s) => n + s[counter], 0)
+/** A short lease, so the killed holder's is taken over within the test. */
+const LEASE = { ttl: 1_500, wait: 6_000 }
 
 describeRedis('leases across four processes on one Redis', () => {
   const prefix = testPrefix('lease-mp')
@@ -77,16 +52,7 @@ describeRedis('leases across four processes on one Redis', () => {
   })
 
   it(`4 processes × ${READERS} readers of one cold id: one load and ${4 * READERS} equal answers, in each of ${ROUNDS} rounds`, async () => {
-    for (let round = 0; round < ROUNDS; round++) {
-      const id = `cold-${round}`
-      const herds = nodes.map((n) => n.herd(id))
-      const holder = await nextLoading(nodes, id)
-      const value = `round ${round}, loaded by ${holder.label}`
-      expect(await nodes.find((n) => n.label === holder.label)!.request<boolean>({ op: 'release', id, value })).toBe(true)
-      const answers = await Promise.all(herds)
-      for (const tally of answers) expect(tally).toEqual({ [value]: READERS })
-      expect(nodes.reduce((n, node) => n + node.loadings(id), 0)).toBe(1)
-    }
+    for (let round = 0; round < ROUNDS; round++) await herdRound(nodes, round, READERS)
     const stats = await Promise.all(nodes.map((n) => n.stats()))
     expect(sumOf(stats, 'loads')).toBe(ROUNDS)
     expect(sumOf(stats, 'lease_acquired')).toBe(ROUNDS)

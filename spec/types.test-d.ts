@@ -7,7 +7,9 @@ import { describe, expectTypeOf, test } from 'vitest'
 import type { InspectionEvent, Observer } from 'xstate'
 import { type ClearResult, type CounterName, type Id, type Loader, type LoaderContext, type OwnerInspectionEvent, type OwnerInspector, type Stats, type TableEvents, Table, createTable, localBus, memoryL2 } from '../src/index.js'
 import { type ManualClock, manualClock } from '../src/testing.js'
-import { redisBus, redisL2 } from '../src/redis.js'
+import { Cluster, Redis } from 'ioredis'
+import Valkey, { Cluster as ValkeyCluster } from 'iovalkey'
+import { redisBus, redisL2, type RedisBusOptions, type RedisL2Options, type SentinelAddress, type SubscribedOptions } from '../src/redis.js'
 
 interface Foo {
   foo: string
@@ -257,5 +259,23 @@ describe('closing with await using', () => {
     createTable<Foo>({ closeStores: false })
     // @ts-expect-error closeStores takes a boolean
     createTable<Foo>({ closeStores: 'yes' })
+  })
+})
+
+describe('the Redis connection options', () => {
+  test('client takes an ioredis Redis or Cluster, and an iovalkey Redis or Cluster, in both adapters', () => {
+    const clients = [new Redis({ lazyConnect: true }), new Cluster([], { lazyConnect: true }), new Valkey({ lazyConnect: true }), new ValkeyCluster([], { lazyConnect: true })] as const
+    for (const client of clients) {
+      expectTypeOf(client).toExtend<NonNullable<RedisBusOptions['client']>>()
+      expectTypeOf(client).toExtend<NonNullable<RedisL2Options['client']>>()
+    }
+  })
+
+  test('url is a string or seed nodes; sentinels come with a name; subscribed takes a timeout or a signal', () => {
+    expectTypeOf<RedisL2Options['url']>().toEqualTypeOf<string | readonly string[] | undefined>()
+    expectTypeOf<RedisBusOptions['sentinels']>().toEqualTypeOf<readonly SentinelAddress[] | undefined>()
+    expectTypeOf<RedisBusOptions['name']>().toEqualTypeOf<string | undefined>()
+    expectTypeOf(redisBus({ url: ['redis://a:7000', 'redis://b:7000'] }).subscribed).parameter(0).toEqualTypeOf<SubscribedOptions | undefined>()
+    expectTypeOf<SubscribedOptions>().toEqualTypeOf<{ timeout?: number; signal?: AbortSignal }>()
   })
 })

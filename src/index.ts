@@ -28,6 +28,7 @@ export {
   L2UnfitValueError,
   L2ClosedError,
   BusClosedError,
+  RedisUnreachableError,
   MissingPeerDependencyError,
   ChaosError,
 } from './core/errors.js'

@@ -4,4 +4,5 @@
  * @module echostore/redis
  */
 export { redisL2, DEFAULT_MAX_VALUE_BYTES, type RedisL2, type RedisL2Options, type RedisL2Client } from './redis/l2.js'
-export { redisBus, DEFAULT_CHANNEL, type RedisBus, type RedisBusOptions } from './redis/bus.js'
+export { redisBus, DEFAULT_CHANNEL, DEFAULT_NAMESPACE, SUBSCRIBED_TIMEOUT, type RedisBus, type RedisBusOptions, type SubscribedOptions } from './redis/bus.js'
+export { FAIL_FAST, CLUSTER_FAIL_FAST, type CompatibleClient, type RedisClient, type RedisConnectionOptions, type SentinelAddress } from './redis/connection.js'

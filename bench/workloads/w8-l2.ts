@@ -10,6 +10,7 @@ import { progress } from '../lib/progress.js'
 import { connectRedis, deletePrefix, quitRedis, redisUnreachable, redisVersion, runPrefix } from '../lib/redis.js'
 import { median, percentile, spreadPct } from '../lib/stats.js'
 import type { BenchContext, Metrics, WorkloadResult } from './context.js'
+import { CLUSTER_URLS, clusterUnreachable, deleteOnCluster, runW8c } from './w8-cluster.js'
 
 /** The core entry and the Redis entry, loaded only when W8 runs. */
 type EchoStore = typeof import('../../src/index.js') & typeof import('../../src/redis.js') & typeof import('../../src/limits.js')
@@ -156,10 +157,10 @@ class HerdChild {
   private stderr = ''
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 
-  constructor(root: string, redisUrl: string, args: string[]) {
+  constructor(root: string, redisUrl: string, args: string[], clusterUrls?: readonly string[]) {
     this.proc = spawn(process.execPath, ['--import', 'tsx', 'bench/l2-herd-child.ts', ...args], {
       cwd: root,
-      env: { ...process.env, REDIS_URL: redisUrl },
+      env: { ...process.env, REDIS_URL: redisUrl, ...(clusterUrls && { ECHOSTORE_CLUSTER_URLS: clusterUrls.join(',') }) },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     })
     this.proc.stderr!.setEncoding('utf8')
@@ -266,18 +267,18 @@ const ORDINAL = ['1st', '2nd', '3rd', '4th']
 /** One round: per start position (0 = first to start), that process's report. */
 type Round = HerdReport[]
 
-async function runW8b(ctx: BenchContext, prefix: string) {
+async function runW8b(ctx: BenchContext, prefix: string, modes: readonly Mode[] = MODES, clusterUrls?: readonly string[]) {
   const herd = scaled(ctx.cfg, HERD, 50)
   const rounds = Math.max(ctx.cfg.reps, scaled(ctx.cfg, ROUNDS, 3))
-  progress(`W8b herd · starting ${PROCESSES} child processes (node --import tsx bench/l2-herd-child.ts)`)
-  const children = Array.from({ length: PROCESSES }, () => new HerdChild(ctx.cfg.root, ctx.cfg.redisUrl, [prefix, String(herd), String(LOADER_MS)]))
+  progress(`W8b herd · starting ${PROCESSES} child processes (node --import tsx bench/l2-herd-child.ts)${clusterUrls ? ' on the cluster' : ''}`)
+  const children = Array.from({ length: PROCESSES }, () => new HerdChild(ctx.cfg.root, ctx.cfg.redisUrl, [prefix, String(herd), String(LOADER_MS)], clusterUrls))
   let ends: string[] = []
   let runs: Map<string, Round[]>
   try {
     const t = performance.now()
     await Promise.all(children.map((c) => c.expect('ready', READY_TIMEOUT_MS)))
     progress(`W8b herd · ${PROCESSES} processes connected to Redis in ${num(performance.now() - t)} ms`)
-    runs = await interleave(`W8b herd ×${PROCESSES} processes`, MODES, rounds, async (mode, rep): Promise<Round> => {
+    runs = await interleave(`W8b herd ×${PROCESSES} processes`, modes, rounds, async (mode, rep): Promise<Round> => {
       const id = `cold-${rep}-${mode.key}`
       for (const c of children) c.send({ type: 'prepare', id, lease: mode.lease })
       await Promise.all(children.map((c) => c.expect('prepared', STEP_TIMEOUT_MS)))
@@ -464,6 +465,19 @@ export async function runW8(ctx: BenchContext): Promise<WorkloadResult> {
       notes: [],
     }
     section.notes.push(...herdPart.notes)
+    const clusterDown = await clusterUnreachable()
+    if (clusterDown !== undefined) {
+      section.notes.push(`W8c (one node against a cluster) skipped: the cluster at ${CLUSTER_URLS[0]} is not reachable (${clusterDown}); start it with \`bash .ci/redis-topology.sh start\`.`)
+    } else {
+      const leaseMode = MODES.find((m) => m.lease)!
+      const c = await runW8c(ctx, `${prefix}c:`, async () => {
+        const herd = await runW8b(ctx, `${prefix}cluster-herd:`, [leaseMode], CLUSTER_URLS)
+        return { loads: herd.runs.get(leaseMode.name)!.map((round) => round.reduce((sum, r) => sum + r.loaderCalls, 0)) }
+      }).finally(() => deleteOnCluster(prefix).catch(() => 0))
+      Object.assign(figures, c.metrics)
+      section.tables.push(c.table)
+      section.notes.push(...c.notes)
+    }
   } finally {
     deleted = await deletePrefix(clientA, prefix).catch(() => Number.NaN)
     await Promise.all([quitRedis(clientA), quitRedis(clientB)])

@@ -57,10 +57,12 @@ export interface ClearMessage {
  */
 export type CoherenceMessage = ChangeMessage | ClearMessage | FillMessage | UnfilledMessage
 
-/** What a subscriber receives: a message, or a decoding failure (counted `coh_invalid`), or a gap. */
+/** What a subscriber receives: a message, a decoding failure (counted `coh_invalid`), a message of another key space (counted `coh_foreign`), or a gap. */
 export type BusDelivery =
   | { type: 'message'; message: CoherenceMessage }
   | { type: 'invalid'; reason: string }
+  /** A valid message published in another key space (another `namespace`) on the same channel: ignored. */
+  | { type: 'foreign'; namespace: string }
   /** Messages may have been lost (the subscriber connection dropped and came back). */
   | { type: 'gap' }
 

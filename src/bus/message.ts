@@ -15,7 +15,9 @@
  * - `id` (all but clears): a string (at most `MAX_ID_LENGTH` code units) or a finite number; the JSON
  *   type is the id's type, so `1` and `"1"` stay different ids;
  * - `version` (all but clears): an integer in [0, 2^52] (`-0` reads as `0`), as tables use;
- * - `origin`: non-empty string, at most `MAX_ORIGIN_LENGTH` code units.
+ * - `origin`: non-empty string, at most `MAX_ORIGIN_LENGTH` code units;
+ * - `ns` (optional, from `redisBus`): the key space of the publisher (its `namespace`, the L2 prefix),
+ *   a string of at most `MAX_TABLE_LENGTH` code units; receivers in another key space ignore the message.
  *
  * Unknown extra keys are ignored (a newer publisher may add fields during a rolling upgrade; a clear
  * ignores `id` and `version`), except `__proto__`, `constructor` and `prototype`, which reject the
@@ -37,8 +39,11 @@ export const MAX_ORIGIN_LENGTH = MAX_TABLE_LENGTH + 64
 /** Longest `lease` token of an `unfilled` message, in UTF-16 code units. */
 export const MAX_LEASE_LENGTH = 128
 
-/** The outcome of reading a message: the fresh, validated message, or why it was refused. */
-export type ParseResult = { ok: true; message: CoherenceMessage } | { ok: false; reason: string }
+/**
+ * The outcome of reading a message: the fresh, validated message (with the key space it was
+ * published in, when the wire named one: `ns`), or why it was refused.
+ */
+export type ParseResult = { ok: true; message: CoherenceMessage; namespace?: string } | { ok: false; reason: string }
 
 const POISONED_KEYS = ['__proto__', 'constructor', 'prototype'] as const
 const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -76,7 +81,10 @@ function parseObject(raw: unknown): ParseResult {
   if (table.length > MAX_TABLE_LENGTH) return refuse(`table is longer than ${MAX_TABLE_LENGTH}`)
   if (typeof origin !== 'string' || origin.length === 0) return refuse('origin must be a non-empty string')
   if (origin.length > MAX_ORIGIN_LENGTH) return refuse(`origin is longer than ${MAX_ORIGIN_LENGTH}`)
-  if (kind === 'clear') return { ok: true, message: { table, kind, origin } }
+  const ns = own('ns')
+  if (ns !== undefined && (typeof ns !== 'string' || ns.length > MAX_TABLE_LENGTH)) return refuse(`ns must be a string of at most ${MAX_TABLE_LENGTH} code units`)
+  const space = ns === undefined ? {} : { namespace: ns }
+  if (kind === 'clear') return { ok: true, message: { table, kind, origin }, ...space }
   if (typeof id === 'string') {
     if (id.length > MAX_ID_LENGTH) return refuse(`id is longer than ${MAX_ID_LENGTH}`)
   } else if (typeof id !== 'number' || !Number.isFinite(id)) {
@@ -98,24 +106,26 @@ function parseObject(raw: unknown): ParseResult {
     kind,
     origin,
   }
-  return { ok: true, message }
+  return { ok: true, message, ...space }
 }
 
 /**
- * Encodes a message in the wire format: JSON of its known fields, in a fixed order.
- * Encode only messages `parseCoherenceMessage` accepted; those always fit in `MAX_WIRE_BYTES`.
+ * Encodes a message in the wire format: JSON of its known fields, in a fixed order, then `ns` when
+ * a `namespace` is given. Encode only messages `parseCoherenceMessage` accepted, with a namespace
+ * of at most `MAX_TABLE_LENGTH` code units; those always fit in `MAX_WIRE_BYTES`.
  */
-export function encodeWire(message: CoherenceMessage): string {
+export function encodeWire(message: CoherenceMessage, namespace?: string): string {
+  const ns = namespace === undefined ? {} : { ns: namespace }
   if (message.kind === 'clear') {
     const { table, kind, origin } = message
-    return JSON.stringify({ table, kind, origin })
+    return JSON.stringify({ table, kind, origin, ...ns })
   }
   if (message.kind === 'unfilled') {
     const { table, id, version, kind, origin, lease } = message
     return JSON.stringify({ table, id, version, kind, origin, lease })
   }
   const { table, id, version, kind, origin } = message
-  return JSON.stringify({ table, id, version, kind, origin })
+  return JSON.stringify({ table, id, version, kind, origin, ...ns })
 }
 
 /**

@@ -35,6 +35,7 @@ export const OWNER_COUNTER_NAMES = [
   'coh_applied',
   'coh_stale',
   'coh_invalid',
+  'coh_foreign',
   'coh_gaps',
   'coh_dropped',
   'bus_errors',

@@ -206,8 +206,10 @@ export class L2TimeoutError extends EchoStoreError {
     readonly op: string,
     /** The store's `timeout`, in ms. */
     readonly timeout: number,
+    /** Why, when the store knows (its connection is down: `L2Store.cause`); the message ends with it. */
+    cause?: Error,
   ) {
-    super(`L2 ${op} took longer than ${timeout} ms`)
+    super(`L2 ${op} took longer than ${timeout} ms${cause === undefined ? '' : `: ${cause.message}`}`, cause === undefined ? undefined : { cause })
   }
 }
 
@@ -219,5 +221,25 @@ export class ChaosError extends EchoStoreError {
     readonly op: string,
   ) {
     super(`chaosL2: injected failure of L2 ${op}`)
+  }
+}
+
+/**
+ * Redis could not be reached, or did not answer in time: a readiness wait that ran out (`subscribed`),
+ * or a call made while the connection is down. It names the host and carries the connection's own
+ * error (`ECONNREFUSED`, `ETIMEDOUT`, …) as `cause` when there was one.
+ */
+export class RedisUnreachableError extends EchoStoreError {
+  readonly code = 'ECHOSTORE_REDIS_UNREACHABLE'
+  constructor(
+    /** Which adapter: `redisL2` or `redisBus`. */
+    readonly adapter: string,
+    /** The Redis it tried: `host:port`, the seed nodes, or the Sentinel master name and sentinels. */
+    readonly host: string,
+    what: string,
+    options?: ErrorOptions,
+  ) {
+    const cause = options?.cause
+    super(`${adapter}: ${host} ${what}${cause instanceof Error ? `: ${cause.message}` : ''}`, options)
   }
 }

@@ -22,19 +22,30 @@ export type L2Answer<T> = T | typeof L2_FAILED
 /** What a write did: `written`; `refused` (the store holds a newer version); `unfit` (a value the store will not hold: too large or not encodable). */
 export type L2WriteOutcome = 'written' | 'refused' | 'unfit'
 
+/** One circuit breaker: consecutive failures, and until when it skips L2. Written only by the facade. */
+interface Breaker {
+  failures: number
+  openUntil: number
+}
+
+/** The shard name of a store that has one shard (or does not say). */
+const WHOLE_STORE = ''
+
 /**
  * The table's L2 policy around a dumb {@link L2Store}: every call is bounded by the store's
  * `timeout` on the table's clock, every failure becomes {@link L2_FAILED} (never an error for the
  * caller), and after {@link BREAKER_FAILURES} consecutive failures a circuit breaker skips L2 for
- * {@link BREAKER_COOLDOWN} ms, then lets calls probe again; the first success closes it. A corrupt
+ * {@link BREAKER_COOLDOWN} ms, then lets calls probe again; the first success closes it. There is
+ * one breaker per shard of the store (`L2Store.shard`: a Redis Cluster master), so a failed node
+ * skips L2 only for its own ids; a call about no id (`clear`) has a breaker of its own. A corrupt
  * entry is a miss, not a failure: L2 answered.
  *
- * Its breaker state is written only by itself. What it counts (`l2_errors`, `l2_timeouts`,
+ * Its breakers' state is written only by itself. What it counts (`l2_errors`, `l2_timeouts`,
  * `l2_skipped`, `l2_corrupt`, `l2_oversize`, `l2_codec_errors`) it reports through `count`, to the owner, which writes the counters.
  */
 export class L2Facade {
-  #failures = 0
-  #openUntil = 0
+  /** The breakers by shard name, made on a shard's first failure. */
+  #breakers = new Map<string, Breaker>()
   /** Calls in progress, each able to end itself as a failure without counting (see {@link stop}). */
   readonly #inProgress = new Set<() => void>()
   /** Set by {@link stop}: calls still go to the store, but without a timer on the table's clock. */
@@ -118,9 +129,21 @@ export class L2Facade {
     for (const end of [...this.#inProgress]) end()
   }
 
-  /** True while the breaker skips L2. */
-  isOpen(): boolean {
-    return this.#failures >= BREAKER_FAILURES && this.clock.now() < this.#openUntil
+  /** True while the breaker of `id`'s shard (of calls about no id, for `undefined`; of the whole store when it has one shard) skips L2. */
+  isOpen(id?: Id): boolean {
+    const breaker = this.#breakers.get(this.#shard(id))
+    return breaker !== undefined && breaker.failures >= BREAKER_FAILURES && this.clock.now() < breaker.openUntil
+  }
+
+  /** The shard `id` is on: the store's name for it; calls about no id share one of their own. */
+  #shard(id: Id | undefined): string {
+    if (this.store.shard === undefined) return WHOLE_STORE
+    if (id === undefined) return '*'
+    try {
+      return this.store.shard(this.table, id) ?? WHOLE_STORE
+    } catch {
+      return WHOLE_STORE
+    }
   }
 
   /**
@@ -131,7 +154,8 @@ export class L2Facade {
    * failure like an error.
    */
   #call<T>(op: L2Op, id: Id | undefined, run: () => Promise<T>, unusable: L2Answer<T>, bad: (answer: unknown) => string | undefined = () => undefined): Promise<L2Answer<T>> {
-    if (this.isOpen()) {
+    const shard = this.#shard(id)
+    if (this.isOpen(id)) {
       this.count('l2_skipped')
       return Promise.resolve(L2_FAILED)
     }
@@ -164,8 +188,8 @@ export class L2Facade {
         done = true
         this.#inProgress.delete(end)
         this.count('l2_timeouts')
-        const error = new L2TimeoutError(op, this.timeout)
-        this.#failed(op, id, error)
+        const error = new L2TimeoutError(op, this.timeout, this.#cause(id))
+        this.#failed(shard, op, id, error)
         traced?.(true, error)
         resolve(L2_FAILED)
       }, this.timeout)
@@ -175,15 +199,15 @@ export class L2Facade {
         this.clock.clearTimeout(timer)
         this.#inProgress.delete(end)
         if (answer !== L2_FAILED) {
-          this.#failures = 0
+          this.#breakers.delete(shard)
         } else if (error instanceof L2CorruptEntryError || error instanceof L2UnfitValueError) {
           // L2 answered: a miss (or a value it will not hold), not an outage.
           this.count(error instanceof L2CorruptEntryError ? 'l2_corrupt' : error.reason === 'size' ? 'l2_oversize' : 'l2_codec_errors')
-          this.#failures = 0
+          this.#breakers.delete(shard)
           answer = unusable
         } else {
           this.count('l2_errors')
-          this.#failed(op, id, error)
+          this.#failed(shard, op, id, error)
         }
         traced?.(answer === L2_FAILED, answer === L2_FAILED ? error : answer)
         resolve(answer)
@@ -206,9 +230,20 @@ export class L2Facade {
     })
   }
 
-  #failed(op: string, id: Id | undefined, error: unknown): void {
-    this.#failures++
-    if (this.#failures >= BREAKER_FAILURES) this.#openUntil = this.clock.now() + BREAKER_COOLDOWN
+  /** The store's word on why `id`'s node is not answering, if it has one. */
+  #cause(id: Id | undefined): Error | undefined {
+    try {
+      return this.store.cause?.(this.table, id)
+    } catch {
+      return undefined
+    }
+  }
+
+  #failed(shard: string, op: string, id: Id | undefined, error: unknown): void {
+    let breaker = this.#breakers.get(shard)
+    if (breaker === undefined) this.#breakers.set(shard, (breaker = { failures: 0, openUntil: 0 }))
+    breaker.failures++
+    if (breaker.failures >= BREAKER_FAILURES) breaker.openUntil = this.clock.now() + BREAKER_COOLDOWN
     if (this.events.all.size > 0) emitSafely(this.events, 'l2_error', { table: this.table, op, id, error })
   }
 }

@@ -2,44 +2,77 @@ import { badArgument, describe } from '../core/errors.js'
 import { badId, isId, type Id } from '../core/id.js'
 
 /**
- * The Redis key layout. A data key is `prefix` verbatim, then `{` + `JSON.stringify([table, id])` + `}`;
- * the version key of the same (table, id) is that data key followed by `:v`. For example
- * `echostore:{["emoji_sets","party"]}` and `echostore:{["emoji_sets","party"]}:v`.
- *
- * - Unambiguous: JSON quotes and escapes the table and the id, so table `a:b` with id `c` never meets
- *   table `a` with id `b:c`, and the number `1` (`[..,1]`) never meets the string `'1'` (`[..,"1"]`).
- *   No encoding of a pair is a proper suffix of another, so even distinct prefixes never collide.
- * - Data keys end in `}` (or `}:<generation>` once the table was cleared, see {@link entryKey}),
- *   version keys in `:v`, lease keys in `:lease`: the families never share a key.
- * - The braces make the pair a Redis Cluster hash tag, so a data key and its version key live in one
- *   slot (the version script touches both). A prefix that itself holds `{...}` takes over the hash tag
- *   (every key of that prefix in one slot); a prefix holding a lone `{` or an empty `{}` breaks the
- *   co-location under Cluster, so keep braces out of prefixes unless you mean a whole-prefix tag.
- * - `0` and `-0` are one id (as in a `Map`).
+ * How many buckets a table's ids are spread over. Each bucket is one Redis Cluster hash tag (one
+ * slot), holding its ids' keys and its own clear generation, so a table's load is spread over the
+ * masters (with 3 masters each serves its share ±~10%) and a failed master touches only its buckets.
  */
-export function l2Key(prefix: string, table: string, id: Id): string {
+export const BUCKETS = 1024
+
+/**
+ * The bucket of (table, id): FNV-1a of the pair's JSON, modulo {@link BUCKETS}. Stable across
+ * processes and versions: every process must agree on it.
+ */
+export function bucketOf(table: string, id: Id): number {
+  const text = JSON.stringify([table, id])
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193)
+  }
+  return (hash >>> 0) % BUCKETS
+}
+
+/** `prefix` + `{` + `JSON.stringify([bucket, table])` + `}`: the hash tag of one bucket of a table. */
+function bucketTag(prefix: string, table: string, bucket: number): string {
+  return `${prefix}{${JSON.stringify([bucket, table])}}`
+}
+
+function checkTable(table: unknown): asserts table is string {
   if (typeof table !== 'string') throw badArgument(TypeError, `an L2 table name must be a string, got ${describe(table)}`)
-  if (!isId(id)) throw badId('an L2', id)
-  return `${prefix}{${JSON.stringify([table, id])}}`
 }
 
 /**
- * The key of (table, id)'s entry in the table's `generation` (0 until the table is first cleared):
- * {@link l2Key} itself for generation 0, else followed by `:<generation>`. It keeps the (table, id)
- * hash tag, so under Cluster it shares a slot with the version key.
+ * The Redis key layout. A data key is `prefix` verbatim, then the bucket's hash tag
+ * `{[bucket,"table"]}`, then `JSON.stringify(id)`; the version key of the same (table, id) is that
+ * data key followed by `:v`, its lease key by `:lease`. For example `echostore:{[517,"emoji_sets"]}"party"`.
+ *
+ * - Unambiguous: JSON quotes and escapes the table and the id, so table `a:b` with id `c` never meets
+ *   table `a` with id `b:c`, and the number `1` never meets the string `'1'` (`"1"`).
+ * - Data keys end in the id's JSON (or `:<generation>` once the bucket was cleared, see
+ *   {@link entryKey}), version keys in `:v`, lease keys in `:lease`, generation keys in `}:gen`:
+ *   the families never share a key.
+ * - The braces make the bucket a Redis Cluster hash tag, so an id's data, version and lease keys and
+ *   its bucket's generation live in one slot (the scripts touch them together). The tag starts with
+ *   the bucket number, so even a table name holding `}` (which ends the tag early) keeps its
+ *   buckets in distinct slots. A prefix holding a brace would take the tag over: `redisL2` refuses one.
+ * - `0` and `-0` are one id (as in a `Map`).
+ */
+export function l2Key(prefix: string, table: string, id: Id): string {
+  checkTable(table)
+  if (!isId(id)) throw badId('an L2', id)
+  return `${bucketTag(prefix, table, bucketOf(table, id))}${JSON.stringify(id)}`
+}
+
+/**
+ * The key of (table, id)'s entry in its bucket's `generation` (0 until the bucket is first cleared):
+ * {@link l2Key} itself for generation 0, else followed by `:<generation>`. Same slot as the version key.
  */
 export function entryKey(prefix: string, table: string, id: Id, generation: number): string {
   const key = l2Key(prefix, table, id)
   return generation === 0 ? key : `${key}:${generation}`
 }
 
-/**
- * The key holding a table's generation, bumped by each clear: `prefix` + `{` + `JSON.stringify([table])`
- * + `}:gen`. A one-element array never equals a pair, so it meets no entry or version key.
- */
-export function generationKey(prefix: string, table: string): string {
-  if (typeof table !== 'string') throw badArgument(TypeError, `an L2 table name must be a string, got ${describe(table)}`)
-  return `${prefix}{${JSON.stringify([table])}}:gen`
+/** The key holding the clear generation of one bucket of a table: the bucket's tag + `:gen`. */
+export function bucketGenerationKey(prefix: string, table: string, bucket: number): string {
+  checkTable(table)
+  return `${bucketTag(prefix, table, bucket)}:gen`
+}
+
+/** The generation key of the bucket (table, id) falls in (see {@link bucketGenerationKey}). */
+export function generationKey(prefix: string, table: string, id: Id): string {
+  checkTable(table)
+  if (!isId(id)) throw badId('an L2', id)
+  return bucketGenerationKey(prefix, table, bucketOf(table, id))
 }
 
 /** The key of the lease of (table, id): its data key followed by `:lease` (see {@link l2Key}); it shares the pair's slot. */
@@ -50,6 +83,16 @@ export function leaseKey(prefix: string, table: string, id: Id): string {
 /** The key of the version counter for (table, id): its data key followed by `:v` (see {@link l2Key}). */
 export function versionKey(prefix: string, table: string, id: Id): string {
   return `${l2Key(prefix, table, id)}:v`
+}
+
+/**
+ * Why `prefix` would break the layout under Redis Cluster, or undefined when it is fit: a brace in
+ * it would take the hash tag over (every key in one slot) or, empty or lone, split an id's keys
+ * over slots.
+ */
+export function unfitPrefix(prefix: string): string | undefined {
+  if (prefix.includes('{') || prefix.includes('}')) return 'it holds a brace, which would take over the keys\u2019 Redis Cluster hash tag'
+  return undefined
 }
 
 /**

@@ -71,6 +71,17 @@ export interface L2Store {
    * cleared) or after it. Versions go on growing across a clear. A garbage clear record is repaired.
    */
   clear(table: string): Promise<void>
+  /**
+   * The node (or slot range) serving (table, id), when the store spreads ids over several (a Redis
+   * Cluster's masters): the table keeps one circuit breaker per shard, so one failed node does not
+   * skip L2 for ids on the others. Optional; absent or `undefined`: one breaker for the store.
+   */
+  shard?(table: string, id: Id): string | undefined
+  /**
+   * The error of the outage under (table, id)'s node (the whole store for `undefined`), if one is
+   * going on: the table's `l2_error` for a timeout carries it as `cause`. Optional.
+   */
+  cause?(table: string, id: Id | undefined): Error | undefined
   /** Per-id leases, when the store has them (`memoryL2` and `redisL2` do): a table's `lease` option needs them. */
   readonly leases?: L2Leases
   /** Releases connections the store opened itself. Idempotent. */

@@ -86,6 +86,11 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
   const { state, env } = turn
   const type = readField(delivery, 'type')
   if (type === 'gap') return onGap(turn)
+  if (type === 'foreign') {
+    // A message of another key space (another environment sharing the channel): never applied.
+    state.counters[C.coh_foreign]++
+    return
+  }
   const parsed = type === 'message' ? parseCoherenceMessage(readField(delivery, 'message')) : undefined
   if (parsed === undefined || !parsed.ok) {
     state.counters[C.coh_invalid]++

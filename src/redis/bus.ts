@@ -1,54 +1,85 @@
 /**
- * The coherence bus on Redis pub/sub: tables in several processes sharing one channel.
+ * The coherence bus on Redis pub/sub: tables in several processes sharing one channel, on one Redis,
+ * a Sentinel set or a Cluster.
  *
- * Messages are published through a normal connection (the client you give, or one the bus opens
- * from `url`) and received on a dedicated subscriber connection (`client.duplicate()`, or a second
- * connection from `url`), in the wire format of `../bus/message.ts`. Every payload received goes
- * through `decodeWire`: a valid one is delivered as `{ type: 'message' }` (one frozen object
- * shared by every handler), anything else as `{ type: 'invalid', reason }`.
+ * Messages are published through a normal connection (the client you give, or one the bus opens)
+ * and received on a dedicated subscriber connection, in the wire format of `../bus/message.ts`,
+ * stamped with the bus's `namespace` (its key space: the L2 prefix). Every payload received goes
+ * through `decodeWire`: a valid one of this namespace is delivered as `{ type: 'message' }` (one
+ * frozen object shared by every handler), a valid one of another namespace as `{ type: 'foreign' }`
+ * (tables ignore and count it), anything else as `{ type: 'invalid', reason }`.
  *
- * Pub/sub is at-most-once. When the subscriber connection drops and comes back, the bus
- * subscribes again (ioredis also does so itself, `autoResubscribe` being on by default), waits for
- * Redis to confirm, and only then delivers `{ type: 'gap' }` to every handler: messages published
- * while it was away are lost, and every message published after the gap is heard. The first
- * subscription is not a gap; await `subscribed()` to know when the bus is listening.
+ * On a cluster the bus uses sharded pub/sub (`SSUBSCRIBE`/`SPUBLISH`, Redis ≥ 7 and Valkey) when the
+ * servers have it, classic pub/sub otherwise; its subscriber is a connection of its own to the
+ * master serving the channel's slot, made again (on the slot's master then) whenever it drops, the
+ * slot moves or the server ends the subscription.
+ *
+ * Pub/sub is at-most-once. Whenever the subscription drops, moves or reconnects, the bus subscribes
+ * again, waits for Redis to confirm, and only then delivers `{ type: 'gap' }` to every handler:
+ * messages published while it was away are lost, and every message published after the gap is
+ * heard. The first subscription is not a gap; await `subscribed()` to know when the bus is listening.
  *
  * Handlers run synchronously, in subscription order, as each payload arrives; a handler that
- * throws does not stop the others (its error goes to `onHandlerError`, or is dropped).
- * Connection errors of the connections the bus opened go to `onError` (or are dropped), so an
- * outage never crashes the process; ioredis keeps reconnecting meanwhile.
+ * throws does not stop the others (its error goes to `onHandlerError`, or is dropped). An outage
+ * is reported once (to `onError`, or as a process warning) until the connection is back, and never
+ * crashes the process; the connections keep reconnecting meanwhile.
  */
-import type { Redis } from 'ioredis'
-import { ioredis } from './ioredis.js'
-import { BusClosedError, badArgument, describe } from '../core/errors.js'
-import { FAIL_FAST } from './connection.js'
+import type { Cluster, Redis } from 'ioredis'
+import { calculateSlot, ioredis } from './ioredis.js'
+import { BusClosedError, RedisUnreachableError, badArgument, badNumber, describe } from '../core/errors.js'
+import { FAIL_FAST, openConnection, quit, validateConnection, type Connection, type RedisClient, type RedisConnectionOptions } from './connection.js'
 import type { Bus, BusDelivery, CoherenceMessage } from '../bus/bus.js'
-import { decodeWire, encodeWire, publishable } from '../bus/message.js'
+import { MAX_TABLE_LENGTH, decodeWire, encodeWire, publishable } from '../bus/message.js'
 
-/** The channel used when none is given. */
-export const DEFAULT_CHANNEL = 'echostore:coherence'
+/** The namespace used when none is given: `redisL2`'s default prefix. */
+export const DEFAULT_NAMESPACE = 'echostore:'
 
-/** Options of `redisBus`: exactly one of `client` or `url`. */
-export interface RedisBusOptions {
-  /** A connection to publish through; left open by `close()`. The subscriber is its `duplicate()`. */
-  client?: Redis
-  /** A Redis URL; the bus opens (and closes) its own publisher and subscriber connections. */
-  url?: string
-  /** The pub/sub channel every process of the deployment shares. Default `DEFAULT_CHANNEL`. */
+/** The channel used when neither a channel nor a namespace is given: `${DEFAULT_NAMESPACE}coherence`. */
+export const DEFAULT_CHANNEL = `${DEFAULT_NAMESPACE}coherence`
+
+/** How long `subscribed()` waits when given no timeout, in ms. */
+export const SUBSCRIBED_TIMEOUT = 10_000
+
+/** Options of `redisBus`: where Redis is (exactly one of `client`, `url` and `sentinels`), and what it carries. */
+export interface RedisBusOptions extends RedisConnectionOptions {
+  /**
+   * The key space the bus serves: give it the L2's `prefix` (or any name the deployment's processes
+   * share). Messages carry it; one from another namespace is delivered as `foreign` and ignored.
+   * Default {@link DEFAULT_NAMESPACE}.
+   */
+  namespace?: string
+  /** The pub/sub channel every process of the deployment shares. Default `${namespace}coherence`. */
   channel?: string
+  /**
+   * On a cluster: `true` uses sharded pub/sub (it fails when the servers lack it), `false` classic
+   * pub/sub; default: sharded when the servers have `SSUBSCRIBE`. Ignored off a cluster (classic).
+   */
+  sharded?: boolean
   /** Receives what a subscriber threw, with the delivery it was handling. Default: dropped. */
   onHandlerError?: (error: unknown, delivery: BusDelivery) => void
-  /** Receives connection and resubscription errors of the connections the bus opened. Default: dropped. */
-  onError?: (error: unknown) => void
+}
+
+/** How long `subscribed` may wait. */
+export interface SubscribedOptions {
+  /** In ms; default {@link SUBSCRIBED_TIMEOUT}. */
+  timeout?: number
+  /** Gives up when aborted. */
+  signal?: AbortSignal
 }
 
 /** A Redis bus: the `Bus` contract plus a way to wait until it is listening. */
 export interface RedisBus extends Bus {
+  /** The channel it publishes and listens on. */
+  readonly channel: string
+  /** The key space it serves (stamped on every message it publishes). */
+  readonly namespace: string
   /**
-   * Resolves once Redis has confirmed the first subscription to the channel; rejects (code
-   * `ECHOSTORE_BUS_CLOSED`) if the bus is closed before that. Messages published earlier are not heard.
+   * Resolves once Redis has confirmed the first subscription to the channel. Rejects with
+   * `RedisUnreachableError` (code `ECHOSTORE_REDIS_UNREACHABLE`), naming the host and carrying the
+   * connection's error as `cause`, when that did not happen within `timeout` or before `signal`
+   * aborted; with code `ECHOSTORE_BUS_CLOSED` if the bus is closed first. Messages published earlier are not heard.
    */
-  subscribed(): Promise<void>
+  subscribed(options?: SubscribedOptions): Promise<void>
   /** `await using` support: the same as `close()`. */
   [Symbol.asyncDispose](): Promise<void>
 }
@@ -57,26 +88,28 @@ type Handler = (delivery: BusDelivery) => void
 
 const GAP: BusDelivery = Object.freeze({ type: 'gap' })
 
+const isCluster = (client: RedisClient): client is Cluster => client instanceof ioredis.Cluster || (client as { isCluster?: boolean }).isCluster === true
+
 /**
  * Creates a Redis pub/sub bus. Throws a `TypeError` naming the option when not exactly one of
- * `client` / `url` is given or an option has the wrong type. `publish` rejects with a `TypeError`
- * for a malformed message, and with code `ECHOSTORE_BUS_CLOSED` after `close()`; it resolves once Redis
- * has accepted the message. `close()` unsubscribes and quits the connections the bus opened
- * (dropping at once those that are not up); a publish still unanswered when it finishes (queued
- * during an outage) rejects with code `ECHOSTORE_BUS_CLOSED`.
+ * `client` / `url` / `sentinels` is given or an option has the wrong type. `publish` rejects with a
+ * `TypeError` for a malformed message, and with code `ECHOSTORE_BUS_CLOSED` after `close()`; it
+ * resolves once Redis has accepted the message. `close()` unsubscribes and quits the connections the
+ * bus opened (dropping at once those that are not up); a publish still unanswered when it finishes
+ * (queued during an outage) rejects with code `ECHOSTORE_BUS_CLOSED`.
  */
 export function redisBus(options: RedisBusOptions): RedisBus {
-  const { client, url, channel = DEFAULT_CHANNEL, onHandlerError, onError } = validate(options)
-  const ownsPublisher = client === undefined
-  const publisher = client ?? new ioredis.Redis(url as string, FAIL_FAST)
-  const subscriber = client !== undefined ? client.duplicate() : new ioredis.Redis(url as string, FAIL_FAST)
+  validate(options)
+  const { namespace = DEFAULT_NAMESPACE, onHandlerError, sharded: wantSharded } = options
+  const channel = options.channel ?? `${namespace}coherence`
+  const connection = openConnection('redisBus', options)
   const channelBytes = Buffer.from(channel)
 
   // Written by subscribe, unsubscribe and close; delivery iterates a snapshot.
   const handlers = new Set<{ handler: Handler; active: boolean }>()
   let closed = false
   let closing: Promise<void> | undefined
-  // Written by the subscriber's event listeners only.
+  // Written by the subscription's listeners only.
   let confirmedOnce = false
   let lostSinceConfirmed = false
 
@@ -91,15 +124,6 @@ export function redisBus(options: RedisBusOptions): RedisBus {
   // here once it has shut the connections down, because ioredis never settles a command waiting in
   // the offline queue of a connection dropped while reconnecting. Written by publish and close.
   const unanswered = new Set<(error: Error) => void>()
-
-  const report = (error: unknown): void => {
-    if (onError === undefined) return
-    try {
-      onError(error)
-    } catch {
-      // A failing reporter must not crash the connection's event loop.
-    }
-  }
 
   const deliver = (delivery: BusDelivery): void => {
     for (const entry of [...handlers]) {
@@ -121,57 +145,65 @@ export function redisBus(options: RedisBusOptions): RedisBus {
   const onPayload = (from: Buffer, payload: Buffer): void => {
     if (closed || !from.equals(channelBytes)) return
     const decoded = decodeWire(payload)
-    deliver(
-      decoded.ok
-        ? Object.freeze({ type: 'message', message: Object.freeze(decoded.message) })
-        : Object.freeze({ type: 'invalid', reason: decoded.reason }),
-    )
+    if (!decoded.ok) return deliver(Object.freeze({ type: 'invalid', reason: decoded.reason }))
+    const space = decoded.namespace ?? DEFAULT_NAMESPACE
+    deliver(space === namespace ? Object.freeze({ type: 'message', message: Object.freeze(decoded.message) }) : Object.freeze({ type: 'foreign', namespace: space }))
   }
 
-  // Subscribe on every (re)connection and wait for Redis to confirm before announcing a gap,
-  // so that every message published after the gap is heard.
-  const onReady = (): void => {
+  /** Called once Redis confirmed a (re)subscription: the first resolves `subscribed()`, a later one after a loss is a gap. */
+  const confirmed = (): void => {
     if (closed) return
-    subscriber.subscribe(channel).then(
-      () => {
-        if (closed) return
-        if (!confirmedOnce) {
-          confirmedOnce = true
-          resolveSubscribed()
-        } else if (lostSinceConfirmed) {
-          lostSinceConfirmed = false
-          deliver(GAP)
-        }
-      },
-      (error: unknown) => report(error),
-    )
+    if (!confirmedOnce) {
+      confirmedOnce = true
+      resolveSubscribed()
+    } else if (lostSinceConfirmed) {
+      lostSinceConfirmed = false
+      deliver(GAP)
+    }
   }
-  const onClose = (): void => {
+  const lost = (): void => {
     if (confirmedOnce) lostSinceConfirmed = true
   }
 
-  subscriber.on('error', report)
-  subscriber.on('ready', onReady)
-  subscriber.on('close', onClose)
-  subscriber.on('messageBuffer', onPayload)
-  if (ownsPublisher) publisher.on('error', report)
-  // A lazy client duplicates into a lazy subscriber: connect it now, so it starts listening.
-  if (subscriber.status === 'wait') subscriber.connect().catch(report)
+  // The subscription and the way to publish, once the connection said what it is.
+  const plan = connection.client.then(async (client) => {
+    if (!isCluster(client)) return { publish: (payload: string) => client.publish(channel, payload), subscription: await singleNode(connection, channel, onPayload, confirmed, lost, () => closed) }
+    const sharded = wantSharded ?? (await hasShardedPubSub(client, () => closed))
+    return {
+      publish: (payload: string) => (sharded ? client.spublish(channel, payload) : classicPublisher(client, channel).publish(channel, payload)),
+      subscription: clusterSubscription(client, channel, sharded, onPayload, confirmed, lost, () => closed),
+    }
+  })
+  // Written once, when the plan is made.
+  let planned = false
+  plan.then(
+    (made) => {
+      planned = true
+      // Made after close() gave up waiting for it: take it down at once.
+      if (closed) void made.subscription.close()
+    },
+    () => {},
+  )
 
   return {
     /** `await using` support: the same as `close()`. */
     [Symbol.asyncDispose](): Promise<void> {
       return this.close()
     },
+    channel,
+    namespace,
+
     async publish(message: CoherenceMessage): Promise<void> {
       if (closed) throw new BusClosedError('redisBus', 'publish refused')
-      const sent = publisher.publish(channel, encodeWire(publishable('redisBus', message)))
+      const payload = encodeWire(publishable('redisBus', message), namespace)
       await new Promise<void>((resolve, reject) => {
         unanswered.add(reject)
-        sent.then(
-          () => (unanswered.delete(reject), resolve()),
-          (error: unknown) => (unanswered.delete(reject), reject(error)),
-        )
+        plan
+          .then((p) => p.publish(payload))
+          .then(
+            () => (unanswered.delete(reject), resolve()),
+            (error: unknown) => (unanswered.delete(reject), reject(closed ? new BusClosedError('redisBus', 'a publish was still waiting for Redis') : error)),
+          )
       })
     },
 
@@ -187,8 +219,30 @@ export function redisBus(options: RedisBusOptions): RedisBus {
       }
     },
 
-    subscribed(): Promise<void> {
-      return firstSubscription
+    subscribed(wait: SubscribedOptions = {}): Promise<void> {
+      const { timeout = SUBSCRIBED_TIMEOUT, signal } = checkSubscribed(wait)
+      if (confirmedOnce || closed) return firstSubscription
+      const waiting = new Promise<void>((resolve, reject) => {
+        const giveUp = (what: string, reason?: unknown) => {
+          done()
+          reject(new RedisUnreachableError('redisBus', connection.where, `${what} (channel ${describe(channel)})`, { cause: connection.cause() ?? reason }))
+        }
+        const onAbort = () => giveUp('was given up on before it confirmed the subscription', signal?.reason)
+        const timer = setTimeout(() => giveUp(`did not confirm the subscription within ${timeout} ms`), timeout)
+        const done = () => {
+          clearTimeout(timer)
+          signal?.removeEventListener('abort', onAbort)
+        }
+        if (signal?.aborted) return onAbort()
+        signal?.addEventListener('abort', onAbort, { once: true })
+        firstSubscription.then(
+          () => (done(), resolve()),
+          (error: unknown) => (done(), reject(error)),
+        )
+      })
+      // Like the first subscription itself: a wait nobody awaits is no unhandled rejection.
+      waiting.catch(() => {})
+      return waiting
     },
 
     close(): Promise<void> {
@@ -196,13 +250,11 @@ export function redisBus(options: RedisBusOptions): RedisBus {
       closed = true
       handlers.clear()
       rejectSubscribed(new BusClosedError('redisBus', 'it closed before its subscription was confirmed'))
-      subscriber.off('ready', onReady)
-      subscriber.off('close', onClose)
-      subscriber.off('messageBuffer', onPayload)
-      // The 'error' listeners stay: a connection failing while it closes must not crash the process.
       closing = (async () => {
-        await shutdown(subscriber, channel)
-        if (ownsPublisher) await shutdown(publisher)
+        // No plan yet (a url unanswered, a cluster not answering): never wait for it (a given client
+        // may never answer); a plan made later is taken down as it is made.
+        if (planned) await (await plan).subscription.close()
+        await connection.close()
         // A quit connection has answered everything sent before it; only stranded commands remain.
         for (const reject of unanswered) reject(new BusClosedError('redisBus', 'a publish was still waiting for Redis'))
         unanswered.clear()
@@ -212,44 +264,208 @@ export function redisBus(options: RedisBusOptions): RedisBus {
   }
 }
 
-/** Unsubscribes (when given a channel) and quits a connection; drops it at once if it is not up. */
-async function shutdown(connection: Redis, channel?: string): Promise<void> {
+/** A subscription the bus holds: closed by the bus's `close()`. */
+interface Subscription {
+  close(): Promise<void>
+}
+
+type OnPayload = (from: Buffer, payload: Buffer) => void
+
+/**
+ * Classic pub/sub on one node (or a Sentinel master): a second connection of the same kind, which
+ * subscribes on every (re)connection, ioredis's own `autoResubscribe` or not.
+ */
+async function singleNode(connection: Connection, channel: string, onPayload: OnPayload, confirmed: () => void, lost: () => void, closed: () => boolean): Promise<Subscription> {
+  const subscriber = (await connection.another()) as Redis
+  const onReady = (): void => {
+    if (closed()) return
+    subscriber.subscribe(channel).then(confirmed, () => {
+      // The connection dropped again before confirming: its next 'ready' subscribes again.
+    })
+  }
+  subscriber.on('ready', onReady)
+  subscriber.on('close', lost)
+  subscriber.on('messageBuffer', onPayload)
+  // A lazy client duplicates into a lazy subscriber: connect it now, so it starts listening.
+  if (subscriber.status === 'wait') subscriber.connect().catch(() => {})
+  else if (subscriber.status === 'ready') onReady()
+  return {
+    async close() {
+      subscriber.off('ready', onReady)
+      subscriber.off('close', lost)
+      subscriber.off('messageBuffer', onPayload)
+      await shutdown(subscriber, () => subscriber.unsubscribe(channel))
+    },
+  }
+}
+
+/**
+ * The node classic publishes go to on a cluster: the master of the channel's slot, so one instance's
+ * messages keep their order (a cluster client sends a keyless command to any node); the cluster
+ * client itself while its slot map is not known.
+ */
+function classicPublisher(cluster: Cluster, channel: string): Pick<Redis, 'publish'> {
+  const owner = cluster.slots[calculateSlot(channel)]?.[0]
+  const node = owner === undefined ? undefined : cluster.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner)
+  return node ?? cluster
+}
+
+/**
+ * Whether the cluster's servers have sharded pub/sub (`COMMAND INFO SSUBSCRIBE` names it), asked
+ * again (backoff capped at 1 s) until the cluster answers: guessing classic while it is down would
+ * leave this bus deaf to the sharded publishes of buses that asked when it was up.
+ */
+async function hasShardedPubSub(cluster: Cluster, closed: () => boolean): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const info = (await cluster.call('COMMAND', 'INFO', 'SSUBSCRIBE')) as unknown[]
+      return Array.isArray(info) && Array.isArray(info[0])
+    } catch (error) {
+      if (closed()) throw error
+      if (error instanceof ioredis.ReplyError) return false
+      await new Promise((resolve) => setTimeout(resolve, Math.min(attempt * 50, 1_000)))
+    }
+  }
+}
+
+/**
+ * The subscription on a cluster: one plain connection of the bus's own to the master serving the
+ * channel's slot, `SSUBSCRIBE`d (or `SUBSCRIBE`d, classic pub/sub reaching every node). It is never
+ * reconnected in place: when it drops, the slot moves (`MOVED`) or the server ends the subscription
+ * (a `sunsubscribe` it did not ask for), it is dropped and made again on the slot's master then,
+ * after the cluster refreshed its slot map; each new confirmation after a loss is a gap.
+ */
+function clusterSubscription(
+  cluster: Cluster,
+  channel: string,
+  sharded: boolean,
+  onPayload: OnPayload,
+  confirmed: () => void,
+  lost: () => void,
+  closed: () => boolean,
+): Subscription {
+  const messageEvent = sharded ? 'smessageBuffer' : 'messageBuffer'
+  // Written by connect and retarget only.
+  let current: Redis | undefined
+  let attempt = 0
+  let retry: ReturnType<typeof setTimeout> | undefined
+
+  const slotOwner = (): { host: string; port: number } | undefined => {
+    // Sharded pub/sub hashes the channel as a key; classic pub/sub reaches every node, so that one is as good as any.
+    const node = cluster.slots[calculateSlot(channel)]?.[0]
+    if (node === undefined) return undefined
+    const at = node.lastIndexOf(':')
+    return { host: node.slice(0, at), port: Number(node.slice(at + 1)) }
+  }
+
+  const retarget = (subscriber: Redis): void => {
+    if (subscriber !== current) return
+    current = undefined
+    lost()
+    subscriber.removeAllListeners(messageEvent)
+    subscriber.disconnect()
+    if (closed()) return
+    attempt++
+    // Let the cluster see the failover first: refresh its slot map, then connect where the slot is.
+    retry = setTimeout(() => cluster.refreshSlotsCache(() => connect()), Math.min(attempt * 50, 1_000))
+  }
+
+  const connect = (): void => {
+    retry = undefined
+    if (closed()) return
+    const target = slotOwner()
+    if (target === undefined) {
+      attempt++
+      retry = setTimeout(connect, Math.min(attempt * 50, 1_000))
+      return
+    }
+    const redisOptions = (cluster.options.redisOptions ?? {}) as Record<string, unknown>
+    const subscriber = new ioredis.Redis({
+      ...redisOptions,
+      ...FAIL_FAST,
+      ...target,
+      // Never reconnected in place: a new one is made where the slot is then.
+      retryStrategy: () => null,
+      autoResubscribe: false,
+      enableOfflineQueue: true,
+      lazyConnect: false,
+    })
+    current = subscriber
+    subscriber.on('error', (error: Error) => {
+      // The server ended the sharded subscription (the slot moved): ioredis reports the unasked-for reply.
+      if (/sunsubscribe/i.test(error.message)) retarget(subscriber)
+    })
+    subscriber.on('moved', () => retarget(subscriber))
+    subscriber.on('close', () => retarget(subscriber))
+    subscriber.on(messageEvent, onPayload)
+    subscriber.on('ready', () => {
+      const subscribing = sharded ? subscriber.ssubscribe(channel) : subscriber.subscribe(channel)
+      subscribing.then(
+        () => {
+          if (subscriber !== current) return
+          attempt = 0
+          confirmed()
+        },
+        () => retarget(subscriber),
+      )
+    })
+  }
+
+  const ready = cluster.status === 'ready' ? Promise.resolve() : new Promise<void>((resolve) => cluster.once('ready', () => resolve()))
+  void ready.then(connect)
+
+  return {
+    async close() {
+      if (retry !== undefined) clearTimeout(retry)
+      const subscriber = current
+      current = undefined
+      if (subscriber === undefined) return
+      subscriber.removeAllListeners(messageEvent)
+      subscriber.removeAllListeners('close')
+      subscriber.on('error', () => {})
+      await shutdown(subscriber, () => (sharded ? subscriber.sunsubscribe(channel) : subscriber.unsubscribe(channel)))
+    },
+  }
+}
+
+/** Unsubscribes and quits a connection; drops it at once if it is not up. */
+async function shutdown(connection: Redis, unsubscribe: () => Promise<unknown>): Promise<void> {
   if (connection.status !== 'ready') {
     connection.disconnect()
     return
   }
   try {
-    if (channel !== undefined) await connection.unsubscribe(channel)
-    await connection.quit()
+    await unsubscribe()
+    await quit(connection)
   } catch {
     connection.disconnect()
   }
 }
 
-function validate(options: RedisBusOptions): RedisBusOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw badArgument(TypeError, 'redisBus: options must be an object with exactly one of `client` or `url`')
+function checkSubscribed(options: SubscribedOptions): SubscribedOptions {
+  if (typeof options !== 'object' || options === null) throw badArgument(TypeError, `redisBus.subscribed: options must be an object, got ${describe(options)}`)
+  const { timeout, signal } = options
+  if (timeout !== undefined && !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0)) {
+    throw badNumber(timeout, `redisBus.subscribed: \`timeout\` must be a finite number of ms > 0, got ${describe(timeout)}`)
   }
-  const { client, url, channel, onHandlerError, onError } = options
-  if ((client === undefined) === (url === undefined)) {
-    throw badArgument(TypeError, 'redisBus: pass exactly one of `client` or `url`, got ' + (client === undefined ? 'neither' : 'both'))
-  }
-  if (client !== undefined && (typeof client !== 'object' || client === null || typeof client.duplicate !== 'function')) {
-    throw badArgument(TypeError, 'redisBus: `client` must be an ioredis client')
-  }
-  if (url !== undefined && (typeof url !== 'string' || url.length === 0)) {
-    throw badArgument(TypeError, `redisBus: \`url\` must be a non-empty string, got ${describe(url)}`)
-  }
-  if (channel !== undefined && (typeof channel !== 'string' || channel.length === 0)) {
-    throw badArgument(TypeError, `redisBus: \`channel\` must be a non-empty string, got ${describe(channel)}`)
-  }
-  if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
-    throw badArgument(TypeError, `redisBus: \`onHandlerError\` must be a function, got ${typeof onHandlerError}`)
-  }
-  if (onError !== undefined && typeof onError !== 'function') {
-    throw badArgument(TypeError, `redisBus: \`onError\` must be a function, got ${typeof onError}`)
-  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw badArgument(TypeError, `redisBus.subscribed: \`signal\` must be an AbortSignal, got ${describe(signal)}`)
   return options
 }
 
-
+function validate(options: RedisBusOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw badArgument(TypeError, 'redisBus: options must be an object with exactly one of `client`, `url` and `sentinels`')
+  }
+  validateConnection('redisBus', options)
+  const { channel, namespace, sharded, onHandlerError } = options
+  if (channel !== undefined && (typeof channel !== 'string' || channel.length === 0)) {
+    throw badArgument(TypeError, `redisBus: the option \`channel\` must be a non-empty string, got ${describe(channel)}`)
+  }
+  if (namespace !== undefined && (typeof namespace !== 'string' || namespace.length > MAX_TABLE_LENGTH)) {
+    throw badArgument(TypeError, `redisBus: the option \`namespace\` must be a string of at most ${MAX_TABLE_LENGTH} code units, got ${describe(namespace)}`)
+  }
+  if (sharded !== undefined && typeof sharded !== 'boolean') throw badArgument(TypeError, `redisBus: the option \`sharded\` must be a boolean, got ${describe(sharded)}`)
+  if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
+    throw badArgument(TypeError, `redisBus: the option \`onHandlerError\` must be a function, got ${typeof onHandlerError}`)
+  }
+}

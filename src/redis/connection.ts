@@ -1,16 +1,363 @@
 /**
- * Options for a Redis connection EchoStore opens itself (L2 store, bus), chosen to fail fast and never crash:
+ * How `redisL2` and `redisBus` reach Redis: a client you give (an ioredis `Redis` or `Cluster`), a
+ * url (one node, or seed nodes; a cluster is detected), or Sentinel (`sentinels` + `name`). The
+ * connections EchoStore opens itself use the settings below; an outage of any connection is
+ * reported once (to `onError`, or as a process warning) until it is back.
+ */
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis'
+import { ioredis } from './ioredis.js'
+import { RedisUnreachableError, badArgument, describe } from '../core/errors.js'
+
+/** An ioredis client EchoStore can use: a single-node (or Sentinel) client, or a cluster client. */
+export type RedisClient = Redis | Cluster
+
+/**
+ * The shape of a client of an ioredis fork that keeps ioredis's API, such as iovalkey's `Redis` and
+ * `Cluster`: accepted as `client`, used exactly as an ioredis client.
+ */
+export interface CompatibleClient {
+  /** Installs a Lua script as a command (the adapters' scripts). */
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void
+  /** Another connection of the same kind (the bus's subscriber). */
+  duplicate(...args: never[]): unknown
+  /** Listens to connection events (`error`, `ready`, `close`, messages). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event listeners of any signature, as EventEmitter takes them
+  on(event: string, listener: (...args: any[]) => void): unknown
+  /** How many listeners an event has (a client without `error` listeners gets the adapter's warning). */
+  listenerCount(event: string): number
+  /** The connection's state: `ready` when it answers. */
+  readonly status: string
+  /** Closes the connection after pending replies. */
+  quit(): Promise<unknown>
+  /** Drops the connection at once. */
+  disconnect(): void
+}
+
+/** One Sentinel of a Sentinel set. */
+export interface SentinelAddress {
+  host: string
+  port: number
+}
+
+/** Where a Redis adapter connects: exactly one of `client`, `url` and `sentinels` (with `name`). */
+export interface RedisConnectionOptions {
+  /** An ioredis `Redis` or `Cluster` client (or a client of the same API, such as iovalkey's). The adapter never closes it. */
+  client?: RedisClient | CompatibleClient
+  /**
+   * A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS), or the URLs of a
+   * cluster's seed nodes. The adapter asks the first node that answers whether cluster mode is on,
+   * and opens a `Cluster` over every url given when it is; it closes what it opened in `close()`.
+   */
+  url?: string | readonly string[]
+  /** The Sentinels to ask for the master of `name`; the connection follows a failover. */
+  sentinels?: readonly SentinelAddress[]
+  /** The Sentinel master name (with `sentinels` only). */
+  name?: string
+  /**
+   * Receives each outage of a connection the adapter uses, once per outage (the first error; the
+   * next one after the connection was back). Default: a process warning (`ECHOSTORE_REDIS_UNREACHABLE`).
+   * Errors of a client you give are reported only when it had no `error` listener of its own.
+   */
+  onError?: (error: unknown) => void
+}
+
+/**
+ * Options for a single-node connection EchoStore opens itself, chosen to fail fast and never crash:
  * - the offline queue stays on, so calls made before the first connect wait for it instead of failing
  *   at startup; `maxRetriesPerRequest: 1` bounds that wait during an outage (queued commands are
  *   rejected at every second failed reconnect: within a few hundred ms early in an outage, ~2 s at
  *   most once the backoff is capped);
  * - reconnects go on forever with a backoff capped at 1 s, so L2 comes back by itself;
- * - `connectTimeout: 1000` bounds a connect that hangs (a black-holed host).
+ * - `connectTimeout: 1000` bounds a connect that hangs (a black-holed host);
+ * - a `READONLY` reply (a master demoted by a failover under the connection) reconnects and resends,
+ *   so a Sentinel connection follows the new master.
  * The table's facade still puts its own short timeout on every call.
  */
 export const FAIL_FAST = {
   maxRetriesPerRequest: 1,
   enableOfflineQueue: true,
   connectTimeout: 1_000,
+  /** Reconnect after 50 ms × the attempt, at most 1 s, forever. */
   retryStrategy: (attempt: number) => Math.min(attempt * 50, 1_000),
-} as const
+  /** On `READONLY` (a demoted master), reconnect and resend the command. */
+  reconnectOnError: (error: Error) => (error.message.startsWith('READONLY') ? 2 : false),
+} as const satisfies RedisOptions
+
+/**
+ * Options for a cluster connection EchoStore opens itself: each node's connection as
+ * {@link FAIL_FAST}; the slot map refreshed within 1 s of a failover (and every 5 s), commands
+ * redirected up to 16 times and retried 100 ms after a `CLUSTERDOWN` or a failover; reads and
+ * writes on masters only (a replica may lag behind a version guard).
+ */
+export const CLUSTER_FAIL_FAST = {
+  enableOfflineQueue: true,
+  /** Reconnect to the cluster after 50 ms × the attempt, at most 1 s, forever. */
+  clusterRetryStrategy: (attempt: number) => Math.min(attempt * 50, 1_000),
+  maxRedirections: 16,
+  retryDelayOnFailover: 100,
+  retryDelayOnClusterDown: 100,
+  retryDelayOnTryAgain: 100,
+  slotsRefreshTimeout: 1_000,
+  slotsRefreshInterval: 5_000,
+  scaleReads: 'master',
+} as const satisfies ClusterOptions
+
+/** A connection an adapter uses: its client (once known), and what went wrong while it is down. */
+export interface Connection {
+  /** The client: at once for a given client or Sentinel; for a url, once a node said whether it is a cluster. */
+  readonly client: Promise<RedisClient>
+  /** The client when known, else undefined. */
+  current(): RedisClient | undefined
+  /** Settles once the url's node was first asked what it is (answered or not); at once otherwise. */
+  readonly asked: Promise<void>
+  /** Where it connects, for messages: `host:port`, the seed list, or `sentinel master <name>`. */
+  readonly where: string
+  /** The error of the outage going on (of the node `node`, `host:port`, on a cluster), or undefined while up. */
+  cause(node?: string): Error | undefined
+  /** Opens one more connection of the same kind to the same Redis (a subscriber); the caller closes it. */
+  another(): Promise<RedisClient>
+  /** Closes the connections it opened (not a given client). Idempotent. */
+  close(): Promise<void>
+}
+
+/** Throws a `TypeError` naming the option when the connection options are not exactly one of `client`, `url` and `sentinels`. */
+export function validateConnection(adapter: string, options: RedisConnectionOptions): void {
+  const { client, url, sentinels, name, onError } = options
+  const given = [client !== undefined && '`client`', url !== undefined && '`url`', sentinels !== undefined && '`sentinels`'].filter(Boolean)
+  if (given.length !== 1) {
+    throw badArgument(TypeError, `${adapter}: pass exactly one of the options \`client\`, \`url\` and \`sentinels\`, got ${given.length === 0 ? 'neither' : given.join(' and ')}`)
+  }
+  if (client !== undefined && (typeof client !== 'object' || client === null || typeof (client as Partial<Redis>).defineCommand !== 'function' || typeof (client as Partial<Redis>).duplicate !== 'function')) {
+    throw badArgument(TypeError, `${adapter}: the option \`client\` must be an ioredis Redis or Cluster client, got ${describe(client)}`)
+  }
+  if (url !== undefined) {
+    const urls = typeof url === 'string' ? [url] : url
+    if (!Array.isArray(urls) || urls.length === 0 || urls.some((u) => typeof u !== 'string' || !/^rediss?:\/\/./.test(u))) {
+      throw badArgument(TypeError, `${adapter}: the option \`url\` must be a redis:// or rediss:// URL, or a non-empty array of them, got ${describe(url)}`)
+    }
+  }
+  if (sentinels !== undefined) {
+    const fit = Array.isArray(sentinels) && sentinels.length > 0 && sentinels.every((s) => typeof s?.host === 'string' && s.host !== '' && Number.isInteger(s?.port) && s.port > 0 && s.port < 65_536)
+    if (!fit) throw badArgument(TypeError, `${adapter}: the option \`sentinels\` must be a non-empty array of { host, port }, got ${describe(sentinels)}`)
+    if (typeof name !== 'string' || name === '') throw badArgument(TypeError, `${adapter}: the option \`name\` (the Sentinel master name) must be a non-empty string, got ${describe(name)}`)
+  } else if (name !== undefined) {
+    throw badArgument(TypeError, `${adapter}: the option \`name\` goes with \`sentinels\` only`)
+  }
+  if (onError !== undefined && typeof onError !== 'function') {
+    throw badArgument(TypeError, `${adapter}: the option \`onError\` must be a function, got ${typeof onError}`)
+  }
+}
+
+/** Reports outages once each: the first error after the connection was up (or never up), to `onError` or as a process warning. */
+class Outages {
+  /** Written by `failed` and `recovered` only. */
+  #causes = new Map<string, Error>()
+  constructor(
+    private readonly adapter: string,
+    private readonly where: string,
+    private readonly onError: ((error: unknown) => void) | undefined,
+    private readonly report: boolean,
+  ) {}
+
+  failed(node: string, error: unknown): void {
+    const cause = error instanceof Error ? error : new Error(String(error))
+    const known = this.#causes.size > 0
+    this.#causes.set(node, cause)
+    if (known || !this.report) return
+    if (this.onError !== undefined) {
+      try {
+        this.onError(error)
+      } catch {
+        // A failing reporter must not crash the connection's event loop.
+      }
+      return
+    }
+    const warning = new RedisUnreachableError(this.adapter, node === '' ? this.where : node, 'is unreachable (reported once until it is back; pass onError to handle it)', { cause })
+    process.emitWarning(warning.message, { type: 'EchoStoreWarning', code: warning.code })
+  }
+
+  recovered(node: string): void {
+    this.#causes.delete(node)
+  }
+
+  cause(node: string | undefined): Error | undefined {
+    if (node !== undefined && this.#causes.has(node)) return this.#causes.get(node)
+    return this.#causes.get('') ?? (node === undefined ? this.#causes.values().next().value : undefined)
+  }
+}
+
+const nodeKey = (options: { host?: string; port?: number }): string => `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`
+
+/**
+ * Listens to a client's connection events: errors and recoveries go to `outages`, per node for a
+ * cluster (a node the cluster dropped, after a failover, is no outage any more). Returns the
+ * function that stops listening.
+ */
+function watch(client: RedisClient, outages: Outages): () => void {
+  const listeners: [string, (...args: never[]) => void][] = []
+  // Adapters sharing one client each add one listener per event and take it back on close: no leak to warn of.
+  client.setMaxListeners(client.getMaxListeners() + 1)
+  const on = (event: string, listener: (...args: never[]) => void) => {
+    client.on(event, listener as (...args: unknown[]) => void)
+    listeners.push([event, listener])
+  }
+  if (client instanceof ioredis.Cluster || (client as { isCluster?: boolean }).isCluster === true) {
+    on('error', (error: unknown) => outages.failed('', error))
+    on('node error', (error: unknown, node: string) => outages.failed(node, error))
+    on('ready', () => outages.recovered(''))
+    on('+node', (redis: Redis) => redis.on('ready', () => outages.recovered(nodeKey(redis.options))))
+    on('-node', (redis: Redis) => outages.recovered(nodeKey(redis.options)))
+  } else {
+    on('error', (error: unknown) => outages.failed('', error))
+    on('ready', () => outages.recovered(''))
+  }
+  return () => {
+    for (const [event, listener] of listeners) client.off(event, listener as (...args: unknown[]) => void)
+    client.setMaxListeners(Math.max(0, client.getMaxListeners() - 1))
+  }
+}
+
+/** `host:port` and the connection options one url carries. */
+function parseUrl(url: string): { host: string; port: number; options: RedisOptions } {
+  const parsed = new URL(url)
+  const options: RedisOptions = {}
+  if (parsed.username !== '') options.username = decodeURIComponent(parsed.username)
+  if (parsed.password !== '') options.password = decodeURIComponent(parsed.password)
+  if (parsed.protocol === 'rediss:') options.tls = {}
+  return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port === '' ? 6379 : Number(parsed.port), options }
+}
+
+/** Whether the Redis at `url` runs in cluster mode (its `INFO cluster`); rejects when it cannot be asked. */
+async function isClusterNode(url: string): Promise<boolean> {
+  const probe = new ioredis.Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 1_000, retryStrategy: () => null })
+  // The connection's own error (ECONNREFUSED, …) says more than the "Connection is closed" connect() rejects with.
+  let failure: unknown
+  probe.on('error', (error: unknown) => (failure ??= error))
+  try {
+    await probe.connect()
+    return /cluster_enabled:1/.test(await probe.info('cluster'))
+  } catch (error) {
+    throw failure ?? error
+  } finally {
+    probe.disconnect()
+  }
+}
+
+/**
+ * Opens (or wraps) the connection the options describe. Never throws nor rejects for an outage: a url
+ * that does not answer is asked again, with a backoff capped at 1 s, until it answers or `close()`.
+ */
+export function openConnection(adapter: string, options: RedisConnectionOptions): Connection {
+  const { url, sentinels, name, onError } = options
+  const given = options.client as RedisClient | undefined
+  const urls = url === undefined ? [] : typeof url === 'string' ? [url] : [...url]
+  const where = given !== undefined ? describeClient(given) : sentinels !== undefined ? `sentinel master ${name} (${sentinels.map(nodeKey).join(', ')})` : urls.map((u) => nodeKey(parseUrl(u))).join(', ')
+  const outages = new Outages(adapter, where, onError, given === undefined || given.listenerCount('error') === 0)
+  // Written by make and close only.
+  const opened: RedisClient[] = []
+  let closed = false
+  let known: RedisClient | undefined
+  let cluster: boolean | undefined
+  let wakeDetection: (() => void) | undefined
+  let markAsked!: () => void
+  const asked = new Promise<void>((resolve) => (markAsked = resolve))
+
+  const make = (): RedisClient => {
+    let client: RedisClient
+    if (sentinels !== undefined) {
+      client = new ioredis.Redis({ ...FAIL_FAST, sentinels: sentinels.map(({ host, port }) => ({ host, port })), name, failoverDetector: true, sentinelRetryStrategy: FAIL_FAST.retryStrategy })
+    } else if (cluster === true) {
+      const seeds = urls.map(parseUrl)
+      client = new ioredis.Cluster(seeds.map(({ host, port }) => ({ host, port })), { ...CLUSTER_FAIL_FAST, redisOptions: { ...FAIL_FAST, ...seeds[0]!.options } })
+    } else {
+      client = new ioredis.Redis(urls[0]!, FAIL_FAST)
+    }
+    watch(client, outages)
+    opened.push(client)
+    return client
+  }
+
+  const detect = async (): Promise<RedisClient> => {
+    for (let attempt = 0; !closed; attempt++) {
+      const seed = urls[attempt % urls.length]!
+      try {
+        cluster = await isClusterNode(seed)
+        if (closed) break
+        known = make()
+        for (const url of urls) outages.recovered(nodeKey(parseUrl(url)))
+        return known
+      } catch (error) {
+        outages.failed(nodeKey(parseUrl(seed)), error)
+      } finally {
+        markAsked()
+      }
+      if (closed) break
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min((attempt + 1) * 50, 1_000))
+        wakeDetection = () => (clearTimeout(timer), resolve())
+      })
+    }
+    throw new RedisUnreachableError(adapter, where, 'was closed before it connected')
+  }
+
+  // Stops listening to the given client (and its duplicates) on close: it outlives the adapter.
+  let unwatchGiven = (): void => {}
+  if (given !== undefined) {
+    unwatchGiven = watch(given, outages)
+    known = given
+  } else if (sentinels !== undefined) {
+    known = make()
+  }
+  if (known !== undefined) markAsked()
+  const client = known !== undefined ? Promise.resolve(known) : detect()
+  client.catch(() => {})
+
+  return {
+    client,
+    where,
+    asked,
+    current: () => known,
+    cause: (node) => outages.cause(node),
+    async another(): Promise<RedisClient> {
+      await client
+      if (closed) throw new RedisUnreachableError(adapter, where, 'was closed')
+      if (given !== undefined) {
+        const copy = given.duplicate() as RedisClient
+        watch(copy, outages)
+        opened.push(copy)
+        return copy
+      }
+      return make()
+    },
+    async close(): Promise<void> {
+      if (closed) return
+      closed = true
+      wakeDetection?.()
+      const mine = given === undefined ? opened : opened.filter((c) => c !== given)
+      await Promise.all(mine.map(quit))
+      unwatchGiven()
+    },
+  }
+}
+
+/** `host:port` of a client, or its seed nodes for a cluster. */
+function describeClient(client: RedisClient): string {
+  const cluster = client as unknown as { startupNodes?: ({ host?: string; port?: number } | string)[] }
+  if (Array.isArray(cluster.startupNodes)) return cluster.startupNodes.map((n) => (typeof n === 'string' ? n : nodeKey(n))).join(', ')
+  const options = (client as Redis).options ?? {}
+  if (Array.isArray(options.sentinels)) return `sentinel master ${options.name} (${options.sentinels.map((s) => nodeKey(s as SentinelAddress)).join(', ')})`
+  return nodeKey(options)
+}
+
+/** Quits gracefully when connected (pending replies arrive first), else drops the connection at once. */
+export async function quit(client: RedisClient): Promise<void> {
+  if (client.status === 'ready') {
+    try {
+      await client.quit()
+      return
+    } catch {
+      // fall through: the connection went away while quitting
+    }
+  }
+  client.disconnect()
+}

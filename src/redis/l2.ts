@@ -1,19 +1,19 @@
-import type { Cluster, Redis } from 'ioredis'
-import { ioredis } from './ioredis.js'
-import { FAIL_FAST } from './connection.js'
+import type { Cluster } from 'ioredis'
+import { calculateSlot, ioredis } from './ioredis.js'
+import { openConnection, validateConnection, type RedisClient, type RedisConnectionOptions } from './connection.js'
+import { L2ClosedError, L2CorruptEntryError, L2UnfitValueError, RedisUnreachableError, badArgument, badNumber, describe } from '../core/errors.js'
 import { addressOf } from './address.js'
-import { L2ClosedError, L2CorruptEntryError, L2UnfitValueError, badArgument, badNumber, describe } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { jsonCodec, type Codec } from '../l2/codec.js'
-import { entryKey, generationKey, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
+import { BUCKETS, bucketGenerationKey, entryKey, generationKey, l2Key, unfitPrefix, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
 import { HEADER_SCAN, decodeEntry, encodeEntry, isKind } from './entry.js'
-import { CLEAR_LUA, GENERATION_LUA, GET_LUA, GET_STATUS, NEXT_VERSION_LUA, SET_LUA } from './scripts.js'
-import { redisLeases } from './leases.js'
+import { CLEAR_LUA, GET_LUA, GET_STATUS, NEXT_VERSION_LUA, RELEASE_LEASE_LUA, SET_LUA } from './scripts.js'
+import { redisLeases, type ReleaseScript } from './leases.js'
 import type { L2Entry, L2Store, L2Write } from '../l2/store.js'
 
-/** An ioredis client the store can use: a single-node client or a cluster client. */
-export type RedisL2Client = Redis | Cluster
+/** An ioredis client the store can use: a single-node (or Sentinel) client or a cluster client. */
+export type RedisL2Client = RedisClient
 
 /** The Redis L2 store: an {@link L2Store} that also supports `await using`. */
 export interface RedisL2 extends L2Store {
@@ -21,13 +21,13 @@ export interface RedisL2 extends L2Store {
   [Symbol.asyncDispose](): Promise<void>
 }
 
-/** Options of {@link redisL2}: exactly one of `client` and `url`. */
-export interface RedisL2Options {
-  /** An existing ioredis `Redis` or `Cluster` client. The store never closes it. */
-  client?: RedisL2Client
-  /** A Redis URL (`redis://host:port/db`); the store opens its own connection and closes it in `close()`. */
-  url?: string
-  /** Written verbatim before every key (a tenant, an environment). Default `'echostore:'`. */
+/** Options of {@link redisL2}: where Redis is (exactly one of `client`, `url` and `sentinels`), and how entries are kept. */
+export interface RedisL2Options extends RedisConnectionOptions {
+  /**
+   * Written verbatim before every key (a tenant, an environment): the store's key space. Default
+   * `'echostore:'`. Give the bus the same string as its `namespace`. A prefix holding `{` or `}` is
+   * refused: it would take over the keys' Redis Cluster hash tag.
+   */
   prefix?: string
   /** How values become bytes. Default {@link jsonCodec}. */
   codec?: Codec
@@ -46,11 +46,10 @@ export interface RedisL2Options {
 
 /** The commands `defineCommand` installs on the client (ioredis loads them with EVALSHA, EVAL on NOSCRIPT). */
 interface Scripts {
-  echostoreL2GetBuffer(key: string, maxBytes: number): Promise<[number, Buffer?, number?] | null>
-  echostoreL2Set(key: string, version: number, ttl: number, data: Buffer): Promise<number>
-  echostoreL2NextVersion(versionKey: string, dataKey: string, versionTtl: number, floor: number): Promise<number>
-  echostoreL2Generation(generationKey: string): Promise<number>
-  echostoreL2Clear(generationKey: string, known: number): Promise<number>
+  echostoreL2GetBuffer(generationKey: string, dataKey: string, maxBytes: number): Promise<[number, Buffer | null, number, number] | [number] | null>
+  echostoreL2Set(generationKey: string, dataKey: string, version: number, ttl: number, data: Buffer): Promise<number>
+  echostoreL2NextVersion(versionKey: string, generationKey: string, dataKey: string, versionTtl: number, floor: number): Promise<number>
+  echostoreL2Clear(generationKey: string): Promise<number>
 }
 
 /** The longest grace an entry's header carries (11 digits). */
@@ -69,18 +68,15 @@ function checkWrite(entry: L2Write): void {
 }
 
 function validate(options: RedisL2Options): void {
-  const { client, url, prefix, codec, timeout, maxValueBytes } = options
-  if ((client === undefined) === (url === undefined)) {
-    throw badArgument(TypeError, `redisL2: pass exactly one of the options \`client\` and \`url\`, got ${client === undefined ? 'neither' : 'both'}`)
-  }
-  if (client !== undefined && typeof (client as Partial<RedisL2Client> | null)?.defineCommand !== 'function') {
-    throw badArgument(TypeError, `redisL2: the option \`client\` must be an ioredis Redis or Cluster client, got ${describe(client)}`)
-  }
-  if (url !== undefined && (typeof url !== 'string' || url === '')) {
-    throw badArgument(TypeError, `redisL2: the option \`url\` must be a non-empty string, got ${describe(url)}`)
-  }
+  if (typeof options !== 'object' || options === null) throw badArgument(TypeError, `redisL2: options must be an object, got ${describe(options)}`)
+  validateConnection('redisL2', options)
+  const { client, prefix, codec, timeout, maxValueBytes } = options
   if (prefix !== undefined && (typeof prefix !== 'string' || Buffer.from(prefix, 'utf8').toString('utf8') !== prefix)) {
     throw badArgument(TypeError, `redisL2: the option \`prefix\` must be a string without lone surrogates (keys are UTF-8), got ${describe(prefix)}`)
+  }
+  const unfit = unfitPrefix(prefix ?? '') ?? unfitPrefix(keyPrefixOf(client))
+  if (unfit !== undefined) {
+    throw badArgument(TypeError, `redisL2: the option \`prefix\` (with the client's own keyPrefix ${describe(keyPrefixOf(client))} before it) would break Redis Cluster slot hashing: ${unfit}; got ${describe(prefix)}`)
   }
   if (codec !== undefined && (typeof codec?.encode !== 'function' || typeof codec?.decode !== 'function')) {
     throw badArgument(TypeError, `redisL2: the option \`codec\` must have encode and decode functions, got ${describe(codec)}`)
@@ -93,70 +89,93 @@ function validate(options: RedisL2Options): void {
   }
 }
 
+/** A given client's own `keyPrefix` (written before the store's prefix), or ''. */
+function keyPrefixOf(client: unknown): string {
+  const options = (client as { options?: { keyPrefix?: unknown; redisOptions?: { keyPrefix?: unknown } } } | undefined)?.options
+  const keyPrefix = options?.keyPrefix ?? options?.redisOptions?.keyPrefix
+  return typeof keyPrefix === 'string' ? keyPrefix : ''
+}
+
+/** True for an error Redis itself answered (a reply), as opposed to one of the connection. */
+function isReply(error: unknown): boolean {
+  return error instanceof ioredis.ReplyError || (error instanceof Error && /^(ERR|WRONGTYPE|NOSCRIPT|MOVED|ASK|CROSSSLOT|READONLY|CLUSTERDOWN|TRYAGAIN|LOADING|BUSY|OOM|NOPERM|NOAUTH|WRONGPASS)\b/.test(error.message))
+}
+
 /** The largest string Redis holds (512 MiB), less room for the header. */
 const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
 
 /**
- * An L2 on Redis through ioredis. Each entry is one string key (see `l2Key` for the key, and
- * `entry.ts` for the bytes) written by a script that refuses only a strictly higher version
- * than the one held, with `PX ttl`; `get` reads the entry and its `PTTL` atomically and answers the
- * remaining lifetime. `nextVersion` mints the next version in a per-(table, id) version key (see
- * `scripts.ts`), which lives `VERSION_TTL_MS` (7 days) after its last use. An entry that
- * cannot be decoded, holds poisoned JSON, another Redis type, or has no expiry makes `get` reject
- * with `L2CorruptEntryError`; one larger than `maxValueBytes` with `L2UnfitValueError`; the next
- * write replaces either.
+ * An L2 on Redis through ioredis: one node, a Cluster, or a Sentinel set. Each entry is one string
+ * key (see `l2Key` for the key, and `entry.ts` for the bytes) written by a script that refuses only
+ * a strictly higher version than the one held, with `PX ttl`; `get` reads the entry and its `PTTL`
+ * atomically and answers the remaining lifetime. `nextVersion` mints the next version in a
+ * per-(table, id) version key (see `scripts.ts`), which lives `VERSION_TTL_MS` (7 days) after its
+ * last use. An entry that cannot be decoded, holds poisoned JSON, another Redis type, or has no
+ * expiry makes `get` reject with `L2CorruptEntryError`; one larger than `maxValueBytes` with
+ * `L2UnfitValueError`; the next write replaces either.
  *
- * `clear(table)` bumps the table's generation key; entries live under keys of their generation
- * (see `entryKey`), so the old ones are never read again and expire on their own. Each `get` and
- * `set` reads the generation alongside (two commands sent together, one round trip): when it moved
- * since this adapter last saw it, the call is made again in the new generation, so a process that
- * missed a clear never reads an entry from before it, nor writes into the past.
+ * A table's ids are spread over 1024 buckets (`BUCKETS`), each one Cluster hash tag holding its ids'
+ * keys and its own clear generation, so no master serves more than its share of a table and a
+ * master that fails touches only its own ids. `clear(table)` bumps every bucket's generation; entries
+ * live under keys of their generation (see `entryKey`), so the old ones are never read again and
+ * expire on their own. Every script reads the id's bucket generation itself, in the same step as
+ * the entry: a process that missed a clear never reads an entry from before it, nor writes into
+ * the past, and a get or set is one command on one node.
  *
- * The adapter does I/O only: no timeouts or fallback (the table's facade owns them). The
- * scripts are installed on the client with `defineCommand` (`echostoreL2Get`, `echostoreL2Set`,
- * `echostoreL2NextVersion`, `echostoreL2Generation`, `echostoreL2Clear`, `echostoreL2ReleaseLease`);
- * leases are in `leases.ts`. A client's own
- * `keyPrefix`, if any, goes before `prefix`.
+ * `shard(table, id)` names the master serving an id (`host:port`, on a cluster), so the table's
+ * breaker opens per master; `cause(table, id)` is the error of that node's outage, if any. A call
+ * that fails because the connection is down rejects with `RedisUnreachableError`, naming the host
+ * and carrying the connection's error as `cause`.
+ *
+ * The adapter does I/O only: no timeouts or fallback (the table's facade owns them). The scripts
+ * are installed on the client with `defineCommand` (`echostoreL2Get`, `echostoreL2Set`,
+ * `echostoreL2NextVersion`, `echostoreL2Clear`, `echostoreL2ReleaseLease`); leases are in
+ * `leases.ts`. A client's own `keyPrefix`, if any, goes before `prefix`.
  */
 export function redisL2(options: RedisL2Options): RedisL2 {
   validate(options)
   const { prefix = 'echostore:', codec = jsonCodec, maxValueBytes = DEFAULT_MAX_VALUE_BYTES } = options
-  const owned = options.client === undefined
-  const client: RedisL2Client = options.client ?? new ioredis.Redis(options.url!, FAIL_FAST)
-  // An outage must never crash the process: the failure reaches the caller through the rejected command.
-  if (owned) client.on('error', () => {})
-  client.defineCommand('echostoreL2Get', { lua: GET_LUA, numberOfKeys: 1 })
-  client.defineCommand('echostoreL2Set', { lua: SET_LUA, numberOfKeys: 1 })
-  client.defineCommand('echostoreL2NextVersion', { lua: NEXT_VERSION_LUA, numberOfKeys: 2 })
-  client.defineCommand('echostoreL2Generation', { lua: GENERATION_LUA, numberOfKeys: 1 })
-  client.defineCommand('echostoreL2Clear', { lua: CLEAR_LUA, numberOfKeys: 1 })
-  const scripts = client as unknown as Scripts
-  /** The generation each table had when this adapter last read or bumped it: written only here, from the store's answers. */
-  const generations = new Map<string, number>()
+  const connection = openConnection('redisL2', options)
+  const defined = new WeakSet<RedisClient>()
   let closing: Promise<void> | undefined
 
-  /** The table's generation now; rejects with `L2CorruptEntryError` when its key holds garbage (a clear repairs it). */
-  async function generation(table: string): Promise<number> {
-    const key = generationKey(prefix, table)
-    const current = await scripts.echostoreL2Generation(key)
-    if (current < 0) throw new L2CorruptEntryError(key, 'the generation key holds garbage; table.clear() repairs it')
-    return current
+  /** The client with the scripts installed (once, per client). */
+  async function scriptsOn(): Promise<Scripts & ReleaseScript & RedisClient> {
+    let client = connection.current()
+    if (client === undefined) {
+      // Fail fast while the url does not answer: wait for the first answer only.
+      await connection.asked
+      client = connection.current()
+      if (client === undefined) throw new RedisUnreachableError('redisL2', connection.where, 'does not answer', { cause: connection.cause() })
+    }
+    if (!defined.has(client)) {
+      client.defineCommand('echostoreL2Get', { lua: GET_LUA, numberOfKeys: 2 })
+      client.defineCommand('echostoreL2Set', { lua: SET_LUA, numberOfKeys: 2 })
+      client.defineCommand('echostoreL2NextVersion', { lua: NEXT_VERSION_LUA, numberOfKeys: 3 })
+      client.defineCommand('echostoreL2Clear', { lua: CLEAR_LUA, numberOfKeys: 1 })
+      client.defineCommand('echostoreL2ReleaseLease', { lua: RELEASE_LEASE_LUA, numberOfKeys: 1 })
+      defined.add(client)
+    }
+    return client as unknown as Scripts & ReleaseScript & RedisClient
   }
 
-  /** Runs `call` in the generation this adapter knows, reading the current one alongside; runs it again when the generation moved. */
-  async function inGeneration<T>(table: string, call: (generation: number) => Promise<T>, onGarbage: 'reject' | 'ignore'): Promise<T> {
-    const known = generations.get(table) ?? 0
-    const reading = generation(table)
-    const [answer, current] = await Promise.all([call(known), onGarbage === 'reject' ? reading : reading.catch(() => known)])
-    if (current === known) return answer
-    generations.set(table, current)
-    return call(current)
+  /** The master serving `key` (`host:port`) on a cluster whose slot map is known; undefined elsewhere. */
+  function nodeOf(key: string): string | undefined {
+    const client = connection.current()
+    if (client === undefined || !(client instanceof ioredis.Cluster || (client as { isCluster?: boolean }).isCluster === true)) return undefined
+    return (client as Cluster).slots[calculateSlot(key)]?.[0]
   }
 
-  /** The raw entry under (table, id) in `generation`. */
-  function readEntry(table: string, id: Id, generation: number) {
-    const key = entryKey(prefix, table, id, generation)
-    return scripts.echostoreL2GetBuffer(key, maxValueBytes + HEADER_SCAN).then((reply) => ({ key, reply }))
+  /** Runs one command; a connection failure rejects with `RedisUnreachableError` carrying the node's outage. */
+  async function run<T>(key: string, command: (scripts: Scripts & ReleaseScript & RedisClient) => Promise<T>): Promise<T> {
+    try {
+      return await command(await scriptsOn())
+    } catch (error) {
+      if (isReply(error) || error instanceof RedisUnreachableError) throw error
+      const node = nodeOf(key)
+      const cause = connection.cause(node) ?? error
+      throw new RedisUnreachableError('redisL2', node ?? connection.where, 'did not answer', { cause })
+    }
   }
 
   function open(op: string): void {
@@ -165,7 +184,13 @@ export function redisL2(options: RedisL2Options): RedisL2 {
 
   return {
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
-    address: addressOf(client),
+    /** The `host:port` of a single-node (or Sentinel) connection once known; undefined for a cluster. */
+    get address(): string | undefined {
+      const client = connection.current()
+      // Before a url's node answered: the host:port it names (a cluster, once detected, has none).
+      if (client === undefined) return typeof options.url === 'string' ? connection.where : undefined
+      return addressOf(client)
+    },
     /** `await using` support: the same as `close()`. */
     [Symbol.asyncDispose](): Promise<void> {
       return this.close()
@@ -173,55 +198,54 @@ export function redisL2(options: RedisL2Options): RedisL2 {
 
     async get(table: string, id: Id): Promise<L2Entry | undefined> {
       open('get')
-      const { key, reply } = await inGeneration(table, (generation) => readEntry(table, id, generation), 'reject')
+      const base = l2Key(prefix, table, id)
+      const reply = await run(base, (s) => s.echostoreL2GetBuffer(generationKey(prefix, table, id), base, maxValueBytes + HEADER_SCAN))
       if (reply === null) return undefined
-      const [status, data, ttl] = reply
+      const [status, data, ttl, generation] = reply
+      if (status === GET_STATUS.badGeneration) throw new L2CorruptEntryError(generationKey(prefix, table, id), 'the generation key holds garbage; table.clear() repairs it')
+      const key = entryKey(prefix, table, id, generation ?? 0)
       if (status === GET_STATUS.wrongType) throw new L2CorruptEntryError(key, 'the key holds another Redis type')
       if (status === GET_STATUS.tooLarge) throw new L2UnfitValueError(key, 'size', `larger than maxValueBytes ${maxValueBytes}`)
       if (ttl === -1) throw new L2CorruptEntryError(key, 'the key has no expiry')
-      if (ttl === undefined || ttl <= 0 || data === undefined) return undefined
+      if (ttl === undefined || ttl <= 0 || data === undefined || data === null) return undefined
       return decodeEntry(key, data, ttl, codec)
     },
 
     async set(table: string, id: Id, entry: L2Write): Promise<boolean> {
       open('set')
       checkWrite(entry)
-      const data = encodeEntry(entryKey(prefix, table, id, generations.get(table) ?? 0), entry, codec, maxValueBytes)
+      const base = l2Key(prefix, table, id)
+      const data = encodeEntry(base, entry, codec, maxValueBytes)
       const lifetime = entry.ttl + (entry.grace ?? 0)
-      // A garbage generation key fails reads (they report it); a write goes on in the generation known.
-      const written = await inGeneration(table, (generation) => scripts.echostoreL2Set(entryKey(prefix, table, id, generation), entry.version, lifetime, data), 'ignore')
-      return written === 1
+      return (await run(base, (s) => s.echostoreL2Set(generationKey(prefix, table, id), base, entry.version, lifetime, data))) === 1
     },
 
     async nextVersion(table: string, id: Id, floor: number): Promise<number> {
       open('nextVersion')
       if (!isVersion(floor)) throw badNumber(floor, `redisL2.nextVersion: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
-      return scripts.echostoreL2NextVersion(versionKey(prefix, table, id), entryKey(prefix, table, id, generations.get(table) ?? 0), VERSION_TTL_MS, floor)
+      const base = l2Key(prefix, table, id)
+      return run(base, (s) => s.echostoreL2NextVersion(versionKey(prefix, table, id), generationKey(prefix, table, id), base, VERSION_TTL_MS, floor))
     },
 
     async clear(table: string): Promise<void> {
       open('clear')
-      generations.set(table, await scripts.echostoreL2Clear(generationKey(prefix, table), generations.get(table) ?? 0))
+      const keys = Array.from({ length: BUCKETS }, (_, bucket) => bucketGenerationKey(prefix, table, bucket))
+      await Promise.all(keys.map((key) => run(key, (s) => s.echostoreL2Clear(key))))
     },
 
-    leases: redisLeases(client, prefix, open),
+    shard(table: string, id: Id): string | undefined {
+      return nodeOf(l2Key(prefix, table, id))
+    },
+
+    cause(table: string, id: Id | undefined): Error | undefined {
+      return connection.cause(id === undefined ? undefined : nodeOf(l2Key(prefix, table, id)))
+    },
+
+    leases: redisLeases(run, prefix, open),
 
     close(): Promise<void> {
-      closing ??= owned ? closeOwn(client) : Promise.resolve()
+      closing ??= connection.close()
       return closing
     },
   }
-}
-
-/** Quits gracefully when connected (pending replies arrive first), else drops the connection at once. */
-async function closeOwn(client: RedisL2Client): Promise<void> {
-  if (client.status === 'ready') {
-    try {
-      await client.quit()
-      return
-    } catch {
-      // fall through: the connection went away while quitting
-    }
-  }
-  client.disconnect()
 }

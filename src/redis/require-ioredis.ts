@@ -17,3 +17,8 @@ const IOREDIS_MAJOR = '5'
 export function requireIoredis(load: (id: string) => unknown): typeof Ioredis {
   return requirePeer<typeof Ioredis>(load, 'ioredis', 'echostore/redis', IOREDIS_MAJOR)
 }
+
+/** Loads the Redis Cluster key-slot hash through `load` (a dependency of EchoStore, and of ioredis). */
+export function requireSlotHash(load: (id: string) => unknown): (key: string | Buffer) => number {
+  return load('cluster-key-slot') as (key: string | Buffer) => number
+}

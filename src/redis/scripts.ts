@@ -1,6 +1,6 @@
 /**
- * The Lua scripts of the Redis L2, each atomic on the keys of one (table, id) (one Cluster slot), or
- * on one table's generation key.
+ * The Lua scripts of the Redis L2, each atomic on the keys of one bucket of a table (one Cluster
+ * slot: its ids' keys and the bucket's generation key, see `l2/keys.ts`).
  * A key that holds garbage (another type, a header that does not parse, a version out of range) is
  * that key's problem: reads report it, writes and mints replace it; it never fails a call.
  */
@@ -18,47 +18,12 @@ end
 `
 
 /** What {@link GET_LUA} answers in its first field. */
-export const GET_STATUS = { found: 0, wrongType: 1, tooLarge: 2 } as const
+export const GET_STATUS = { found: 0, wrongType: 1, tooLarge: 2, badGeneration: 3 } as const
 
 /**
- * Reads the entry under KEYS[1] with its remaining lifetime, in one step: `nil` when there is none;
- * else `{status, payload, pttl}`: the payload when it is a string of at most ARGV[1] bytes, only the
- * status when it is another type or larger (so a huge entry never crosses the wire).
+ * The generation held under `key` (a bucket's generation key), or -1 when it holds garbage (another
+ * type, not an integer in range); 0 when there is none.
  */
-export const GET_LUA = `
-local kind = redis.call('TYPE', KEYS[1]).ok
-if kind == 'none' then return false end
-if kind ~= 'string' then return {${GET_STATUS.wrongType}} end
-if redis.call('STRLEN', KEYS[1]) > tonumber(ARGV[1]) then return {${GET_STATUS.tooLarge}} end
-return {${GET_STATUS.found}, redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}
-`
-
-/** Writes ARGV[3] under KEYS[1] with `PX ARGV[2]` unless the held entry's version is strictly above ARGV[1]; garbage is overwritten. */
-export const SET_LUA = `${HELD_VERSION}
-local held = held_version(KEYS[1])
-if held and held > tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[2])
-return 1
-`
-
-/**
- * Mints the next version of one (table, id): the largest of 1, ARGV[2] (the caller's floor), the last
- * version minted (the version key KEYS[1]) + 1 and the held entry's (KEYS[2]) version + 1; records
- * it in the version key for ARGV[1] ms and returns it. A version key that holds garbage is replaced.
- */
-export const NEXT_VERSION_LUA = `${HELD_VERSION}
-local version = math.max(tonumber(ARGV[2]), 1)
-if redis.call('TYPE', KEYS[1]).ok == 'string' then
-  local issued = tonumber(redis.call('GET', KEYS[1]))
-  if issued and issued >= 0 and issued < ${MAX_VERSION} and issued + 1 > version then version = issued + 1 end
-end
-local held = held_version(KEYS[2])
-if held and held < ${MAX_VERSION} and held + 1 > version then version = held + 1 end
-redis.call('SET', KEYS[1], string.format('%.0f', version), 'PX', ARGV[1])
-return version
-`
-
-/** The generation held under `key`, or -1 when it holds garbage (another type, not an integer in range); 0 when there is none. */
 const READ_GENERATION = `
 local function read_generation(key)
   local kind = redis.call('TYPE', key).ok
@@ -70,18 +35,81 @@ local function read_generation(key)
 end
 `
 
-/** A table's generation from its generation key KEYS[1]: 0 when never cleared, -1 when the key holds garbage. */
-export const GENERATION_LUA = `${READ_GENERATION}
-return read_generation(KEYS[1])
+/** The key of the entry whose generation-0 key is `base` in `generation` (as `entryKey` writes it). */
+const IN_GENERATION = `
+local function in_generation(base, generation)
+  if generation == 0 then return base end
+  return base .. ':' .. string.format('%.0f', generation)
+end
 `
 
 /**
- * Clears a table: moves its generation key KEYS[1] one past the generation held, or past ARGV[1]
- * (the caller's known generation) when the key holds garbage, and returns the new generation.
+ * Reads the entry of one id with its remaining lifetime, in one step, in its bucket's current
+ * generation: KEYS[1] is the bucket's generation key, KEYS[2] the id's generation-0 entry key (the
+ * entry itself is under `KEYS[2]:<generation>` once the bucket was cleared; same hash tag, same slot).
+ * Answers `nil` when there is none; else `{status, payload, pttl, generation}`: the payload when it is
+ * a string of at most ARGV[1] bytes, only the status when it is another type or larger (so a huge
+ * entry never crosses the wire), or `{badGeneration}` when the generation key holds garbage.
+ */
+export const GET_LUA = `${READ_GENERATION}${IN_GENERATION}
+local generation = read_generation(KEYS[1])
+if generation < 0 then return {${GET_STATUS.badGeneration}} end
+local key = in_generation(KEYS[2], generation)
+local kind = redis.call('TYPE', key).ok
+if kind == 'none' then return false end
+if kind ~= 'string' then return {${GET_STATUS.wrongType}, false, 0, generation} end
+if redis.call('STRLEN', key) > tonumber(ARGV[1]) then return {${GET_STATUS.tooLarge}, false, 0, generation} end
+return {${GET_STATUS.found}, redis.call('GET', key), redis.call('PTTL', key), generation}
+`
+
+/**
+ * Writes ARGV[3] as the entry of one id (KEYS as {@link GET_LUA}) in its bucket's current generation,
+ * with `PX ARGV[2]`, unless the held entry's version is strictly above ARGV[1]; garbage is
+ * overwritten. A garbage generation key writes in generation 0 (read by nobody until a clear repairs
+ * the key). Answers 1 when written, 0 when refused.
+ */
+export const SET_LUA = `${HELD_VERSION}${READ_GENERATION}${IN_GENERATION}
+local generation = read_generation(KEYS[1])
+if generation < 0 then generation = 0 end
+local key = in_generation(KEYS[2], generation)
+local held = held_version(key)
+if held and held > tonumber(ARGV[1]) then return 0 end
+redis.call('SET', key, ARGV[3], 'PX', ARGV[2])
+return 1
+`
+
+/**
+ * Mints the next version of one (table, id): the largest of 1, ARGV[2] (the caller's floor), the last
+ * version minted (the version key KEYS[1]) + 1 and the held entry's version + 1 (KEYS[2] and KEYS[3]
+ * as KEYS[1] and KEYS[2] of {@link GET_LUA}); records it in the version key for ARGV[1] ms and
+ * returns it. A version key that holds garbage is replaced.
+ */
+export const NEXT_VERSION_LUA = `${HELD_VERSION}${READ_GENERATION}${IN_GENERATION}
+local version = math.max(tonumber(ARGV[2]), 1)
+if redis.call('TYPE', KEYS[1]).ok == 'string' then
+  local issued = tonumber(redis.call('GET', KEYS[1]))
+  if issued and issued >= 0 and issued < ${MAX_VERSION} and issued + 1 > version then version = issued + 1 end
+end
+local generation = read_generation(KEYS[2])
+if generation >= 0 then
+  local held = held_version(in_generation(KEYS[3], generation))
+  if held and held < ${MAX_VERSION} and held + 1 > version then version = held + 1 end
+end
+redis.call('SET', KEYS[1], string.format('%.0f', version), 'PX', ARGV[1])
+return version
+`
+
+/**
+ * Clears one bucket of a table: moves its generation key KEYS[1] one past the generation held and
+ * returns the new one. A key holding garbage is replaced by the server's clock in ms, a generation
+ * above any a counter reached, so no entry written before is ever read again.
  */
 export const CLEAR_LUA = `${READ_GENERATION}
 local generation = read_generation(KEYS[1])
-if generation < 0 then generation = tonumber(ARGV[1]) end
+if generation < 0 then
+  local now = redis.call('TIME')
+  generation = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+end
 generation = generation + 1
 redis.call('SET', KEYS[1], string.format('%.0f', generation))
 return generation

@@ -1,0 +1,72 @@
+/**
+ * The Redis adapters through Sentinel (the local set of `.ci/redis-topology.sh`: 1 master, 1
+ * replica, 3 sentinels), through an iovalkey client (an ioredis fork of the same API), and on a
+ * Valkey server when `valkey-server` is installed: the L2 and bus contracts on each.
+ */
+import { Redis } from 'ioredis'
+import Valkey from 'iovalkey'
+import { afterAll, describe } from 'vitest'
+import { l2Key, leaseKey } from '../src/l2/keys.js'
+import { redisBus, redisL2, type RedisConnectionOptions } from '../src/redis.js'
+import { busContract } from './bus-contract.js'
+import { l2ContractSuite } from './l2-contract.js'
+import { cleanPrefix, describeRedis, REDIS_URL, testPrefix } from './support/redis.js'
+import { SENTINELS, SENTINEL_NAME, VALKEY_URL, describeTopology, describeValkey } from './support/topology.js'
+
+/** The L2 and bus contracts through `where`, with `admin` (a plain client of the same master) for the harness's raw access. */
+function contracts(label: string, where: () => RedisConnectionOptions, admin: () => Redis): void {
+  const prefix = testPrefix(label)
+  let raw: Redis | undefined
+  const client = () => (raw ??= admin())
+  afterAll(async () => {
+    if (raw === undefined) return
+    await cleanPrefix(raw, prefix)
+    raw.disconnect()
+  })
+
+  describe('the L2Store contract', () => {
+    l2ContractSuite(() => ({
+      store: redisL2({ ...where(), prefix, timeout: 1_000 }),
+      expire: async (table, id) => void (await client().pexpireat(l2Key(prefix, table, id), 1)),
+      age: async (table, id, ms) => {
+        const key = l2Key(prefix, table, id)
+        const left = await client().pttl(key)
+        if (left <= ms) await client().del(key)
+        else await client().pexpire(key, left - ms)
+      },
+      peer: () => redisL2({ ...where(), prefix, timeout: 1_000 }),
+      expireLease: async (table, id) => void (await client().pexpireat(leaseKey(prefix, table, id), 1)),
+    }))
+  })
+
+  describe('the bus contract', () => {
+    busContract(async () => {
+      const channel = testPrefix(`${label}-bus`)
+      const [a, b] = [redisBus({ ...where(), channel }), redisBus({ ...where(), channel })]
+      await Promise.all([a.subscribed(), b.subscribed()])
+      return { a, b, raw: async (payload) => void (await client().publish(channel, payload)) }
+    })
+  })
+}
+
+describeTopology('through Sentinel', () => {
+  contracts('sentinel', () => ({ sentinels: SENTINELS, name: SENTINEL_NAME }), () => new Redis({ sentinels: SENTINELS, name: SENTINEL_NAME }))
+})
+
+describeRedis('through an iovalkey client', () => {
+  const clients: Valkey[] = []
+  afterAll(() => clients.forEach((c) => c.disconnect()))
+  contracts(
+    'iovalkey',
+    () => {
+      const client = new Valkey(REDIS_URL)
+      clients.push(client)
+      return { client }
+    },
+    () => new Redis(REDIS_URL),
+  )
+})
+
+describeValkey('on a Valkey server', () => {
+  contracts('valkey', () => ({ url: VALKEY_URL }), () => new Redis(VALKEY_URL))
+})

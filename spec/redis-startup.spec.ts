@@ -1,0 +1,161 @@
+/**
+ * Start-up and errors of the Redis adapters, and isolation of environments on one Redis:
+ * `subscribed()` gives up with an error naming the host and the cause; an outage is reported once,
+ * as a process warning when there is no `onError`; a table's `l2_error` carries the real cause; the
+ * default channel follows the namespace, and a message of another namespace is ignored and counted.
+ */
+import { createServer, type AddressInfo } from 'node:net'
+import { describe, expect, it } from 'vitest'
+import { createTable } from '../src/index.js'
+import { DEFAULT_CHANNEL, redisBus, redisL2 } from '../src/redis.js'
+import { REDIS_URL, describeRedis, suiteRedis, testPrefix } from './support/redis.js'
+
+/** A TCP port nobody listens on (bound, read, released). */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** Collects process warnings of EchoStore until `stop()`. */
+function warnings(): { seen: Error[]; stop(): void } {
+  const seen: Error[] = []
+  const listener = (warning: Error) => {
+    if ((warning as { code?: string }).code === 'ECHOSTORE_REDIS_UNREACHABLE') seen.push(warning)
+  }
+  process.on('warning', listener)
+  return { seen, stop: () => process.off('warning', listener) }
+}
+
+describe('start-up against a Redis that is not there', () => {
+  it('subscribed({ timeout }) rejects with an error naming the host and the refusal', async () => {
+    const port = await freePort()
+    const bus = redisBus({ url: `redis://127.0.0.1:${port}`, onError: () => {} })
+    try {
+      const error = await bus.subscribed({ timeout: 300 }).catch((e: unknown) => e)
+      expect(error).toMatchObject({ code: 'ECHOSTORE_REDIS_UNREACHABLE', host: `127.0.0.1:${port}`, cause: { code: 'ECONNREFUSED' } })
+      expect((error as Error).message).toMatch(new RegExp(`127\\.0\\.0\\.1:${port} did not confirm the subscription within 300 ms.*ECONNREFUSED`))
+    } finally {
+      await bus.close()
+    }
+  })
+
+  it('subscribed({ signal }) rejects as soon as the signal aborts, naming the host', async () => {
+    const port = await freePort()
+    const bus = redisBus({ sentinels: [{ host: '127.0.0.1', port }], name: 'nobody', onError: () => {} })
+    const controller = new AbortController()
+    try {
+      const waiting = bus.subscribed({ signal: controller.signal })
+      controller.abort(new Error('start-up cancelled'))
+      await expect(waiting).rejects.toMatchObject({ code: 'ECHOSTORE_REDIS_UNREACHABLE', host: expect.stringContaining(`sentinel master nobody (127.0.0.1:${port})`) })
+      expect(() => bus.subscribed({ timeout: -1 })).toThrow(/`timeout`/)
+      expect(() => bus.subscribed({ signal: {} as AbortSignal })).toThrow(/`signal`/)
+    } finally {
+      await bus.close()
+    }
+  })
+
+  it('a cluster client whose nodes do not answer: subscribed() rejects naming the seed, and close() does not hang', async () => {
+    const { Cluster } = await import('ioredis')
+    const port = await freePort()
+    const cluster = new Cluster([{ host: '127.0.0.1', port }], { clusterRetryStrategy: () => 100 })
+    cluster.on('error', () => {})
+    const bus = redisBus({ client: cluster })
+    await expect(bus.subscribed({ timeout: 300 })).rejects.toMatchObject({ code: 'ECHOSTORE_REDIS_UNREACHABLE', host: `127.0.0.1:${port}` })
+    await bus.close()
+    cluster.disconnect()
+  })
+
+  it('reports the outage once, as a process warning, when there is no onError', async () => {
+    const port = await freePort()
+    const seen = warnings()
+    const store = redisL2({ url: `redis://127.0.0.1:${port}` })
+    const bus = redisBus({ url: `redis://127.0.0.1:${port}` })
+    try {
+      for (let i = 0; i < 5; i++) await store.get('t', i).catch(() => {})
+      await bus.subscribed({ timeout: 600 }).catch(() => {})
+      // Let more reconnects fail: still one warning per adapter.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(seen.seen.map((w) => w.message.match(/^echostore: (\w+)/)?.[1]).sort()).toEqual(['redisBus', 'redisL2'])
+      for (const warning of seen.seen) expect(warning.message).toMatch(new RegExp(`127\\.0\\.0\\.1:${port} is unreachable.*ECONNREFUSED`))
+    } finally {
+      seen.stop()
+      await Promise.all([store.close(), bus.close()])
+    }
+  })
+
+  it("a table's l2_error carries the real cause, not only a timeout", async () => {
+    const port = await freePort()
+    const store = redisL2({ url: `redis://127.0.0.1:${port}`, onError: () => {} })
+    const table = createTable<string>({ name: 'startup', ttl: 1_000, l2: store })
+    const errors: unknown[] = []
+    table.events.on('l2_error', (event) => errors.push(event.error))
+    try {
+      expect(await table.fetch('a', () => 'from the origin')).toBe('from the origin')
+      expect(errors.length).toBeGreaterThan(0)
+      const error = errors[0] as Error & { cause?: { code?: string } }
+      expect(error.cause?.code).toBe('ECONNREFUSED')
+      expect(error.message).toMatch(/ECONNREFUSED/)
+    } finally {
+      await table.close()
+      await store.close()
+    }
+  })
+})
+
+describeRedis('environments on one Redis', () => {
+  const raw = suiteRedis()
+
+  it('derives the default channel from the namespace (the L2 prefix)', async () => {
+    const buses = [redisBus({ url: REDIS_URL }), redisBus({ url: REDIS_URL, namespace: 'staging:' }), redisBus({ url: REDIS_URL, namespace: 'prod:', channel: 'shared' })]
+    expect(buses.map((b) => [b.namespace, b.channel])).toEqual([
+      ['echostore:', DEFAULT_CHANNEL],
+      ['staging:', 'staging:coherence'],
+      ['prod:', 'shared'],
+    ])
+    await Promise.all(buses.map((b) => b.close()))
+  })
+
+  it("a clear on staging leaves prod's rows alone, and a message of another namespace on a shared channel is ignored and counted coh_foreign", async () => {
+    const [staging, prod] = [testPrefix('staging'), testPrefix('prod')]
+    const channel = testPrefix('shared-channel')
+    const l2 = { staging: redisL2({ url: REDIS_URL, prefix: staging }), prod: redisL2({ url: REDIS_URL, prefix: prod }) }
+    const bus = { staging: redisBus({ url: REDIS_URL, namespace: staging, channel }), prod: redisBus({ url: REDIS_URL, namespace: prod, channel }) }
+    await Promise.all([bus.staging.subscribed(), bus.prod.subscribed()])
+    const onStaging = createTable<string>({ name: 'catalog', ttl: 600_000, l2: l2.staging, bus: bus.staging })
+    const onProd = createTable<string>({ name: 'catalog', ttl: 600_000, l2: l2.prod, bus: bus.prod })
+    const heard: string[] = []
+    bus.prod.subscribe((d) => heard.push(d.type))
+    try {
+      expect(await onProd.fetch('a', () => 'prod a')).toBe('prod a')
+      await onStaging.clear()
+      await onStaging.invalidate('a')
+      // Both messages went through the shared channel before this marker of prod's own.
+      await raw().publish(channel, JSON.stringify({ table: 'marker', kind: 'clear', origin: 'spec', ns: prod }))
+      await expect.poll(() => heard.includes('message'), { timeout: 5_000 }).toBe(true)
+      expect(heard.filter((t) => t === 'foreign')).toHaveLength(2)
+      expect(onProd.stats().coh_foreign).toBe(2)
+      expect(onProd.peek('a')).toBe('prod a')
+      expect(await onProd.fetch('a', () => 'loaded again')).toBe('prod a')
+    } finally {
+      await Promise.all([onStaging.close(), onProd.close()])
+      await Promise.all([bus.staging.close(), bus.prod.close(), l2.staging.close(), l2.prod.close()])
+    }
+  })
+})
+
+describeRedis('a client given to many adapters', () => {
+  it('gets its listeners back when each adapter closes', async () => {
+    const { Redis } = await import('ioredis')
+    const client = new Redis(REDIS_URL)
+    const before = client.listenerCount('error')
+    const stores = Array.from({ length: 20 }, () => redisL2({ client, prefix: testPrefix('listeners') }))
+    expect(client.listenerCount('error')).toBe(before + 20)
+    await Promise.all(stores.map((s) => s.close()))
+    expect(client.listenerCount('error')).toBe(before)
+    expect(client.listenerCount('ready')).toBe(0)
+    await client.quit()
+  })
+})

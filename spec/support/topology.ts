@@ -1,0 +1,110 @@
+/**
+ * The Redis topologies of the cluster, Sentinel and Valkey specs, as `.ci/redis-topology.sh` starts
+ * them (CI starts them before the tests; `spec/support/topology-setup.ts` does when they are not up).
+ */
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Redis } from 'ioredis'
+import { describe } from 'vitest'
+
+/** The cluster's seed nodes (3 masters + 3 replicas on 7100-7105). */
+export const CLUSTER_PORTS = [7100, 7101, 7102, 7103, 7104, 7105] as const
+export const CLUSTER_URLS = CLUSTER_PORTS.map((port) => `redis://127.0.0.1:${port}`)
+/** The Sentinel set: master name, and its three sentinels. */
+export const SENTINEL_NAME = 'echostore'
+export const SENTINELS = [7112, 7113, 7114].map((port) => ({ host: '127.0.0.1', port }))
+/** The failover specs' own cluster and Sentinel set (they crash masters): the same shapes on 7130-7135 and 7140-7144. */
+export const FAILOVER_CLUSTER_URLS = [7130, 7131, 7132, 7133, 7134, 7135].map((port) => `redis://127.0.0.1:${port}`)
+export const FAILOVER_SENTINEL_NAME = 'echostore-failover'
+export const FAILOVER_SENTINELS = [7142, 7143, 7144].map((port) => ({ host: '127.0.0.1', port }))
+/** The Valkey server's url, when `valkey-server` is installed. */
+export const VALKEY_URL = 'redis://127.0.0.1:7120'
+
+/** Where the topology script keeps each server's pid file and data. */
+const BASE = process.env.ECHOSTORE_TOPOLOGY_DIR ?? join(process.env.TMPDIR ?? tmpdir(), 'echostore-redis-topology')
+
+/** The script that starts and stops the topologies. */
+export const TOPOLOGY_SCRIPT = join(import.meta.dirname, '..', '..', '.ci', 'redis-topology.sh')
+
+/** True when something answers PING on the port. */
+export async function answers(port: number): Promise<boolean> {
+  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 500, retryStrategy: () => null })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    return (await client.ping()) === 'PONG'
+  } catch {
+    return false
+  } finally {
+    client.disconnect()
+  }
+}
+
+/** Whether the cluster and the Sentinel set are up, and whether Valkey is; decided at import. */
+export const clusterUp = (await Promise.all([...CLUSTER_PORTS, 7110, 7111, ...SENTINELS.map((s) => s.port), 7130, 7140, 7142].map(answers))).every(Boolean)
+export const valkeyUp = await answers(7120)
+
+const HOW_TO_START = `start them with: bash ${TOPOLOGY_SCRIPT} start`
+
+/** `describe` for suites that need the cluster and Sentinel set: they always run under CI=true (failing loudly when down), else skip with a message. */
+export const describeTopology: typeof describe = ((name: string, fn: () => void) => {
+  if (clusterUp || process.env.CI === 'true') return describe(name, fn)
+  console.warn(`[skip] "${name}" needs the local Redis Cluster and Sentinel set: ${HOW_TO_START}`)
+  return describe.skip(name, fn)
+}) as typeof describe
+
+/** `describe` for suites that need Valkey: they skip, with a message, where `valkey-server` is not installed. */
+export const describeValkey: typeof describe = ((name: string, fn: () => void) => {
+  if (valkeyUp) return describe(name, fn)
+  console.warn(`[skip] "${name}" needs valkey-server on 127.0.0.1:7120 (apt-get install valkey-server, then ${HOW_TO_START})`)
+  return describe.skip(name, fn)
+}) as typeof describe
+
+/** The pid of the server on `port`, from the pid file it wrote. */
+export function pidOf(port: number): number {
+  return Number(readFileSync(join(BASE, String(port), 'pid'), 'utf8').trim())
+}
+
+/** Kills the server on `port` at once (SIGKILL, by its pid), as a crash would. */
+export function crash(port: number): void {
+  process.kill(pidOf(port), 'SIGKILL')
+}
+
+/** Brings every server of the topologies back (a crashed master rejoins as a replica) and waits until the cluster and sentinels are whole. */
+export function restore(): void {
+  execFileSync('bash', [TOPOLOGY_SCRIPT, 'start'], { stdio: 'ignore', timeout: 60_000 })
+}
+
+/** The masters of the cluster `seed` belongs to, now, as ports with the slot ranges each serves. */
+export async function clusterMasters(seed = CLUSTER_URLS[0]!): Promise<{ port: number; slots: [number, number][] }[]> {
+  const client = new Redis(seed)
+  try {
+    const shards = (await client.call('CLUSTER', 'SLOTS')) as [number, number, [string, number, string]][]
+    const byPort = new Map<number, [number, number][]>()
+    for (const [from, to, [, port]] of shards) byPort.set(port, [...(byPort.get(port) ?? []), [from, to]])
+    return [...byPort].map(([port, slots]) => ({ port, slots })).sort((a, b) => a.port - b.port)
+  } finally {
+    client.disconnect()
+  }
+}
+
+/** The port of the master serving `slot` in the cluster `seed` belongs to. */
+export async function masterOfSlot(slot: number, seed = CLUSTER_URLS[0]!): Promise<number> {
+  const masters = await clusterMasters(seed)
+  const found = masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))
+  if (found === undefined) throw new Error(`no master serves slot ${slot}`)
+  return found.port
+}
+
+/** The port of a Sentinel set's master now. */
+export async function sentinelMaster(sentinels = SENTINELS, name = SENTINEL_NAME): Promise<number> {
+  const sentinel = new Redis(sentinels[0]!)
+  try {
+    const [, port] = (await sentinel.call('SENTINEL', 'get-master-addr-by-name', name)) as [string, string]
+    return Number(port)
+  } finally {
+    sentinel.disconnect()
+  }
+}
