@@ -112,7 +112,7 @@ async function work(world: World, problems: Problems, vitals: Vitals, options: S
   }
 }
 
-/** The model part's check: every schedule kept every promise (a failure names the seed and path that replay it). */
+/** The model part's check: every schedule kept every promise (a failure names the random seed and the path that replay it). */
 function modelCheck(model: ModelFigures): Check {
   const name = 'scheduled model: every schedule kept every promise (answers no older than a known change, laws, settled promises, no timer after close)'
   if (model.failure === undefined) return { name, status: 'PASS', detail: `${model.schedules.toLocaleString('en-US')} schedules, ${model.operations.toLocaleString('en-US')} operations` }

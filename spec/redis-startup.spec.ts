@@ -57,7 +57,7 @@ describe('start-up against a Redis that is not there', () => {
     }
   })
 
-  it('a cluster client whose nodes do not answer: subscribed() rejects naming the seed, and close() does not hang', async () => {
+  it('a cluster client whose nodes do not answer: subscribed() rejects naming its seed node, and close() does not hang', async () => {
     const { Cluster } = await import('ioredis')
     const port = await freePort()
     const cluster = new Cluster([{ host: '127.0.0.1', port }], { clusterRetryStrategy: () => 100 })

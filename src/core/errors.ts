@@ -234,7 +234,7 @@ export class RedisUnreachableError extends EchoStoreError {
   constructor(
     /** Which adapter: `redisL2` or `redisBus`. */
     readonly adapter: string,
-    /** The Redis it tried: `host:port`, the seed nodes, or the Sentinel master name and sentinels. */
+    /** The Redis it tried: `host:port`, its seed nodes, or the Sentinel master name and sentinels. */
     readonly host: string,
     what: string,
     options?: ErrorOptions,

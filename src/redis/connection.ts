@@ -110,7 +110,7 @@ export interface Connection {
   current(): RedisClient | undefined
   /** Settles once the url's node was first asked what it is (answered or not); at once otherwise. */
   readonly asked: Promise<void>
-  /** Where it connects, for messages: `host:port`, the seed list, or `sentinel master <name>`. */
+  /** Where it connects, for messages: `host:port`, its seed nodes, or `sentinel master <name>`. */
   readonly where: string
   /** The error of the outage going on (of the node `node`, `host:port`, on a cluster), or undefined while up. */
   cause(node?: string): Error | undefined
