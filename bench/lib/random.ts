@@ -16,13 +16,17 @@ export function uniformSequence(count: number, n: number, seed: number): Uint32A
  * seeded PRNG: rank 0 is the most popular. Each call returns the next draw.
  */
 export function zipfSampler(n: number, s: number, seed: number): () => number {
+  return zipfFrom(n, s, seededRandom(seed))
+}
+
+/** Ranks in [0, n) from Zipf(s), drawn with `rnd` (a `Math.random`-like source): see {@link zipfSampler}. */
+export function zipfFrom(n: number, s: number, rnd: () => number): () => number {
   const cdf = new Float64Array(n)
   let total = 0
   for (let k = 0; k < n; k++) {
     total += 1 / Math.pow(k + 1, s)
     cdf[k] = total
   }
-  const rnd = seededRandom(seed)
   return () => {
     const u = rnd() * total
     let lo = 0

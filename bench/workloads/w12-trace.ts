@@ -1,4 +1,4 @@
-import { seededRandom } from '../lib/random.js'
+import { seededRandom, zipfFrom } from '../lib/random.js'
 
 /**
  * W12's day as a seeded trace: every read and stock update with its instant (ms after the day
@@ -121,23 +121,6 @@ function hottestRows(n: number): number[] {
   return out
 }
 
-/** Draws ranks in [0, n) with weights 1/(rank+1)^s from `rnd`. */
-function zipf(n: number, s: number, rnd: () => number): () => number {
-  const cdf = new Float64Array(n)
-  let total = 0
-  for (let k = 0; k < n; k++) cdf[k] = total += 1 / Math.pow(k + 1, s)
-  return () => {
-    const u = rnd() * total
-    let lo = 0
-    let hi = n - 1
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (cdf[mid]! < u) lo = mid + 1
-      else hi = mid
-    }
-    return lo
-  }
-}
 
 /** Builds the day from its plan: the same plan gives the same trace in every process. */
 export function buildTrace(plan: DayPlan): DayTrace {
@@ -154,9 +137,9 @@ export function buildTrace(plan: DayPlan): DayTrace {
   const hotSet = new Set(hotRows)
   const rest = byRank.filter((k) => !hotSet.has(k))
   const ranked = Int32Array.from([...hotRows, ...rest])
-  const rank = zipf(CATALOGUE, POPULARITY, rnd)
+  const rank = zipfFrom(CATALOGUE, POPULARITY, rnd)
   const stockRow = () => ranked[rank()]!
-  const missingRow = zipf(MISSING, 0.8, rnd)
+  const missingRow = zipfFrom(MISSING, 0.8, rnd)
   const events: { at: number; kind: number; key: number; instance: number }[] = []
   const push = (at: number, kind: number, key: number) => events.push({ at, kind, key, instance: Math.floor(rnd() * 4) })
 

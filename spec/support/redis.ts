@@ -9,8 +9,9 @@ const HOW_TO_START =
   'start one with: redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no ' +
   '(or set REDIS_URL)'
 
-async function ping(): Promise<boolean> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null })
+/** True when the Redis at `url` answers PING within `connectTimeout` ms. */
+export async function pings(url: string, connectTimeout: number): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout, retryStrategy: () => null })
   client.on('error', () => {})
   try {
     await client.connect()
@@ -23,7 +24,7 @@ async function ping(): Promise<boolean> {
 }
 
 /** Whether Redis answers; decided once, at import, by top-level await. */
-export const redisUp = await ping()
+export const redisUp = await pings(REDIS_URL, 1_000)
 
 /**
  * `describe` for suites that need a real Redis. Under `CI=true` they always run (and fail loudly

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { describe } from 'vitest'
+import { pings } from './redis.js'
 
 /** The cluster's seed nodes (3 masters + 3 replicas on 7100-7105). */
 export const CLUSTER_PORTS = [7100, 7101, 7102, 7103, 7104, 7105] as const
@@ -29,17 +30,8 @@ const BASE = process.env.ECHOSTORE_TOPOLOGY_DIR ?? join(process.env.TMPDIR ?? tm
 export const TOPOLOGY_SCRIPT = join(import.meta.dirname, '..', '..', '.ci', 'redis-topology.sh')
 
 /** True when something answers PING on the port. */
-export async function answers(port: number): Promise<boolean> {
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 500, retryStrategy: () => null })
-  client.on('error', () => {})
-  try {
-    await client.connect()
-    return (await client.ping()) === 'PONG'
-  } catch {
-    return false
-  } finally {
-    client.disconnect()
-  }
+export function answers(port: number): Promise<boolean> {
+  return pings(`redis://127.0.0.1:${port}`, 500)
 }
 
 /** Whether the cluster and the Sentinel set are up, and whether Valkey is; decided at import. */
