@@ -98,7 +98,7 @@ export async function runScenario(scenario: ModelScenario, scheduler: fc.Schedul
         clear.heard.set(index, ref.step)
         for (const [id, rev] of clear.revs) ref.raise(index, id, rev, clear.covers)
       }
-    } else if (message.kind !== 'fill') {
+    } else if (message.kind !== 'fill' && message.kind !== 'tag') {
       ref.raise(index, message.id as ModelId, message.version, changeResults.get(`${from}:${message.id}:${message.version}`) ?? (() => false))
     }
   }

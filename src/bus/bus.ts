@@ -44,18 +44,38 @@ export interface UnfilledMessage {
   lease: string
 }
 
-/** The whole table was cleared at the source (`table.clear()`): receivers drop every row and fence every flight. */
+/**
+ * The whole table was cleared at the source (`table.clear()`): receivers drop every row and fence
+ * every flight. With `scope`, only that namespace was (`table.namespace(name).clear()`): its mark
+ * got `version`, so its rows are stale and its flights fenced (a receiver that does not know
+ * `scope` clears the whole table, which is safe).
+ */
 export interface ClearMessage {
   table: string
   kind: 'clear'
   origin: string
+  /** The namespace path cleared; absent for the whole table. */
+  scope?: string[]
+  /** With `scope`: the version its mark got. */
+  version?: number
+}
+
+/** A tag was invalidated at the source (`invalidateTags`) in the namespace path `scope` (`[]`: the base table): it got `version`. */
+export interface TagMessage {
+  table: string
+  kind: 'tag'
+  tag: string
+  scope: string[]
+  version: number
+  origin: string
 }
 
 /**
- * One coherence message: a change of one id, a clear of the whole table, or a lease holder's fill (or its end without one).
+ * One coherence message: a change of one id, a clear of the whole table (or of a namespace), a tag's
+ * invalidation, or a lease holder's fill (or its end without one).
  * Wire format (Redis pub/sub and any other transport): this object as JSON.
  */
-export type CoherenceMessage = ChangeMessage | ClearMessage | FillMessage | UnfilledMessage
+export type CoherenceMessage = ChangeMessage | ClearMessage | TagMessage | FillMessage | UnfilledMessage
 
 /** What a subscriber receives: a message, a decoding failure (counted `coh_invalid`), a message of another key space (counted `coh_foreign`), or a gap. */
 export type BusDelivery =

@@ -7,11 +7,17 @@
  *   {"table":"emoji_sets","kind":"clear","origin":"b3f…"}
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"fill","origin":"b3f…"}
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"unfilled","origin":"b3f…","lease":"9c1…"}
+ *   {"table":"emoji_sets","kind":"tag","tag":"depot:7","scope":[],"version":17,"origin":"b3f…"}
+ *   {"table":"emoji_sets","kind":"clear","scope":["tenant-a"],"version":17,"origin":"b3f…"}
  *
  * - `table`: non-empty string, at most `MAX_TABLE_LENGTH` UTF-16 code units;
  * - `kind`: `"put"` or `"invalidate"` (a change of one id), `"fill"` (a lease holder filled the
  *   id), `"unfilled"` (a lease holder ended without a fill; `lease`: its token, a non-empty string of
- *   at most `MAX_LEASE_LENGTH`), or `"clear"` (the whole table);
+ *   at most `MAX_LEASE_LENGTH`), `"tag"` (a tag's invalidation: `tag`, a non-empty string of at
+ *   most `MAX_ID_LENGTH` code units, in the namespace path `scope`, and the `version` it got), or
+ *   `"clear"` (the whole table; with `scope` and `version`, one namespace);
+ * - `scope` (tags, and a namespace's clear): an array of at most `MAX_NAMESPACE_DEPTH` non-empty
+ *   strings of at most `MAX_NAMESPACE_LENGTH` code units each;
  * - `id` (all but clears): a string (at most `MAX_ID_LENGTH` code units) or a finite number; the JSON
  *   type is the id's type, so `1` and `"1"` stay different ids;
  * - `version` (all but clears): an integer in [0, 2^52] (`-0` reads as `0`), as tables use;
@@ -28,6 +34,7 @@
 import { badArgument } from '../core/errors.js'
 import { MAX_ID_LENGTH } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
+import { MAX_NAMESPACE_DEPTH, MAX_NAMESPACE_LENGTH } from '../tags/scope.js'
 import type { ChangeMessage, CoherenceMessage, FillMessage } from './bus.js'
 
 /** Largest payload `decodeWire` reads, in bytes; larger payloads are refused before parsing. */
@@ -84,14 +91,27 @@ function parseObject(raw: unknown): ParseResult {
   const ns = own('ns')
   if (ns !== undefined && (typeof ns !== 'string' || ns.length > MAX_TABLE_LENGTH)) return refuse(`ns must be a string of at most ${MAX_TABLE_LENGTH} code units`)
   const space = ns === undefined ? {} : { namespace: ns }
-  if (kind === 'clear') return { ok: true, message: { table, kind, origin }, ...space }
+  const rawScope = own('scope')
+  const scope = rawScope === undefined ? undefined : scopeOf(rawScope)
+  if (scope === null) return refuse(`scope must be an array of at most ${MAX_NAMESPACE_DEPTH} non-empty strings of at most ${MAX_NAMESPACE_LENGTH} code units`)
+  if (kind === 'clear') {
+    if (scope === undefined || scope.length === 0) return { ok: true, message: { table, kind, origin }, ...space }
+    if (!isVersion(version)) return refuse(`version must be an integer in [0, ${MAX_VERSION}]`)
+    return { ok: true, message: { table, kind, origin, scope, version: version + 0 }, ...space }
+  }
+  if (kind === 'tag') {
+    const tag = own('tag')
+    if (typeof tag !== 'string' || tag.length === 0 || tag.length > MAX_ID_LENGTH) return refuse(`tag must be a non-empty string of at most ${MAX_ID_LENGTH}`)
+    if (!isVersion(version)) return refuse(`version must be an integer in [0, ${MAX_VERSION}]`)
+    return { ok: true, message: { table, kind, tag, scope: scope ?? [], version: version + 0, origin }, ...space }
+  }
   if (typeof id === 'string') {
     if (id.length > MAX_ID_LENGTH) return refuse(`id is longer than ${MAX_ID_LENGTH}`)
   } else if (typeof id !== 'number' || !Number.isFinite(id)) {
     return refuse('id must be a string or a finite number')
   }
   if (!isVersion(version)) return refuse(`version must be an integer in [0, ${MAX_VERSION}]`)
-  if (kind !== 'put' && kind !== 'invalidate' && kind !== 'fill' && kind !== 'unfilled') return refuse('kind must be "put", "invalidate", "fill", "unfilled" or "clear"')
+  if (kind !== 'put' && kind !== 'invalidate' && kind !== 'fill' && kind !== 'unfilled') return refuse('kind must be "put", "invalidate", "fill", "unfilled", "tag" or "clear"')
   if (kind === 'unfilled') {
     const lease = own('lease')
     if (typeof lease !== 'string' || lease.length === 0 || lease.length > MAX_LEASE_LENGTH) return refuse(`lease must be a non-empty string of at most ${MAX_LEASE_LENGTH}`)
@@ -109,6 +129,17 @@ function parseObject(raw: unknown): ParseResult {
   return { ok: true, message, ...space }
 }
 
+/** A namespace path from the wire (a fresh array), or `null` when it is not one. */
+function scopeOf(raw: unknown): string[] | null {
+  if (!Array.isArray(raw) || raw.length > MAX_NAMESPACE_DEPTH) return null
+  const scope: string[] = []
+  for (const name of raw as unknown[]) {
+    if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAMESPACE_LENGTH) return null
+    scope.push(name)
+  }
+  return scope
+}
+
 /**
  * Encodes a message in the wire format: JSON of its known fields, in a fixed order, then `ns` when
  * a `namespace` is given. Encode only messages `parseCoherenceMessage` accepted, with a namespace
@@ -117,8 +148,12 @@ function parseObject(raw: unknown): ParseResult {
 export function encodeWire(message: CoherenceMessage, namespace?: string): string {
   const ns = namespace === undefined ? {} : { ns: namespace }
   if (message.kind === 'clear') {
-    const { table, kind, origin } = message
-    return JSON.stringify({ table, kind, origin, ...ns })
+    const { table, kind, origin, scope, version } = message
+    return JSON.stringify(scope === undefined ? { table, kind, origin, ...ns } : { table, kind, origin, scope, version, ...ns })
+  }
+  if (message.kind === 'tag') {
+    const { table, kind, tag, scope, version, origin } = message
+    return JSON.stringify({ table, kind, tag, scope, version, origin, ...ns })
   }
   if (message.kind === 'unfilled') {
     const { table, id, version, kind, origin, lease } = message

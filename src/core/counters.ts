@@ -45,6 +45,8 @@ export const OWNER_COUNTER_NAMES = [
   'lease_lost',
   'batch_loads',
   'batch_ids',
+  'tag_invalidations',
+  'tag_stale',
 ] as const
 
 /** Every counter's name, in `stats()` order. */

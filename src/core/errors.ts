@@ -66,7 +66,7 @@ export abstract class TableError extends EchoStoreError {
 /** A fetch, put, invalidate or clear on a table that has been closed. Create a new table, or call it before `close()`. */
 export class TableClosedError extends TableError {
   readonly code = 'ECHOSTORE_TABLE_CLOSED'
-  constructor(table: string, id: Id | undefined, op: 'fetch' | 'fetchMany' | 'get' | 'getMany' | 'put' | 'invalidate' | 'clear' = 'fetch') {
+  constructor(table: string, id: Id | undefined, op: 'fetch' | 'fetchMany' | 'get' | 'getMany' | 'put' | 'invalidate' | 'clear' | 'invalidateTags' | 'namespace' = 'fetch') {
     super(table, id, `table "${table}" is closed; ${op}(${id === undefined ? '' : showId(id)}) was refused`)
   }
 }

@@ -62,9 +62,13 @@ export class L2Facade {
     this.timeout = store.timeout ?? DEFAULT_L2_TIMEOUT
   }
 
-  /** The live entry, `undefined` on a miss (a corrupt entry included), or {@link L2_FAILED}. */
-  get(id: Id): Promise<L2Answer<L2Entry | undefined>> {
-    return this.#call('get', id, () => this.store.get(this.table, id), undefined, badEntry)
+  /**
+   * The live entry, `undefined` on a miss (a corrupt entry included, and a tagged entry older than
+   * one of its tags: see {@link #fresh}), or {@link L2_FAILED}.
+   */
+  async get(id: Id): Promise<L2Answer<L2Entry | undefined>> {
+    const entry = await this.#call('get', id, () => this.store.get(this.table, id), undefined, badEntry)
+    return entry === L2_FAILED || entry?.tags === undefined ? entry : (await this.#fresh([entry]))[0]!
   }
 
   /**
@@ -82,11 +86,52 @@ export class L2Facade {
       return answer
     }, undefined)
     if (entries === L2_FAILED) return ids.map(() => L2_FAILED)
-    return entries ?? ids.map(() => undefined)
+    if (entries === undefined) return ids.map(() => undefined)
+    return entries.some((entry) => entry?.tags !== undefined) ? this.#fresh(entries) : entries
   }
 
-  /** Writes an entry (see {@link L2WriteOutcome}), or answers {@link L2_FAILED}. */
-  async set(id: Id, entry: L2Write): Promise<L2Answer<L2WriteOutcome>> {
+  /**
+   * `entries` with every tagged one checked against its tags' versions in the store (one call for
+   * all of them): one older than a tag invalidated since its birth, by any process, is a miss
+   * (`undefined`, counted `tag_stale`), and so is every tagged one when the versions cannot be read.
+   */
+  async #fresh(entries: (L2Entry | undefined)[]): Promise<(L2Entry | undefined)[]> {
+    const keys = [...new Set(entries.flatMap((entry) => entry?.tags ?? []))]
+    const versions = await this.tagVersions(keys)
+    const of = new Map<string, number>()
+    if (versions !== L2_FAILED) keys.forEach((key, i) => of.set(key, versions[i]!))
+    return entries.map((entry) => {
+      if (entry?.tags === undefined) return entry
+      const born = entry.born ?? 0
+      if (versions !== L2_FAILED && entry.tags.every((key) => of.get(key)! < born)) return entry
+      if (versions !== L2_FAILED) this.count('tag_stale')
+      return undefined
+    })
+  }
+
+  /** The versions of `tags` in the store (0: never invalidated), or {@link L2_FAILED} (also for a store without tags: its tagged entries are never answered). */
+  tagVersions(tags: readonly string[]): Promise<L2Answer<number[]>> {
+    const read = this.store.tagVersions
+    if (read === undefined) return Promise.resolve(L2_FAILED)
+    return this.#call('tagVersions', undefined, () => read.call(this.store, this.table, tags), L2_FAILED, (answer) => versionsFor(answer, tags.length))
+  }
+
+  /** Gives each of `tags` a new version in the store, no lower than `floor` (see `L2Store.invalidateTags`); {@link L2_FAILED} also for a store without tags. */
+  invalidateTags(tags: readonly string[], floor: number): Promise<L2Answer<number[]>> {
+    const bump = this.store.invalidateTags
+    if (bump === undefined) return Promise.resolve(L2_FAILED)
+    return this.#call('invalidateTags', undefined, () => bump.call(this.store, this.table, tags, floor), L2_FAILED, (answer) =>
+      versionsFor(answer, tags.length) ?? ((answer as number[]).some((version) => version < floor) ? `versions below the floor ${floor}` : undefined),
+    )
+  }
+
+  /**
+   * Writes an entry (see {@link L2WriteOutcome}), or answers {@link L2_FAILED}. A tagged entry goes
+   * to a store without tag versions as a tombstone of its version: that store could not tell when
+   * it goes stale, and must not serve what it replaced either.
+   */
+  async set(id: Id, given: L2Write): Promise<L2Answer<L2WriteOutcome>> {
+    const entry: L2Write = given.tags !== undefined && this.store.tagVersions === undefined ? { kind: 'tombstone', version: given.version, ttl: given.ttl } : given
     const written = await this.#call<boolean | 'unfit'>('set', id, () => this.store.set(this.table, id, entry), 'unfit', notBoolean)
     return written === L2_FAILED || written === 'unfit' ? written : written ? 'written' : 'refused'
   }
@@ -253,6 +298,12 @@ function isThenable(value: unknown): value is Promise<unknown> {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
 }
 
+/** Why an answer is not `count` versions, or undefined when it is. */
+function versionsFor(answer: unknown, count: number): string | undefined {
+  if (!Array.isArray(answer) || answer.length !== count) return `${describe(answer)}, not an array of ${count} versions`
+  return answer.every(isVersion) ? undefined : `${describe(answer)}, not versions in [0, ${MAX_VERSION}]`
+}
+
 /** Why an answer is not a boolean, or undefined when it is one. */
 function notBoolean(answer: unknown): string | undefined {
   return typeof answer === 'boolean' ? undefined : `${describe(answer)}, not a boolean`
@@ -268,8 +319,9 @@ const KINDS: ReadonlySet<unknown> = new Set(['value', 'absent', 'tombstone'])
 function badEntry(answer: unknown): string | undefined {
   if (answer === undefined) return undefined
   if (typeof answer !== 'object' || answer === null) return `${describe(answer)}, not an entry or undefined`
-  const { kind, version, ttl, grace } = answer as Partial<L2Entry>
+  const { kind, version, ttl, grace, tags, born } = answer as Partial<L2Entry>
   if (!KINDS.has(kind)) return `an entry of kind ${describe(kind)}`
+  if (tags !== undefined && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string') && isVersion(born))) return `an entry of tags ${describe(tags)} born ${describe(born)}`
   if (!isVersion(version)) return `an entry of version ${describe(version)}, not in [0, ${MAX_VERSION}]`
   if (!(typeof ttl === 'number' && Number.isFinite(ttl) && ttl <= MAX_TTL)) return `an entry of lifetime ${describe(ttl)}, not a finite number of ms up to ${MAX_TTL}`
   if (grace !== undefined && !(typeof grace === 'number' && grace >= 0 && grace <= MAX_TTL)) return `an entry of grace ${describe(grace)}`

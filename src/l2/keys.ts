@@ -96,6 +96,23 @@ export function unfitPrefix(prefix: string): string | undefined {
 }
 
 /**
+ * The key of a tag's version in `table`: `prefix` + `{` + `JSON.stringify(["tag", table, tag])` +
+ * `}:tag`. A hash tag of its own per tag (tags spread over a Cluster's masters); it starts with a
+ * string where a bucket's starts with a number, and ends in `:tag`, so it meets no other family.
+ */
+export function tagVersionKey(prefix: string, table: string, tag: string): string {
+  checkTable(table)
+  if (typeof tag !== 'string') throw badArgument(TypeError, `an L2 tag must be a string, got ${describe(tag)}`)
+  return `${prefix}{${JSON.stringify(['tag', table, tag])}}:tag`
+}
+
+/**
+ * How long a tag's version outlives its last invalidation: two years, so it outlives every entry
+ * that may carry the tag (a lifetime and a grace of at most a year each).
+ */
+export const TAG_TTL_MS = 2 * 366 * 24 * 60 * 60 * 1000
+
+/**
  * How long a version counter outlives the last version it issued: 7 days, renewed by every
  * `nextVersion`. A counter that lapses restarts above the live entry's version, so a lapse can only
  * matter to a writer that holds a version issued more than 7 days earlier and never used.

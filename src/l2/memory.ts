@@ -3,7 +3,7 @@ import { L2ClosedError, badArgument, badNumber, describe } from '../core/errors.
 import { readOptions } from '../table/read-options.js'
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
-import { entryKey, l2Key, VERSION_TTL_MS } from './keys.js'
+import { TAG_TTL_MS, entryKey, l2Key, tagVersionKey, VERSION_TTL_MS } from './keys.js'
 import { MemoryLeases } from './memory-leases.js'
 import type { L2Entry, L2Kind, L2Store, L2Write } from './store.js'
 
@@ -31,6 +31,9 @@ interface Stored {
   expiresAt: number
   /** Ms of `expiresAt` that are grace: its logical expiry is `expiresAt − grace`. */
   grace: number
+  /** The row's tag keys and birth, when it has tags. */
+  tags?: readonly string[]
+  born?: number
 }
 
 interface Counter {
@@ -49,6 +52,14 @@ function checkWrite(entry: L2Write): void {
   if (!isVersion(entry.version)) throw badNumber(entry.version, `memoryL2.set: version must be an integer in [0, ${MAX_VERSION}], got ${describe(entry.version)}`)
   if (!Number.isSafeInteger(entry.ttl) || entry.ttl < 1) throw badNumber(entry.ttl, `memoryL2.set: ttl must be an integer ≥ 1, got ${describe(entry.ttl)}`)
   if (entry.grace !== undefined && !(Number.isSafeInteger(entry.grace) && entry.grace >= 0)) throw badNumber(entry.grace, `memoryL2.set: grace must be an integer ≥ 0, got ${describe(entry.grace)}`)
+  if (entry.tags !== undefined) {
+    if (!Array.isArray(entry.tags) || !entry.tags.every((tag) => typeof tag === 'string')) throw badArgument(TypeError, `memoryL2.set: tags must be an array of strings, got ${describe(entry.tags)}`)
+    if (!isVersion(entry.born)) throw badNumber(entry.born, `memoryL2.set: born must be an integer in [0, ${MAX_VERSION}], got ${describe(entry.born)}`)
+  }
+}
+
+function checkTagKeys(op: string, tags: readonly string[]): void {
+  if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string')) throw badArgument(TypeError, `memoryL2.${op}: tags must be an array of strings, got ${describe(tags)}`)
 }
 
 function checkFloor(floor: number): void {
@@ -67,7 +78,7 @@ function checkFloor(floor: number): void {
  * and a full sweep runs once the writes since the last sweep reach what that sweep left held (at
  * least 64), so the store holds at most about twice its live entries (+ 64), at amortised O(1) per
  * write. Version counters lapse like Redis version keys
- * (`VERSION_TTL_MS` after their last issue); leases expire after their `ttl`, as Redis keys do. `clear(table)` moves the table to its next generation,
+ * (`VERSION_TTL_MS` after their last issue), tag versions after `TAG_TTL_MS`; leases expire after their `ttl`, as Redis keys do. `clear(table)` moves the table to its next generation,
  * as Redis does: entries of earlier generations are never read again and are swept once expired.
  * After `close()` every call rejects.
  */
@@ -117,6 +128,10 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
     const ttl = entry.expiresAt - entry.grace - now
     const answer: L2Entry = entry.kind === 'value' ? { kind: 'value', value: entry.value, version: entry.version, ttl } : { kind: entry.kind, version: entry.version, ttl }
     if (entry.grace > 0) answer.grace = entry.grace
+    if (entry.tags !== undefined) {
+      answer.tags = entry.tags
+      answer.born = entry.born!
+    }
     return answer
   }
 
@@ -149,7 +164,12 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
       if (held !== undefined && held.version > entry.version) return false
       const value = entry.kind === 'value' ? entry.value : undefined
       const grace = entry.grace ?? 0
-      entries.set(key, { kind: entry.kind, value, version: entry.version, expiresAt: now + entry.ttl + grace, grace })
+      const stored: Stored = { kind: entry.kind, value, version: entry.version, expiresAt: now + entry.ttl + grace, grace }
+      if (entry.tags !== undefined && entry.kind !== 'tombstone') {
+        stored.tags = [...entry.tags]
+        stored.born = entry.born!
+      }
+      entries.set(key, stored)
       maybeSweep(now)
       return true
     },
@@ -165,6 +185,28 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
       counters.set(key, { version, expiresAt: now + VERSION_TTL_MS })
       maybeSweep(now)
       return version
+    },
+
+    async tagVersions(table: string, tags: readonly string[]): Promise<number[]> {
+      open('tagVersions')
+      checkTagKeys('tagVersions', tags)
+      const now = clock.now()
+      return tags.map((tag) => liveCounter(tagVersionKey('', table, tag), now)?.version ?? 0)
+    },
+
+    async invalidateTags(table: string, tags: readonly string[], floor: number): Promise<number[]> {
+      open('invalidateTags')
+      checkTagKeys('invalidateTags', tags)
+      if (!isVersion(floor)) throw badNumber(floor, `memoryL2.invalidateTags: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
+      const now = clock.now()
+      const versions = tags.map((tag) => {
+        const key = tagVersionKey('', table, tag)
+        const version = Math.max((liveCounter(key, now)?.version ?? 0) + 1, floor)
+        counters.set(key, { version, expiresAt: now + TAG_TTL_MS })
+        return version
+      })
+      maybeSweep(now)
+      return versions
     },
 
     async clear(table: string): Promise<void> {

@@ -22,6 +22,15 @@ export interface L2Write {
    * back on (its `grace`); the store expires the entry after `ttl + grace` (Redis `PX`). Integer ≥ 0, default 0.
    */
   grace?: number
+  /**
+   * The tag keys of the row (values and absent entries only): the entry is stale once one of them
+   * was invalidated at or after `born` (see `tagVersions`). A store that keeps tags must give them
+   * back as written; one without `tagVersions` is never given a tagged entry (the table writes a
+   * tombstone in its place).
+   */
+  tags?: readonly string[]
+  /** With `tags`: the row's birth on the table's tag version clock. */
+  born?: number
 }
 
 /**
@@ -82,6 +91,18 @@ export interface L2Store {
    * going on: the table's `l2_error` for a timeout carries it as `cause`. Optional.
    */
   cause?(table: string, id: Id | undefined): Error | undefined
+  /**
+   * Optional, with {@link invalidateTags}: the versions of `tags` (tag keys of `table`), in their
+   * order, 0 for a tag never invalidated. A table reads them for every tagged entry it gets, so an
+   * entry older than a tag invalidated by any process is never answered.
+   */
+  tagVersions?(table: string, tags: readonly string[]): Promise<number[]>
+  /**
+   * Optional, with {@link tagVersions}: gives each of `tags` a new version, atomically per tag: the
+   * largest of `floor` and one more than its last; answers them in order. A tag's version outlives
+   * every entry that may carry it.
+   */
+  invalidateTags?(table: string, tags: readonly string[], floor: number): Promise<number[]>
   /** Per-id leases, when the store has them (`memoryL2` and `redisL2` do): a table's `lease` option needs them. */
   readonly leases?: L2Leases
   /** Releases connections the store opened itself. Idempotent. */

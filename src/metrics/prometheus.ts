@@ -125,6 +125,8 @@ const HELP: Record<CounterName, string> = {
   lease_lost: 'Flights that waited for another process\'s lease, got no fill in time, and loaded themselves.',
   batch_loads: 'Batch loader calls: one origin call for many ids.',
   batch_ids: 'Ids asked in batch loader calls (also in loads).',
+  tag_invalidations: 'Tag invalidations applied (this instance\'s own, and other instances\' heard on the bus; a namespace clear counts one).',
+  tag_stale: 'Reads that found a row or an L2 entry older than one of its tags (not answered).',
   clears: 'Clears of the whole table applied (its own, and other instances\' heard on the bus).',
 }
 

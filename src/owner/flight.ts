@@ -9,6 +9,8 @@ import type { TimerHandle } from '../core/clock.js'
 import type { FlightTrace } from '../core/fetch-trace.js'
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
+import type { RowTags } from '../rows/writes.js'
+import { checkTags } from '../tags/scope.js'
 import type { LoaderContext } from './loader.js'
 import type { PlainMiss } from './messages.js'
 import type { Waiter } from './waiter.js'
@@ -27,6 +29,8 @@ export type FlightResult<V> =
       refused: boolean
       /** An L2 answer that was another process's lease fill, waited for (`lease_waited`). */
       leaseWaited?: true
+      /** The tag keys the answer carries and its birth, when it has tags (see `tags/scope.ts`). */
+      tags?: RowTags | undefined
     }
   | {
       ok: false
@@ -90,6 +94,8 @@ export class Flight<V> {
     readonly deadline: number,
     /** A forced refresh: it skips the L2 read (its answer replaces the row whatever L2 holds). */
     readonly forced: boolean,
+    /** Its birth on the tag version clock (see `tags/tag-versions.ts`): an answer with a tag invalidated since is not stored. */
+    readonly born: number,
     /** The loader's view of this flight (its signal, its reports). */
     readonly context: FlightContext,
   ) {}
@@ -127,13 +133,15 @@ export class Flight<V> {
 
 /**
  * The loader's view of a flight: its signal and its reports (both safe to destructure). Written by
- * the loader (through `setVersion` and `setTtl`) and by the owner (`abort`); read by the flight's runner.
+ * the loader (through `setVersion`, `setTtl` and `setTags`) and by the owner (`abort`); read by the flight's runner.
  */
 export class FlightContext implements LoaderContext {
   /** The version the loader reported, if it did. */
   reported: number | undefined = undefined
   /** The lifetime the loader chose for its answer, if it did. */
   lifetime: number | undefined = undefined
+  /** The tags the loader gave its answer, if it did. */
+  tags: readonly string[] | undefined = undefined
   #controller: AbortController | undefined = undefined
   /** Set once the flight is released: a signal first read afterwards is made already aborted with it. */
   #abortedWith: { reason: unknown } | undefined = undefined
@@ -159,6 +167,13 @@ export class FlightContext implements LoaderContext {
   get setTtl(): (ms: number) => void {
     return (ms) => {
       this.lifetime = checkLifetime(ms)
+    }
+  }
+
+  /** A bound function, made only when a loader asks for it. */
+  get setTags(): (tags: string[]) => void {
+    return (tags) => {
+      this.tags = checkTags(tags, 'setTags')
     }
   }
 

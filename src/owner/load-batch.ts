@@ -16,6 +16,7 @@ import { traceLoad } from '../core/channels.js'
 import { badArgument, describe, showId } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import { type Flight, type FlightResult, checkLifetime } from './flight.js'
+import { checkTags } from '../tags/scope.js'
 import { type FlightRun, type RunnerDeps, loaderResult, newRun, readL2, runFlight, writeBack } from './load.js'
 import type { Batch, BatchAnswer, BatchLoaderContext, Loader } from './loader.js'
 import { msg } from './messages.js'
@@ -56,7 +57,7 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
     // Nothing to write back: every result is posted now, in one turn.
     pending.forEach((run, i) => {
       const answer = answers[i]!
-      const result: FlightResult<V> = answer.ok ? loaderResult(run, answer.value, context.lifetimes.get(run.flight.id), undefined, deps) : { ok: false, error: answer.error, fallback: undefined }
+      const result: FlightResult<V> = answer.ok ? loaderResult(run, answer.value, context.lifetimes.get(run.flight.id), undefined, deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: undefined }
       post(msg.flightDone(run.flight, result))
     })
     return
@@ -71,7 +72,7 @@ type BatchOutcome<V> = { ok: true; value: V | undefined } | { ok: false; error: 
 async function settle<V>(run: FlightRun<V>, answer: BatchOutcome<V>, context: BatchContext<V>, deps: RunnerDeps<V>): Promise<void> {
   let result: FlightResult<V>
   try {
-    result = answer.ok ? await writeBack(run, answer.value, context.lifetimes.get(run.flight.id), undefined, deps) : { ok: false, error: answer.error, fallback: run.fallback }
+    result = answer.ok ? await writeBack(run, answer.value, context.lifetimes.get(run.flight.id), undefined, deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: run.fallback }
   } catch (error) {
     result = { ok: false, error, fallback: run.fallback }
   }
@@ -100,12 +101,16 @@ function align<V>(answer: BatchAnswer<V, Id>, ids: Id[]): BatchOutcome<V>[] {
 
 /** A loader for one id of a batch: the batch loader asked for that id alone. */
 function alone<V>(batch: Batch<V>, deps: RunnerDeps<V>): Loader<V, Id> {
-  return async (id, { signal, setTtl }) => {
+  return async (id, { signal, setTtl, setTags }) => {
     const context: BatchLoaderContext<Id> = {
       signal,
       setTtl: (of, ms) => {
         if (of !== id) throw badArgument(TypeError, `setTtl(${showId(of)}, ms): ${showId(of)} is not one of this call's ids`)
         setTtl(ms)
+      },
+      setTags: (of, tags) => {
+        if (of !== id) throw badArgument(TypeError, `setTags(${showId(of)}, tags): ${showId(of)} is not one of this call's ids`)
+        setTags(tags)
       },
     }
     const outer = deps.loading.batch
@@ -125,11 +130,13 @@ function alone<V>(batch: Batch<V>, deps: RunnerDeps<V>): Loader<V, Id> {
 /**
  * What a batch loader receives beside its ids: a signal that aborts once every flight of the call
  * was released (each id's waiters all left, or its bound passed), and `setTtl` per id. Written by
- * the batch loader (`setTtl`); its signal is made on first read.
+ * the batch loader (`setTtl`, `setTags`); its signal is made on first read.
  */
 class BatchContext<V> implements BatchLoaderContext<Id> {
   /** The lifetimes the batch loader chose, by id. */
   readonly lifetimes = new Map<Id, number>()
+  /** The tags the batch loader gave, by id. */
+  readonly tags = new Map<Id, readonly string[]>()
   #controller: AbortController | undefined = undefined
 
   constructor(private readonly flights: Flight<V>[]) {}
@@ -155,6 +162,14 @@ class BatchContext<V> implements BatchLoaderContext<Id> {
     return (id, ms) => {
       if (!this.flights.some((flight) => flight.id === id)) throw badArgument(TypeError, `setTtl(${showId(id)}, ms): ${showId(id)} is not one of this call's ids`)
       this.lifetimes.set(id, checkLifetime(ms))
+    }
+  }
+
+  /** A bound function, made only when the batch loader asks for it. */
+  get setTags(): (id: Id, tags: string[]) => void {
+    return (id, tags) => {
+      if (!this.flights.some((flight) => flight.id === id)) throw badArgument(TypeError, `setTags(${showId(id)}, tags): ${showId(id)} is not one of this call's ids`)
+      this.tags.set(id, checkTags(tags, 'setTags'))
     }
   }
 }

@@ -9,6 +9,8 @@ import type { LeaseSettings } from '../table/options.js'
 import type { Fallback, Flight, FlightResult } from './flight.js'
 import { type LeaseRole, giveBack, takeLeaseOrWait } from './lease.js'
 import type { Loader } from './loader.js'
+import { rowTagKeys } from '../tags/scope.js'
+import type { RowTags } from '../rows/writes.js'
 import { type Message, msg } from './messages.js'
 
 /** What a flight's runner needs from its table. */
@@ -84,7 +86,7 @@ export async function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, dep
     if (!flight.running) return // released (abandoned, or past its bound) before its loader was due
     post(msg.load(flight.id, run.role))
     const value = await traceLoad(deps.table, { id: flight.id }, () => callLoader(flight, loader, deps))
-    result = await writeBack(run, value, flight.context.lifetime, flight.context.reported, deps)
+    result = await writeBack(run, value, flight.context.lifetime, flight.context.reported, deps, flight.context.tags)
   } catch (error) {
     result = { ok: false, error, fallback: run.fallback }
   } finally {
@@ -132,10 +134,15 @@ export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined
   return undefined
 }
 
-/** The loader's answer `value` (with the lifetime and version it reported) as the flight's result, with the row's expiry drawn now. */
-export function loaderResult<V>(run: FlightRun<V>, value: V | undefined, lifetime: number | undefined, reported: number | undefined, { clock, expiry }: RunnerDeps<V>): FlightResult<V> & { ok: true } {
+/**
+ * The loader's answer `value` (with the lifetime, version and tags it reported) as the flight's
+ * result, with the row's expiry drawn now; a row with tags (or of a namespace) is born when its flight started.
+ */
+export function loaderResult<V>(run: FlightRun<V>, value: V | undefined, lifetime: number | undefined, reported: number | undefined, { clock, expiry }: RunnerDeps<V>, tags?: readonly string[]): FlightResult<V> & { ok: true } {
   const expiresAt = expiry.draw(value, clock.now(), lifetime)
-  return { ok: true, value, source: 'loader', expiresAt, version: reported ?? run.version, refused: false }
+  const keys = rowTagKeys(run.flight.id, tags)
+  const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: run.flight.born }
+  return { ok: true, value, source: 'loader', expiresAt, version: reported ?? run.version, refused: false, tags: rowTags }
 }
 
 /**
@@ -143,13 +150,13 @@ export function loaderResult<V>(run: FlightRun<V>, value: V | undefined, lifetim
  * written back to L2 (version-guarded) with the row's own expiry and the table's grace: awaited when
  * L2 answered the read (a lease holder then announces its fill), else left to report a refusal later.
  */
-export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, lifetime: number | undefined, reported: number | undefined, deps: RunnerDeps<V>): Promise<FlightResult<V>> {
+export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, lifetime: number | undefined, reported: number | undefined, deps: RunnerDeps<V>, tags?: readonly string[]): Promise<FlightResult<V>> {
   const { clock, l2, post } = deps
   const { flight } = run
-  const result = loaderResult(run, value, lifetime, reported, deps)
+  const result = loaderResult(run, value, lifetime, reported, deps, tags)
   const { expiresAt } = result
   if (l2 === undefined || expiresAt === undefined || !flight.running || flight.fenced) return result
-  const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace))
+  const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace, result.tags))
   deps.writing.add(written)
   void written.then(() => deps.writing.delete(written))
   if (run.l2Answered) {
@@ -164,7 +171,8 @@ export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, life
 
 /** An L2 entry (a value or a negative row) as a flight's answer, with its remaining lifetime; `leaseWaited` when it is a lease fill waited for. */
 export function fromL2<V>(entry: L2Entry, clock: Clock, leaseWaited = false): FlightResult<V> {
-  const result: FlightResult<V> = { ok: true, value: entryValue<V>(entry), source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false }
+  const tags: RowTags | undefined = entry.tags === undefined ? undefined : { keys: entry.tags, born: entry.born ?? 0 }
+  const result: FlightResult<V> = { ok: true, value: entryValue<V>(entry), source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false, tags }
   if (leaseWaited) result.leaseWaited = true
   return result
 }

@@ -15,6 +15,12 @@ export interface LoaderContext {
    * a `TypeError`/`RangeError` here, inside the loader.
    */
   setTtl(ms: number): void
+  /**
+   * Gives this answer's row its tags (at most 64 non-empty strings, each as long as an id may be):
+   * `table.invalidateTags` of any of them makes the row stale, in every process. A bad list throws
+   * a `TypeError`/`RangeError` here, inside the loader.
+   */
+  setTags(tags: string[]): void
 }
 
 /**
@@ -34,6 +40,8 @@ export interface BatchLoaderContext<K extends Id = string> {
    * value throws a `TypeError`/`RangeError` here, inside the batch loader.
    */
   setTtl(id: K, ms: number): void
+  /** Gives the answer for `id`, one of this call's ids, its tags, as a loader's `setTags` does. */
+  setTags(id: K, tags: string[]): void
 }
 
 /**

@@ -19,7 +19,7 @@
 import type { ActorLogic, ActorScope, ActorSystem, Snapshot } from 'xstate'
 import { C } from '../core/counters.js'
 import { emitSafely } from '../core/events.js'
-import { onClear, onFenceAll, onDelivery, onInvalidate, onPut } from './on-change.js'
+import { onClear, onFenceAll, onDelivery, onInvalidate, onPut, onTags } from './on-change.js'
 import type { BatchEvent, Message } from './messages.js'
 import { onSoftTimeout } from './grace.js'
 import { onBatchLoad, onDeadline, onFlightDone, onL2Refused, onLoad, onPlainMiss, onRefresh, onWait, onWaiterLeft, runStarted } from './single-flight.js'
@@ -71,6 +71,8 @@ function handle<V>(turn: Turn<V>, message: Message<V>): void {
       return onPut(turn, message)
     case 'invalidate':
       return onInvalidate(turn, message)
+    case 'tags':
+      return onTags(turn, message.keys, message.versions, message.scope, message.reply)
     case 'clear':
       return onClear(turn, false, message.reply)
     case 'fence':

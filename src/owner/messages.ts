@@ -10,6 +10,8 @@ import type { Flight, FlightResult } from './flight.js'
 import type { LeaseRole } from './lease.js'
 import type { Origin } from './loader.js'
 import type { Waiter } from './waiter.js'
+import type { RowTags } from '../rows/writes.js'
+import type { Scope } from '../tags/scope.js'
 
 /**
  * Plain callers (no signal, no deadline) of one id that missed in one turn: they share one promise.
@@ -111,8 +113,15 @@ export interface PutMessage<V> {
   version: number
   /** L2's version guard refused the write: L2 holds something newer. */
   refused: boolean
+  /** The row's tag keys and birth, when it has tags (or is in a namespace). */
+  tags: RowTags | undefined
   reply: ChangeReply
 }
+/**
+ * Tag keys got new versions (`table.invalidateTags`, a namespace's `clear()`, here or heard on the
+ * bus): rows carrying one of them from before are stale, and every flight in `scope` is fenced.
+ */
+export interface TagsMessage { type: 'tags'; keys: readonly string[]; versions: readonly number[]; scope: Scope; reply: (() => void) | undefined }
 /** Drop a row and leave a tombstone carrying `version` (`table.invalidate`). */
 export interface InvalidateMessage { type: 'invalidate'; id: Id; version: number; reply: ChangeReply }
 /** Drop every row and fence every flight (`table.clear()`); `reply` once done. */
@@ -143,6 +152,7 @@ export type Message<V> =
   | WaiterLeftMessage<V>
   | PutMessage<V>
   | InvalidateMessage
+  | TagsMessage
   | ClearRowsMessage
   | FenceAllMessage
   | DeliveryMessage
@@ -173,15 +183,17 @@ export const msg = {
   deadline: (): DeadlineMessage => ({ type: 'deadline' }),
   waiterLeft: <V>(waiter: Waiter<V>, reason: WaiterLeaving): WaiterLeftMessage<V> => ({ type: 'waiter.left', waiter, reason }),
   soft: <V>(flight: Flight<V>): SoftTimeoutMessage<V> => ({ type: 'soft', flight }),
-  put: <V>(id: Id, value: V | undefined, expiresAt: number | undefined, version: number, refused: boolean, reply: ChangeReply): PutMessage<V> => ({
+  put: <V>(id: Id, value: V | undefined, expiresAt: number | undefined, version: number, refused: boolean, tags: RowTags | undefined, reply: ChangeReply): PutMessage<V> => ({
     type: 'put',
     id,
     value,
     expiresAt,
     version,
     refused,
+    tags,
     reply,
   }),
+  tags: (keys: readonly string[], versions: readonly number[], scope: Scope, reply?: () => void): TagsMessage => ({ type: 'tags', keys, versions, scope, reply }),
   invalidate: (id: Id, version: number, reply: ChangeReply): InvalidateMessage => ({ type: 'invalidate', id, version, reply }),
   clear: (reply: () => void): ClearRowsMessage => ({ type: 'clear', reply }),
   fence: (reply: () => void): FenceAllMessage => ({ type: 'fence', reply }),

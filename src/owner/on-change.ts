@@ -14,6 +14,7 @@ import type { Flight } from './flight.js'
 import type { InvalidateMessage, PutMessage } from './messages.js'
 import { bury, known, store } from '../rows/writes.js'
 import { type OwnerState, type Turn, listening } from './state.js'
+import { ROOT_SCOPE, Scope } from '../tags/scope.js'
 
 /**
  * Wakes the flights waiting on another process's lease of `id` (every id's, for `undefined`), after
@@ -67,8 +68,28 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
   }
   wakeWaiting(turn, id)
   fence(turn.state, id, version)
-  store(turn, id, put.value, put.expiresAt, version)
+  if (put.tags !== undefined) turn.state.tags.observe(put.tags.born)
+  store(turn, id, put.value, put.expiresAt, version, undefined, put.tags)
   put.reply(true, version)
+}
+
+/**
+ * Tag keys got new versions (here, or heard on the bus): every row carrying one of them from before
+ * goes stale at once (its next read compares, nothing walks the rows), and every flight in `scope`
+ * is fenced, as its answer's tags are known only once it ends (its waiters still get it).
+ */
+export function onTags<V>(turn: Turn<V>, keys: readonly string[], versions: readonly number[], scope: Scope, reply?: () => void): void {
+  const { state } = turn
+  wakeWaiting(turn, undefined)
+  keys.forEach((key, i) => state.tags.raise(key, versions[i]!))
+  for (const [id, flight] of state.flights) {
+    if (!scope.holds(id)) continue
+    flight.fenced = true
+    state.flights.delete(id)
+  }
+  for (const flight of state.solo) if (scope.holds(flight.id)) flight.fenced = true
+  state.counters[C.tag_invalidations] += keys.length
+  reply?.()
 }
 
 /** A local invalidate: a tombstone unless something newer is known; fences older flights of the id. */
@@ -100,7 +121,18 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
   const message = parsed.message
   if (message.table !== env.name || message.origin === env.origin) return
   if (message.kind === 'clear' || message.kind === 'fill') busEvent(env.name, 'received', message)
+  if (message.kind === 'clear' && message.scope !== undefined) {
+    const scope = new Scope(message.scope)
+    state.counters[C.coh_applied]++
+    return onTags(turn, [scope.clearKey!], [message.version ?? 0], scope)
+  }
   if (message.kind === 'clear') return onClear(turn, true)
+  if (message.kind === 'tag') {
+    const scope = message.scope.length === 0 ? ROOT_SCOPE : new Scope(message.scope)
+    busEvent(env.name, 'received', message)
+    state.counters[C.coh_applied]++
+    return onTags(turn, [scope.tagKey(message.tag)], [message.version], scope)
+  }
   if (message.kind === 'fill') return wakeWaiting(turn, message.id)
   if (message.kind === 'unfilled') return wakeWaiting(turn, message.id, message.lease)
   const { id, version, kind } = message
@@ -136,6 +168,7 @@ function readField(delivery: unknown, key: 'type' | 'message'): unknown {
 function dropEverything<V>(state: OwnerState<V>): number {
   const dropped = state.rows.size
   state.rows.clear()
+  state.tags.reset() // no row nor flight from before remains to be judged by a tag
   fenceEverything(state)
   return dropped
 }

@@ -217,7 +217,8 @@ function abortReason(signal: AbortSignal): unknown {
  */
 function startFlight<V>(turn: Turn<V>, id: Id, loader: Origin<V>, known: number, forced: boolean): Flight<V> {
   const { state, env } = turn
-  const flight = new Flight<V>(id, state.coalesce, Math.max(known, 0), env.clock.now() + env.flightBound, forced, new FlightContext())
+  const now = env.clock.now()
+  const flight = new Flight<V>(id, state.coalesce, Math.max(known, 0), now + env.flightBound, forced, state.tags.tick(now), new FlightContext())
   if (flight.joinable) state.flights.set(id, flight)
   else state.solo.add(flight)
   state.inflight++
@@ -298,9 +299,11 @@ export function onFlightDone<V>(turn: Turn<V>, flight: Flight<V>, result: Flight
     if (result.source === 'l2') state.counters[C.l2_hits]++
     if (result.leaseWaited === true) state.counters[C.lease_waited]++
     const slot = state.rows.find(flight.id)
-    const stale = flight.fenced || result.refused || state.rows.versionAt(slot) > result.version
+    // An answer older than one of its tags (invalidated while it loaded) is fenced too.
+    const tags = result.tags
+    const stale = flight.fenced || result.refused || state.rows.versionAt(slot) > result.version || (tags !== undefined && state.tags.stale(tags.keys, tags.born))
     if (stale) state.counters[C.fenced]++
-    else flight.stored = store(turn, flight.id, result.value, result.expiresAt, result.version, slot)
+    else flight.stored = store(turn, flight.id, result.value, result.expiresAt, result.version, slot, tags)
     const stored = flight.stored >= 0
     if (stored) state.counters[C.fills]++
     if (listening(turn)) turn.defer(() => emitSafely(env.events, 'fill', { table: env.name, id: flight.id, source: result.source, stored }))

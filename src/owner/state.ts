@@ -3,6 +3,7 @@ import type { Clock } from '../core/clock.js'
 import { newOwnerCounters } from '../core/counters.js'
 import type { Id } from '../core/id.js'
 import { RowStore, type SweepCursor } from '../rows/row-store.js'
+import { TagVersions } from '../tags/tag-versions.js'
 import type { Sweeper } from './sweep-timer.js'
 import type { TableEvents } from '../core/events.js'
 import { Deadlines } from './deadlines.js'
@@ -21,6 +22,8 @@ import type { RunnerDeps } from './load.js'
 export interface OwnerState<V> {
   /** The rows. */
   readonly rows: RowStore<V>
+  /** The tag versions the rows are checked against (see `tags/tag-versions.ts`). */
+  readonly tags: TagVersions
   /** Joinable flights by id: flights started while the coalescing gate was on, and not fenced. */
   readonly flights: Map<Id, Flight<V>>
   /** Running flights that are not joinable (started with the gate off); fenced by id like the others. */
@@ -80,8 +83,10 @@ export interface Turn<V> {
 
 /** The state of a new owner. */
 export function initialState<V>(capacity: number, grace: number, coalesce: boolean, clock: Clock, deadlineDue: () => void): OwnerState<V> {
+  const tags = new TagVersions()
   return {
-    rows: new RowStore<V>(capacity, grace),
+    rows: new RowStore<V>(capacity, grace, tags),
+    tags,
     flights: new Map(),
     solo: new Set(),
     deadlines: new Deadlines<Flight<V>>(clock, deadlineDue),

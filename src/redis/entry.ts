@@ -1,9 +1,11 @@
 /**
- * How one L2 entry is laid out in Redis: one string key per entry, `<kind><version>[+<grace>]:` then
- * the codec payload. The kind is one letter (`v` value, `a` absent, `t` tombstone), the version is
- * decimal (at most 16 digits), the grace (ms the key outlives the entry's logical lifetime, at most
- * 11 digits) is there only when not 0, and absent and tombstone entries carry no payload. The header
- * is ASCII and never longer than 31 bytes; the scripts read only its first {@link HEADER_SCAN} bytes.
+ * How one L2 entry is laid out in Redis: one string key per entry, `<kind><version>[+<grace>][@<born>#<n>]:`,
+ * then (for a tagged row) `n` bytes of its tag keys as a JSON array, then the codec payload. The kind
+ * is one letter (`v` value, `a` absent, `t` tombstone), the version is decimal (at most 16 digits),
+ * the grace (ms the key outlives the entry's logical lifetime, at most 11 digits) is there only when
+ * not 0, the birth (16 digits at most) and the tags' length only for a tagged row, and absent and
+ * tombstone entries carry no payload. The header is ASCII and never longer than 63 bytes; the scripts
+ * read only its first {@link HEADER_SCAN} bytes (the version, for the guard). Tags count towards `maxValueBytes`.
  */
 import { L2CorruptEntryError, L2UnfitValueError } from '../core/errors.js'
 import { isVersion } from '../core/versions.js'
@@ -11,11 +13,11 @@ import type { Codec } from '../l2/codec.js'
 import type { L2Entry, L2Kind, L2Write } from '../l2/store.js'
 
 /** Bytes of an entry the scripts read to find its header. */
-export const HEADER_SCAN = 32
+export const HEADER_SCAN = 64
 
 const KIND_LETTER: Record<L2Kind, string> = { value: 'v', absent: 'a', tombstone: 't' }
 const LETTER_KIND: Record<string, L2Kind | undefined> = { v: 'value', a: 'absent', t: 'tombstone' }
-const HEADER = /^([vat])(\d{1,16})(?:\+(\d{1,11}))?:/
+const HEADER = /^([vat])(\d{1,16})(?:\+(\d{1,11}))?(?:@(\d{1,16})#(\d{1,9}))?:/
 
 /** True for a kind an entry may have. */
 export function isKind(kind: unknown): kind is L2Kind {
@@ -28,8 +30,11 @@ export function isKind(kind: unknown): kind is L2Kind {
  */
 export function encodeEntry(key: string, entry: L2Write, codec: Codec, maxValueBytes: number): Buffer {
   const grace = entry.grace ?? 0
-  const header = Buffer.from(`${KIND_LETTER[entry.kind]}${entry.version}${grace > 0 ? `+${grace}` : ''}:`, 'latin1')
-  if (entry.kind !== 'value') return header
+  const tags = entry.tags !== undefined && entry.kind !== 'tombstone' ? Buffer.from(JSON.stringify(entry.tags), 'utf8') : undefined
+  const tagged = tags === undefined ? '' : `@${entry.born ?? 0}#${tags.length}`
+  const header = Buffer.from(`${KIND_LETTER[entry.kind]}${entry.version}${grace > 0 ? `+${grace}` : ''}${tagged}:`, 'latin1')
+  if (tags !== undefined && tags.length > maxValueBytes) throw new L2UnfitValueError(key, 'size', `tags of ${tags.length} bytes, maxValueBytes ${maxValueBytes}`)
+  if (entry.kind !== 'value') return tags === undefined ? header : Buffer.concat([header, tags])
   let payload: Buffer | string
   try {
     payload = codec.encode(entry.value)
@@ -37,8 +42,9 @@ export function encodeEntry(key: string, entry: L2Write, codec: Codec, maxValueB
     throw new L2UnfitValueError(key, 'codec', error instanceof Error ? error.message : String(error))
   }
   const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload
-  if (bytes.length > maxValueBytes) throw new L2UnfitValueError(key, 'size', `${bytes.length} bytes, maxValueBytes ${maxValueBytes}`)
-  return Buffer.concat([header, bytes])
+  const size = bytes.length + (tags?.length ?? 0)
+  if (size > maxValueBytes) throw new L2UnfitValueError(key, 'size', `${size} bytes, maxValueBytes ${maxValueBytes}`)
+  return tags === undefined ? Buffer.concat([header, bytes]) : Buffer.concat([header, tags, bytes])
 }
 
 /**
@@ -54,13 +60,34 @@ export function decodeEntry(key: string, data: Buffer, pttl: number, codec: Code
   if (!isVersion(version)) throw new L2CorruptEntryError(key, `version ${match[2]} is out of range`)
   const grace = match[3] === undefined ? undefined : Number(match[3])
   const ttl = pttl - (grace ?? 0)
-  const kept = grace === undefined ? {} : { grace }
+  const kept: { grace?: number; tags?: string[]; born?: number } = grace === undefined ? {} : { grace }
+  let start = match[0].length
+  if (match[4] !== undefined) {
+    const born = Number(match[4])
+    const end = start + Number(match[5])
+    if (!isVersion(born) || end > data.length || kind === 'tombstone') throw new L2CorruptEntryError(key, 'a tag header out of range')
+    kept.tags = decodeTags(key, data.subarray(start, end))
+    kept.born = born
+    start = end
+  }
   if (kind !== 'value') return { kind, version, ttl, ...kept }
   let value: unknown
   try {
-    value = codec.decode(data.subarray(match[0].length))
+    value = codec.decode(data.subarray(start))
   } catch (error) {
     throw new L2CorruptEntryError(key, error instanceof Error ? error.message : String(error))
   }
   return { kind, value, version, ttl, ...kept }
+}
+
+/** The tag keys of an entry: a JSON array of strings; anything else is a corrupt entry. */
+function decodeTags(key: string, bytes: Buffer): string[] {
+  let tags: unknown
+  try {
+    tags = JSON.parse(bytes.toString('utf8'))
+  } catch {
+    throw new L2CorruptEntryError(key, 'its tags are not JSON')
+  }
+  if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string')) throw new L2CorruptEntryError(key, 'its tags are not an array of strings')
+  return tags
 }

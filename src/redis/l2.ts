@@ -6,9 +6,9 @@ import { addressOf } from './address.js'
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { jsonCodec, type Codec } from '../l2/codec.js'
-import { BUCKETS, bucketGenerationKey, entryKey, generationKey, l2Key, unfitPrefix, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
+import { BUCKETS, TAG_TTL_MS, bucketGenerationKey, entryKey, generationKey, l2Key, tagVersionKey, unfitPrefix, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
 import { HEADER_SCAN, decodeEntry, encodeEntry, isKind } from './entry.js'
-import { CLEAR_LUA, GET_LUA, GET_STATUS, NEXT_VERSION_LUA, RELEASE_LEASE_LUA, SET_LUA } from './scripts.js'
+import { CLEAR_LUA, GET_LUA, GET_STATUS, INVALIDATE_TAG_LUA, NEXT_VERSION_LUA, RELEASE_LEASE_LUA, SET_LUA } from './scripts.js'
 import { redisLeases, type ReleaseScript } from './leases.js'
 import type { L2Entry, L2Store, L2Write } from '../l2/store.js'
 
@@ -50,6 +50,7 @@ interface Scripts {
   echostoreL2Set(generationKey: string, dataKey: string, version: number, ttl: number, data: Buffer): Promise<number>
   echostoreL2NextVersion(versionKey: string, generationKey: string, dataKey: string, versionTtl: number, floor: number): Promise<number>
   echostoreL2Clear(generationKey: string): Promise<number>
+  echostoreL2InvalidateTag(tagKey: string, floor: number, ttl: number): Promise<number>
 }
 
 /** The longest grace an entry's header carries (11 digits). */
@@ -96,6 +97,20 @@ function keyPrefixOf(client: unknown): string {
   return typeof keyPrefix === 'string' ? keyPrefix : ''
 }
 
+function checkTags(op: string, tags: readonly string[]): void {
+  if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string')) throw badArgument(TypeError, `redisL2.${op}: tags must be an array of strings, got ${describe(tags)}`)
+}
+
+/**
+ * A tag's version as its key holds it: 0 for none; {@link MAX_VERSION} for garbage, so that every
+ * entry carrying the tag reads as stale until the next invalidation repairs the key.
+ */
+function tagVersionOf(held: string | null): number {
+  if (held === null) return 0
+  const version = Number(held)
+  return isVersion(version) && /^\d+$/.test(held) ? version : MAX_VERSION
+}
+
 /** True for an error Redis itself answered (a reply), as opposed to one of the connection. */
 function isReply(error: unknown): boolean {
   return error instanceof ioredis.ReplyError || (error instanceof Error && /^(ERR|WRONGTYPE|NOSCRIPT|MOVED|ASK|CROSSSLOT|READONLY|CLUSTERDOWN|TRYAGAIN|LOADING|BUSY|OOM|NOPERM|NOAUTH|WRONGPASS)\b/.test(error.message))
@@ -122,6 +137,10 @@ const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
  * the entry: a process that missed a clear never reads an entry from before it, nor writes into
  * the past, and a get or set is one command on one node.
  *
+ * A tag's version lives under a key of its own (see `tagVersionKey`), minted by a script like an
+ * id's version and kept `TAG_TTL_MS`; `tagVersions` reads them (one `GET` per tag, each routed to
+ * its master), and a tagged entry carries its tag keys and birth after its header (see `entry.ts`).
+ *
  * `shard(table, id)` names the master serving an id (`host:port`, on a cluster), so the table's
  * breaker opens per master; `cause(table, id)` is the error of that node's outage, if any. A call
  * that fails because the connection is down rejects with `RedisUnreachableError`, naming the host
@@ -129,7 +148,7 @@ const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
  *
  * The adapter does I/O only: no timeouts or fallback (the table's facade owns them). The scripts
  * are installed on the client with `defineCommand` (`echostoreL2Get`, `echostoreL2Set`,
- * `echostoreL2NextVersion`, `echostoreL2Clear`, `echostoreL2ReleaseLease`); leases are in
+ * `echostoreL2NextVersion`, `echostoreL2Clear`, `echostoreL2InvalidateTag`, `echostoreL2ReleaseLease`); leases are in
  * `leases.ts`. A client's own `keyPrefix`, if any, goes before `prefix`.
  */
 export function redisL2(options: RedisL2Options): RedisL2 {
@@ -153,6 +172,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
       client.defineCommand('echostoreL2Set', { lua: SET_LUA, numberOfKeys: 2 })
       client.defineCommand('echostoreL2NextVersion', { lua: NEXT_VERSION_LUA, numberOfKeys: 3 })
       client.defineCommand('echostoreL2Clear', { lua: CLEAR_LUA, numberOfKeys: 1 })
+      client.defineCommand('echostoreL2InvalidateTag', { lua: INVALIDATE_TAG_LUA, numberOfKeys: 1 })
       client.defineCommand('echostoreL2ReleaseLease', { lua: RELEASE_LEASE_LUA, numberOfKeys: 1 })
       defined.add(client)
     }
@@ -231,6 +251,29 @@ export function redisL2(options: RedisL2Options): RedisL2 {
       open('clear')
       const keys = Array.from({ length: BUCKETS }, (_, bucket) => bucketGenerationKey(prefix, table, bucket))
       await Promise.all(keys.map((key) => run(key, (s) => s.echostoreL2Clear(key))))
+    },
+
+    async tagVersions(table: string, tags: readonly string[]): Promise<number[]> {
+      open('tagVersions')
+      checkTags('tagVersions', tags)
+      return Promise.all(
+        tags.map(async (tag) => {
+          const key = tagVersionKey(prefix, table, tag)
+          return tagVersionOf(await run(key, (s) => s.get(key)))
+        }),
+      )
+    },
+
+    async invalidateTags(table: string, tags: readonly string[], floor: number): Promise<number[]> {
+      open('invalidateTags')
+      checkTags('invalidateTags', tags)
+      if (!isVersion(floor)) throw badNumber(floor, `redisL2.invalidateTags: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
+      return Promise.all(
+        tags.map((tag) => {
+          const key = tagVersionKey(prefix, table, tag)
+          return run(key, (s) => s.echostoreL2InvalidateTag(key, floor, TAG_TTL_MS))
+        }),
+      )
     },
 
     shard(table: string, id: Id): string | undefined {

@@ -7,11 +7,11 @@
 import { MAX_VERSION } from '../core/versions.js'
 import { HEADER_SCAN } from './entry.js'
 
-/** The held entry's version from its header (`v7:`, or `v7+5000:` when written with grace), or nil when the key holds no readable one (any type is safe to ask). */
+/** The held entry's version from its header (`v7:`, `v7+5000:` when written with grace, `v7@…` when tagged), or nil when the key holds no readable one (any type is safe to ask). */
 const HELD_VERSION = `
 local function held_version(key)
   if redis.call('TYPE', key).ok ~= 'string' then return nil end
-  local held = tonumber(string.match(redis.call('GETRANGE', key, 0, ${HEADER_SCAN - 1}), '^[vat](%d+)[+:]') or '')
+  local held = tonumber(string.match(redis.call('GETRANGE', key, 0, ${HEADER_SCAN - 1}), '^[vat](%d+)[+:@]') or '')
   if held and held <= ${MAX_VERSION} then return held end
   return nil
 end
@@ -122,4 +122,20 @@ if redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('GET', KEYS[1]) == 
   return 1
 end
 return 0
+`
+
+/**
+ * Gives the tag whose version key is KEYS[1] its next version: the largest of ARGV[1] (the floor)
+ * and one more than the version held (garbage reads as none), kept `PX ARGV[2]`. Answers it.
+ */
+export const INVALIDATE_TAG_LUA = `
+local held = 0
+if redis.call('TYPE', KEYS[1]).ok == 'string' then
+  local read = tonumber(redis.call('GET', KEYS[1]))
+  if read and read >= 0 and read <= ${MAX_VERSION} and read == math.floor(read) then held = read end
+end
+local version = math.max(held + 1, tonumber(ARGV[1]))
+if version > ${MAX_VERSION} then version = ${MAX_VERSION} end
+redis.call('SET', KEYS[1], string.format('%.0f', version), 'PX', ARGV[2])
+return version
 `

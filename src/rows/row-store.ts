@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js'
 import type { Id } from '../core/id.js'
+import type { TagVersions } from '../tags/tag-versions.js'
 import { FrequencySketch } from './frequency-sketch.js'
 import { IdIndex, hashId } from './id-index.js'
 
@@ -54,8 +55,13 @@ export function newSweepCursor(): SweepCursor {
  * are read no more give way to the new popular ones without waiting for the sketch to age (see
  * {@link RowStore.evictFor}).
  *
+ * A row may carry tag keys (see `tags/scope.ts`) and its birth: it answers nothing (no hit, no graced
+ * value, no `peek`) once one of its tags was invalidated at or after its birth (see {@link TagVersions}).
+ * The three tag columns are made by the first tagged write: a table without tags never pays for them.
+ *
  * Written only by the owner, but for the visited bytes, which the hit path sets to 1 (through
- * {@link RowStore.live}) and the owner's hand clears.
+ * {@link RowStore.live}) and the owner's hand clears, and the tag check marks (`#checked`), which
+ * any reader of a tagged row writes once per epoch (a cache of the check's answer, see {@link RowStore.live}).
  */
 export class RowStore<V> {
   readonly #capacity: number
@@ -99,10 +105,19 @@ export class RowStore<V> {
   #free = -1
   /** Slots handed out so far; the columns' cells from here on were never used. */
   #used = 0
+  /** Per slot, once a row was written with tags: its tag keys (`undefined`: none). */
+  #tagKeys: (readonly string[] | undefined)[] | undefined = undefined
+  /** Per slot, with the tag keys: the row's birth on the tag version clock. */
+  #born = new Float64Array(0)
+  /** Per slot, with the tag keys: the tag epoch under which the row was last found fresh (−1: never). */
+  #checked = new Float64Array(0)
+  /** The table's tag versions, against which tagged rows are checked. */
+  readonly #tags: TagVersions | undefined
 
-  constructor(capacity: number, grace = 0) {
+  constructor(capacity: number, grace = 0, tags?: TagVersions) {
     this.#capacity = capacity
     this.#grace = grace
+    this.#tags = tags
     this.#index = new IdIndex(capacity)
     this.#hands = new Array<Iterator<number> | undefined>(this.#index.shards).fill(undefined)
   }
@@ -124,8 +139,35 @@ export class RowStore<V> {
   live(id: Id, clock: Clock): V | undefined | typeof NOT_LIVE {
     const slot = this.#index.get(id)
     if (slot === undefined || this.#expires[slot]! <= clock.now()) return NOT_LIVE
+    if (this.#tagKeys !== undefined && !this.#fresh(slot)) return NOT_LIVE
     this.#visited[slot] = 1
     return this.#values[slot]
+  }
+
+  /** True when a table has ever stored a tagged row: only then can a row be stale by its tags. */
+  get tagged(): boolean {
+    return this.#tagKeys !== undefined
+  }
+
+  /** True when `id`'s row (not a tombstone) is older than one of its tags: no read answers it. */
+  staleByTags(id: Id): boolean {
+    const slot = this.find(id)
+    return slot >= 0 && this.#tagKeys !== undefined && this.#expires[slot]! > 0 && !this.#fresh(slot)
+  }
+
+  /**
+   * True unless the row at `slot` carries a tag invalidated at or after its birth. The answer is
+   * kept per row under the tags' epoch, so a hit on a tagged row checks its tags only once after
+   * each invalidation (the one write a reader makes besides the visited bit).
+   */
+  #fresh(slot: number): boolean {
+    const keys = this.#tagKeys![slot]
+    if (keys === undefined) return true
+    const tags = this.#tags!
+    if (this.#checked[slot] === tags.epoch) return true
+    if (tags.stale(keys, this.#born[slot]!)) return false
+    this.#checked[slot] = tags.epoch
+    return true
   }
 
   /**
@@ -136,7 +178,7 @@ export class RowStore<V> {
   fallbackAt(slot: number, now: number): V | undefined | typeof NOT_LIVE {
     if (slot < 0) return NOT_LIVE
     const expiresAt = this.#expires[slot]!
-    return expiresAt > 0 && expiresAt + this.#grace > now ? this.#values[slot] : NOT_LIVE
+    return expiresAt > 0 && expiresAt + this.#grace > now && (this.#tagKeys === undefined || this.#fresh(slot)) ? this.#values[slot] : NOT_LIVE
   }
 
   /** The graced value of `id` at `now`: its row has expired but is within the grace (see {@link fallbackAt}); else {@link NOT_LIVE}. */
@@ -226,7 +268,7 @@ export class RowStore<V> {
 
   /** The value of the row at `slot` (from {@link find}) if it is live at `now`, else {@link NOT_LIVE}. */
   liveAt(slot: number, now: number): V | undefined | typeof NOT_LIVE {
-    return slot >= 0 && this.#expires[slot]! > now ? this.#values[slot] : NOT_LIVE
+    return slot >= 0 && this.#expires[slot]! > now && (this.#tagKeys === undefined || this.#fresh(slot)) ? this.#values[slot] : NOT_LIVE
   }
 
   /** The version of the row or tombstone at `slot` (from {@link find}); -1 for no row. */
@@ -245,11 +287,12 @@ export class RowStore<V> {
   }
 
   /**
-   * Writes the row for `id` (whose slot, from {@link find}, the caller may pass to save a lookup).
-   * Returns the write's stamp, a number ≥ 0 that no later write of any row shares until 2^32 more
-   * writes (see {@link RowStore.holds}); or -1, writing nothing, when `id` has no row and the store is full.
+   * Writes the row for `id` (whose slot, from {@link find}, the caller may pass to save a lookup),
+   * with the tag keys it carries and its birth, if any. Returns the write's stamp, a number ≥ 0 that
+   * no later write of any row shares until 2^32 more writes (see {@link RowStore.holds}); or -1,
+   * writing nothing, when `id` has no row and the store is full.
    */
-  write(id: Id, value: V | undefined, expiresAt: number, version: number, found: number = this.find(id)): number {
+  write(id: Id, value: V | undefined, expiresAt: number, version: number, found: number = this.find(id), tags?: { keys: readonly string[]; born: number }): number {
     let slot = found
     if (slot < 0) {
       if (this.#size >= this.#capacity) return -1
@@ -264,9 +307,23 @@ export class RowStore<V> {
     if (this.#versions !== undefined) this.#versions[slot] = version
     else if (version !== 0) (this.#versions = new Float64Array(this.#expires.length))[slot] = version
     if (this.#grace > 0) this.#retryAt[slot] = 0
+    if (tags !== undefined) {
+      if (this.#tagKeys === undefined) this.#makeTagColumns()
+      this.#tagKeys![slot] = tags.keys
+      this.#born[slot] = tags.born
+      this.#checked[slot] = -1
+    } else if (this.#tagKeys !== undefined) this.#tagKeys[slot] = undefined
     this.#stamp = (this.#stamp + 1) >>> 0
     this.#stamps[slot] = this.#stamp
     return this.#stamp
+  }
+
+  /** Makes the tag columns, as long as the others. */
+  #makeTagColumns(): void {
+    if (this.#tags === undefined) throw new Error('echostore: a tagged row needs the table\u2019s tag versions')
+    this.#tagKeys = new Array<readonly string[] | undefined>(this.#expires.length).fill(undefined)
+    this.#born = new Float64Array(this.#expires.length)
+    this.#checked = new Float64Array(this.#expires.length).fill(-1)
   }
 
   /** Replaces `id`'s row with a tombstone remembering `version` until `forgetAt`; returns as {@link RowStore.write}. */
@@ -296,6 +353,7 @@ export class RowStore<V> {
     this.#free = -1
     this.#used = 0
     this.#versions = undefined
+    this.#tagKeys = undefined
     this.#allocate(0)
   }
 
@@ -312,7 +370,6 @@ export class RowStore<V> {
    */
   sweep(cursor: SweepCursor, now: number, budget: number, deadline = Number.POSITIVE_INFINITY): number {
     const index = this.#index
-    const expires = this.#expires
     const ids = this.#ids
     let swept = 0
     let left = budget
@@ -338,7 +395,7 @@ export class RowStore<V> {
           break
         }
         const slot = next.value
-        if (this.#reclaimable(expires[slot]!, now)) {
+        if (this.#reclaimableAt(slot, now)) {
           index.deleteIn(cursor.shard, ids[slot]!)
           this.#release(slot)
           swept++
@@ -357,7 +414,7 @@ export class RowStore<V> {
   #countReclaimable(shard: ReadonlyMap<Id, number>, now: number): number {
     const expires = this.#expires
     let count = 0
-    for (const slot of shard.values()) if (this.#reclaimable(expires[slot]!, now)) count++
+    for (const slot of shard.values()) if (this.#reclaimable(expires[slot]!, now) || this.#staleAt(slot)) count++
     return count
   }
 
@@ -368,7 +425,7 @@ export class RowStore<V> {
     const kept = new Map<Id, number>()
     let released = 0
     for (const slot of this.#index.shard(shard).values()) {
-      if (this.#reclaimable(expires[slot]!, now)) {
+      if (this.#reclaimable(expires[slot]!, now) || this.#staleAt(slot)) {
         this.#release(slot)
         released++
       } else {
@@ -385,9 +442,20 @@ export class RowStore<V> {
     return (expiresAt > 0 ? expiresAt + this.#grace : -expiresAt) <= now
   }
 
+  /** True when the row at `slot` may be reclaimed at `now`: see {@link #reclaimable}, or a row older than one of its tags. */
+  #reclaimableAt(slot: number, now: number): boolean {
+    return this.#reclaimable(this.#expires[slot]!, now) || this.#staleAt(slot)
+  }
+
+  /** True when the row at `slot` is a value or negative row (not a tombstone) older than one of its tags. */
+  #staleAt(slot: number): boolean {
+    return this.#tagKeys !== undefined && this.#expires[slot]! > 0 && !this.#fresh(slot)
+  }
+
   #release(slot: number): void {
     this.#ids[slot] = undefined
     this.#values[slot] = undefined // the value can be collected
+    if (this.#tagKeys !== undefined) this.#tagKeys[slot] = undefined
     this.#stamps[slot] = this.#free + 1
     this.#free = slot
     this.#size--
@@ -413,6 +481,11 @@ export class RowStore<V> {
     this.#stamps = copied(new Uint32Array(length), this.#stamps, this.#used)
     this.#visited = copied(new Uint8Array(length), this.#visited, this.#used)
     if (this.#grace > 0) this.#retryAt = copied(new Float64Array(length), this.#retryAt, this.#used)
+    if (this.#tagKeys !== undefined) {
+      this.#tagKeys = grown(this.#tagKeys, length, this.#used)
+      this.#born = copied(new Float64Array(length), this.#born, this.#used)
+      this.#checked = copied(new Float64Array(length), this.#checked, this.#used)
+    }
   }
 }
 

@@ -7,6 +7,12 @@ import { C } from '../core/counters.js'
 import type { Id } from '../core/id.js'
 import type { OwnerState, Turn } from '../owner/state.js'
 
+/** The tag keys a row carries and its birth on the tag version clock (see `tags/tag-versions.ts`). */
+export interface RowTags {
+  readonly keys: readonly string[]
+  readonly born: number
+}
+
 /** The highest version this table holds for `id`: its row's (or tombstone's) and its joinable flight's; -1 when none. */
 export function known<V>(state: OwnerState<V>, id: Id): number {
   const flight = state.flights.get(id)
@@ -14,11 +20,11 @@ export function known<V>(state: OwnerState<V>, id: Id): number {
 }
 
 /**
- * Writes a row for `id` (its slot may be given, from `rows.find`); returns the write's stamp, or -1
+ * Writes a row for `id` (its slot may be given, from `rows.find`), with its tags if it has any; returns the write's stamp, or -1
  * when it was not stored: not cacheable, or a new id on a full table that admission refused. A new
  * id on a full table takes the place of the eviction hand's victim when admission lets it in.
  */
-export function store<V>(turn: Turn<V>, id: Id, value: V | undefined, expiresAt: number | undefined, version: number, slot = turn.state.rows.find(id)): number {
+export function store<V>(turn: Turn<V>, id: Id, value: V | undefined, expiresAt: number | undefined, version: number, slot = turn.state.rows.find(id), tags?: RowTags): number {
   const { rows, counters } = turn.state
   if (expiresAt === undefined) {
     // Not cacheable (negativeTtl 0): drop the old row, but remember a known version.
@@ -33,7 +39,7 @@ export function store<V>(turn: Turn<V>, id: Id, value: V | undefined, expiresAt:
     }
     counters[C.evictions]++
   }
-  return rows.write(id, value, expiresAt, version, slot)
+  return rows.write(id, value, expiresAt, version, slot, tags)
 }
 
 /** The forget time after which a tombstone may still fence a running flight: one younger than a flight's bound stays. */

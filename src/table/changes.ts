@@ -18,6 +18,8 @@ import { type ChangeReply, type Message, msg } from '../owner/messages.js'
 import type { Owner } from '../owner/owner.js'
 import { PUBLISH_TIMEOUT, publish } from '../bus/publish.js'
 import { MAX_VERSION, isVersion, mintVersion } from '../core/versions.js'
+import type { RowTags } from '../rows/writes.js'
+import { type Scope, checkTags, rowTagKeys } from '../tags/scope.js'
 
 /** Options of `table.put` and `table.invalidate`. */
 export interface ChangeOptions {
@@ -36,7 +38,10 @@ export interface PutOptions extends ChangeOptions {
    * it; jitter applies as usual, and 0 stores nothing (a tombstone in its place), as a loader's `setTtl`.
    */
   ttl?: number
+  /** The row's tags (at most 64 non-empty strings), as a loader's `setTags` gives them: `invalidateTags` of any of them makes the row stale. */
+  tags?: string[]
 }
+
 
 /** What a put or invalidate did. */
 export interface ChangeResult {
@@ -95,13 +100,15 @@ export class Changes<V> {
   /** See `Table.put`. */
   async put(id: Id, value: V | undefined, options: PutOptions | undefined): Promise<ChangeResult> {
     const { clock, expiry, tombstoneLife, grace } = this.deps
-    const { version: given, ttl } = this.#check(id, options, 'put')
+    const { version: given, ttl, tags } = this.#check(id, options, 'put')
     const version = await this.#versionOf(id, given, 'put')
     const now = clock.now()
     const expiresAt = expiry.draw(value, now, ttl)
+    const keys = rowTagKeys(id, tags)
+    const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: this.deps.owner.state.tags.peek(now) }
     const tombstone = l2Write.tombstone(version, tombstoneLife)
-    const l2 = await this.#writeL2(id, version, expiresAt === undefined ? tombstone : l2Write.row(value, version, expiresAt, now, grace), tombstone)
-    const change = await this.#change((reply) => msg.put(id, value, expiresAt, version, l2 === 'refused', reply))
+    const l2 = await this.#writeL2(id, version, expiresAt === undefined ? tombstone : l2Write.row(value, version, expiresAt, now, grace, rowTags), tombstone)
+    const change = await this.#change((reply) => msg.put(id, value, expiresAt, version, l2 === 'refused', rowTags, reply))
     return { applied: change.applied && l2 !== 'refused', version: change.version, l2, broadcast: await this.#broadcast(id, change.version, 'put') }
   }
 
@@ -135,19 +142,55 @@ export class Changes<V> {
     return { l2: cleared === L2_FAILED ? 'failed' : cleared, broadcast }
   }
 
-  /** Validates a change's id and options (a put takes `ttl` too); returns what it was given. */
+  /**
+   * See `Table.invalidateTags`: each tag of `scope` gets a new version (minted by L2's script when
+   * L2 answers, so every process reads it there), the owner applies them (rows carrying one go
+   * stale, flights in the scope are fenced), then each is broadcast.
+   */
+  async invalidateTags(scope: Scope, tags: unknown, options: ChangeOptions | undefined): Promise<ChangeResult> {
+    const { name, closed } = this.deps
+    if (closed()) throw new TableClosedError(name, undefined, 'invalidateTags')
+    const list = checkTags(tags, 'invalidateTags(tags)')
+    if (list.length === 0) throw badArgument(TypeError, 'invalidateTags(tags) takes at least one tag')
+    const { version } = options === undefined ? {} : (readOptions(options, ['version'], 'invalidateTags(tags)') as ChangeOptions)
+    if (version !== undefined && !isVersion(version)) throw badNumber(version, `invalidateTags(tags) option "version" must be an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
+    const { versions, l2 } = await this.#bump(scope, list.map((tag) => scope.tagKey(tag)), version ?? 0)
+    const sent = await Promise.all(list.map((tag, i) => this.#publish(undefined, { table: name, kind: 'tag', tag, scope: [...scope.path], version: versions[i]!, origin: this.deps.origin })))
+    return { version: Math.max(...versions), applied: true, l2, broadcast: sent.every(Boolean) }
+  }
+
+  /** See `Table.clear` on a namespace: its mark gets a new version (in L2 first), so every row of the namespace is stale, in O(1). */
+  async clearScope(scope: Scope): Promise<ClearResult> {
+    const { name, closed, origin } = this.deps
+    if (closed()) throw new TableClosedError(name, undefined, 'clear')
+    const { versions, l2 } = await this.#bump(scope, [scope.clearKey!], 0)
+    const broadcast = await this.#publish(undefined, { table: name, kind: 'clear', origin, scope: [...scope.path], version: versions[0]! })
+    return { l2: l2 === 'written' ? 'cleared' : l2, broadcast }
+  }
+
+  /** New versions for tag keys (no lower than `least`): L2's, else a floor from this table's tag clock; then applied by the owner. */
+  async #bump(scope: Scope, keys: string[], least: number): Promise<{ versions: number[]; l2: 'written' | 'failed' | 'none' }> {
+    const { owner, clock } = this.deps
+    const floor = Math.max(least, owner.state.tags.peek(clock.now()))
+    const minted = owner.l2 === undefined ? undefined : await owner.l2.invalidateTags(keys, floor)
+    const versions = minted === undefined || minted === L2_FAILED ? keys.map(() => floor) : minted
+    await new Promise<void>((resolve) => owner.send(msg.tags(keys, versions, scope, resolve)))
+    return { versions, l2: minted === undefined ? 'none' : minted === L2_FAILED ? 'failed' : 'written' }
+  }
+
+  /** Validates a change's id and options (a put takes `ttl` and `tags` too); returns what it was given. */
   #check(id: Id, options: PutOptions | undefined, op: 'put' | 'invalidate'): PutOptions {
     if (!isId(id)) throw badId(op, id)
     if (this.deps.closed()) throw new TableClosedError(this.deps.name, id, op)
     const where = `${op}(${showId(id)})`
-    const { version, ttl } = options === undefined ? {} : (readOptions(options, op === 'put' ? ['version', 'ttl'] : ['version'], where) as PutOptions)
+    const { version, ttl, tags } = options === undefined ? {} : (readOptions(options, op === 'put' ? ['version', 'ttl', 'tags'] : ['version'], where) as PutOptions)
     if (version !== undefined && !isVersion(version)) {
       throw badNumber(version, `${where} option "version" must be an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
     }
     if (ttl !== undefined && !(typeof ttl === 'number' && ttl >= 0 && ttl <= MAX_TTL)) {
       throw badNumber(ttl, `${where} option "ttl" must be a number of ms in [0, ${MAX_TTL}], got ${describe(ttl)}`)
     }
-    return { version, ttl }
+    return { version, ttl, tags: tags === undefined ? undefined : [...checkTags(tags, `${where} option "tags"`)] }
   }
 
   /**

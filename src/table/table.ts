@@ -16,6 +16,8 @@ import { type Owner, startOwner } from '../owner/owner.js'
 import { type TableOptions, flightBoundOf, resolveOptions } from './options.js'
 import { readOptions } from './read-options.js'
 import { NOT_LIVE, type RowStore } from '../rows/row-store.js'
+import { ROOT_SCOPE, type Scope, badCallerId, isMarked } from '../tags/scope.js'
+import { viewBatch, viewLoader } from './view-origin.js'
 
 /** Per-call options of {@link Table.fetch}. */
 export interface FetchOptions {
@@ -65,9 +67,42 @@ export class Table<V, K extends Id = string> {
   readonly #maxBatchSize: number
   /** Stale-while-revalidate: a miss on a graced row answers its value at once. */
   readonly #staleWhileRevalidate: boolean
+  /** The key space of this table: the base table's, or a namespace's (a view, see {@link namespace}). */
+  readonly #scope: Scope
+  /** A view's own origin: the table's `batchLoader` asking with the view's ids (a table `loader` is adapted per read). */
+  readonly #viewOrigin: Batch<V> | undefined
+  /** Batch loaders of `fetchMany` on a view, adapted to its ids once each, so the reads of one turn still make one call. */
+  readonly #viewBatches: WeakMap<BatchLoader<V, Id>, Batch<V>> | undefined
+  /** Set by a view's own `close()`: the view refuses reads and changes; the table goes on. Written only by {@link close}. */
+  #viewClosed = false
 
   /** Use {@link createTable}. */
   constructor(options: TableOptions<V, K> = {}) {
+    const view = viewOf
+    if (view !== undefined) {
+      // A namespace view: every shared piece is the base table's (see `namespace`).
+      viewOf = undefined
+      const base = view.table as unknown as Table<V, K>
+      this.name = base.name
+      this.origin = base.origin
+      this.events = base.events
+      this.#reads = base.#reads
+      this.#clock = base.#clock
+      this.#owner = base.#owner
+      this.#rows = base.#rows
+      this.#changes = base.#changes
+      this.#unsubscribe = undefined
+      this.#origin = base.#origin
+      this.#maxBatchSize = base.#maxBatchSize
+      this.#staleWhileRevalidate = base.#staleWhileRevalidate
+      this.#scope = view.scope
+      this.#viewOrigin = this.#origin instanceof Batch ? viewBatch(this.#origin) : undefined
+      this.#viewBatches = new WeakMap()
+      return
+    }
+    this.#scope = ROOT_SCOPE
+    this.#viewOrigin = undefined
+    this.#viewBatches = undefined
     const resolved = resolveOptions(options)
     this.name = resolved.name
     this.origin = `${resolved.name}:${randomUUID()}`
@@ -106,6 +141,7 @@ export class Table<V, K extends Id = string> {
   fetch(id: K, loader: Loader<V, K>, options?: FetchOptions): Promise<V> {
     // The table calls a loader only with the id it was fetched with: a Loader<V, K> serves as a Loader<V, Id>.
     const load = loader as unknown as Loader<V, Id>
+    if (this.#scope !== ROOT_SCOPE || isMarked(id)) return this.#inScope('fetch', id, load, options) as Promise<V>
     // A row holds `undefined` only when a loader (or put) answered it, which the types allow only when V admits it.
     if (observed(fetchChannel)) return traceFetch(this.name, { id }, (trace) => this.#readChecked(id, load, options, trace)) as Promise<V>
     if (options === undefined && typeof load === 'function' && !this.#owner.closed) return this.#read(id, load, undefined) as Promise<V>
@@ -118,7 +154,7 @@ export class Table<V, K extends Id = string> {
    * known does not change L1, is not sent to L2 (`l2: 'refused'`), still resolves (`applied: false`) and is still broadcast.
    */
   put(id: K, value: V, options?: PutOptions): Promise<ChangeResult> {
-    return this.#changes.put(id, value, options)
+    return this.#change('put', id, (key) => this.#changes.put(key, value, options))
   }
 
   /**
@@ -132,7 +168,12 @@ export class Table<V, K extends Id = string> {
    */
   fetchMany(ids: readonly K[], batchLoader: BatchLoader<V, K>, options?: FetchOptions): Promise<Array<V | undefined>> {
     if (typeof batchLoader !== 'function') return Promise.reject(badArgument(TypeError, `fetchMany(ids) needs a batch loader function (ids, context) => values, got ${describe(batchLoader)}`))
-    return this.#readManyTraced('fetchMany', ids, new Batch(batchLoader as unknown as BatchLoader<V, Id>, this.#maxBatchSize), options)
+    const load = batchLoader as unknown as BatchLoader<V, Id>
+    const batches = this.#viewBatches
+    if (batches === undefined) return this.#readManyTraced('fetchMany', ids, new Batch(load, this.#maxBatchSize), options)
+    let batch = batches.get(load)
+    if (batch === undefined) batches.set(load, (batch = viewBatch(new Batch(load, this.#maxBatchSize))))
+    return this.#readManyTraced('fetchMany', ids, batch, options)
   }
 
   /**
@@ -143,6 +184,7 @@ export class Table<V, K extends Id = string> {
   get(id: K, options?: FetchOptions): Promise<V> {
     const origin = this.#origin
     if (origin === undefined) return Promise.reject(noOrigin('get'))
+    if (this.#scope !== ROOT_SCOPE || isMarked(id)) return this.#inScope('get', id, origin, options) as Promise<V>
     if (observed(fetchChannel)) return traceFetch(this.name, { id }, (trace) => this.#readChecked(id, origin, options, trace)) as Promise<V>
     if (options === undefined && !this.#owner.closed) return this.#read(id, origin, undefined) as Promise<V>
     return this.#readChecked(id, origin, options) as Promise<V>
@@ -150,7 +192,7 @@ export class Table<V, K extends Id = string> {
 
   /** Reads many ids through the table's own `loader` or `batchLoader`, as {@link fetchMany} does with a batch loader. Rejects with a `TypeError` on a table with neither. */
   getMany(ids: readonly K[], options?: FetchOptions): Promise<Array<V | undefined>> {
-    const origin = this.#origin
+    const origin = this.#viewOrigin ?? this.#origin
     if (origin === undefined) return Promise.reject(noOrigin('getMany'))
     return this.#readManyTraced('getMany', ids, origin, options)
   }
@@ -164,7 +206,41 @@ export class Table<V, K extends Id = string> {
    * delete an id.
    */
   invalidate(id: K, options?: ChangeOptions): Promise<ChangeResult> {
-    return this.#changes.invalidate(id, options)
+    return this.#change('invalidate', id, (key) => this.#changes.invalidate(key, options))
+  }
+
+  /**
+   * Makes every row carrying one of `tags` (from a loader's `setTags`, a batch loader's, or a put's
+   * `tags`) stale, in O(1) whatever the number of rows: each tag gets a new version (in L2 first,
+   * where every process reads it), the rows born before it answer no read (not as a hit, not from
+   * L2, not as a graced value; `peek` and `has` do not see them), and every flight in progress is
+   * fenced; then each tag is broadcast. Once it resolves, no fetch that starts afterwards, here or
+   * in a process sharing the L2, returns a value loaded before it (another process's own rows go as
+   * soon as the bus delivers). On a namespace it reaches that namespace's rows only; on the base
+   * table, every namespace's too. `options.version`: the least version the tags get. Counted in `tag_invalidations`.
+   */
+  invalidateTags(tags: string[], options?: ChangeOptions): Promise<ChangeResult> {
+    if (this.#viewClosed) return Promise.reject(new TableClosedError(this.name, undefined, 'invalidateTags'))
+    return this.#changes.invalidateTags(this.#scope, tags, options)
+  }
+
+  /**
+   * A view of this table with its own key space (a tenant, an environment): the same owner, rows,
+   * capacity, L2 and bus, and its own ids, which never meet the table's (or another namespace's)
+   * in any layer. Its `clear()` drops its rows only, in every process, in O(1) in L2 (its mark gets
+   * a new version, like a tag), and its `invalidateTags` reaches its rows only; the base table's
+   * `clear()` and `invalidateTags` reach every namespace. Its `stats()` are the table's. Closing
+   * it closes nothing shared: it refuses further calls. Namespaces nest, at most four deep; a
+   * name is a non-empty string of at most 256 characters. A bad name throws a `TypeError`.
+   */
+  namespace(name: string): Table<V, K> {
+    if (this.#viewClosed || this.#owner.closed) throw new TableClosedError(this.name, undefined, 'namespace')
+    viewOf = { table: this as unknown as Table<unknown, Id>, scope: this.#scope.child(name) }
+    try {
+      return new Table<V, K>()
+    } finally {
+      viewOf = undefined
+    }
   }
 
   /**
@@ -174,7 +250,9 @@ export class Table<V, K extends Id = string> {
    * drops its rows too. Counted in `clears`. Resolves once this instance's rows are gone.
    */
   clear(): Promise<ClearResult> {
-    return this.#changes.clear()
+    if (this.#scope === ROOT_SCOPE) return this.#changes.clear()
+    if (this.#viewClosed) return Promise.reject(new TableClosedError(this.name, undefined, 'clear'))
+    return this.#changes.clearScope(this.#scope)
   }
 
   /**
@@ -182,15 +260,15 @@ export class Table<V, K extends Id = string> {
    * is none (or it is a negative row: tell the two apart with {@link has}). A graced row is not live.
    */
   peek(id: K): V | undefined {
-    if (!isId(id)) throw badId('peek', id)
-    const value = this.#rows.liveAt(this.#rows.find(id), this.#clock.now())
+    const key = this.#keyOf('peek', id)
+    const value = this.#rows.liveAt(this.#rows.find(key), this.#clock.now())
     return value === NOT_LIVE ? undefined : value
   }
 
   /** True when `id` has a live row: a fetch now would be a hit (a negative row included). No counter, no mark of use. */
   has(id: K): boolean {
-    if (!isId(id)) throw badId('has', id)
-    return this.#rows.liveAt(this.#rows.find(id), this.#clock.now()) !== NOT_LIVE
+    const key = this.#keyOf('has', id)
+    return this.#rows.liveAt(this.#rows.find(key), this.#clock.now()) !== NOT_LIVE
   }
 
   /** Rows held now: the same figure as `stats().size` (expired rows and tombstones count until swept or replaced). */
@@ -214,6 +292,10 @@ export class Table<V, K extends Id = string> {
    * Idempotent: every call returns the same promise, which resolves once all that is done.
    */
   close(): Promise<void> {
+    if (this.#scope !== ROOT_SCOPE) {
+      this.#viewClosed = true
+      return Promise.resolve()
+    }
     if (!this.#owner.closed) this.#unsubscribe?.()
     return this.#owner.close()
   }
@@ -229,6 +311,41 @@ export class Table<V, K extends Id = string> {
     return snapshot(this.#reads, state.counters, state.rows.size, state.inflight)
   }
 
+  /** The key of `id` in this table's scope; throws a TypeError/RangeError naming `op` for an id no caller may give, and `TableClosedError` on a closed view. */
+  #keyOf(op: 'peek' | 'has' | 'put' | 'invalidate', id: Id): Id {
+    if (this.#viewClosed) throw new TableClosedError(this.name, id, op === 'peek' || op === 'has' ? undefined : op)
+    const bad = badCallerId(op, id)
+    if (bad !== undefined) throw bad
+    return this.#scope.key(id)
+  }
+
+  /** A put or invalidate of `id`, under its key in this table's scope; bad input rejects. */
+  #change(op: 'put' | 'invalidate', id: Id, change: (key: Id) => Promise<ChangeResult>): Promise<ChangeResult> {
+    let key: Id
+    try {
+      key = this.#keyOf(op, id)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return change(key)
+  }
+
+  /**
+   * A fetch or get off the base table's plain path: in a namespace view (under its key, the loader
+   * asked with the caller's id), or of an id no caller may give (it rejects).
+   */
+  #inScope(op: 'fetch' | 'get', id: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
+    if (this.#viewClosed) return Promise.reject(new TableClosedError(this.name, id, op))
+    const bad = badCallerId(op, id)
+    if (bad !== undefined) return Promise.reject(bad)
+    if (typeof origin !== 'function' && !(origin instanceof Batch)) return Promise.reject(badArgument(TypeError, `fetch(${showId(id)}) needs a loader function, got ${describe(origin)}`))
+    const key = this.#scope.key(id)
+    const load = typeof origin === 'function' ? viewLoader(origin, id) : this.#viewOrigin!
+    if (observed(fetchChannel)) return traceFetch(this.name, { id }, (trace) => this.#readChecked(key, load, options, trace))
+    if (options === undefined && !this.#owner.closed) return this.#read(key, load, undefined)
+    return this.#readChecked(key, load, options)
+  }
+
   /** {@link #readMany}, under `echostore:fetch` when someone subscribes to it. */
   #readManyTraced(op: 'fetchMany' | 'getMany', ids: readonly Id[], origin: Origin<V>, options: FetchOptions | undefined): Promise<Array<V | undefined>> {
     if (!observed(fetchChannel)) return this.#readMany(op, ids, origin, options, undefined)
@@ -238,9 +355,11 @@ export class Table<V, K extends Id = string> {
   /** Every id of `ids` read with `origin` (each one read, counted as a hit or a miss), answered in their order; the first failed id in that order rejects the call. */
   async #readMany(op: 'fetchMany' | 'getMany', ids: readonly Id[], origin: Origin<V>, options: FetchOptions | undefined, trace: FetchTrace | undefined): Promise<Array<V | undefined>> {
     if (!Array.isArray(ids)) throw badArgument(TypeError, `${op}(ids) takes an array of ids, got ${describe(ids)}`)
-    const bad = ids.findIndex((id) => !isId(id))
-    if (bad >= 0) throw badId(`${op}: ids[${bad}]`, ids[bad])
-    if (this.#owner.closed) throw new TableClosedError(this.name, undefined, op)
+    const bad = ids.findIndex((id) => badCallerId(op, id) !== undefined)
+    if (bad >= 0) throw badCallerId(`${op}: ids[${bad}]`, ids[bad])!
+    if (this.#owner.closed || this.#viewClosed) throw new TableClosedError(this.name, undefined, op)
+    const given = ids
+    if (this.#scope !== ROOT_SCOPE) ids = ids.map((id) => this.#scope.key(id))
     const values = new Array<V | undefined>(ids.length)
     // Live rows answer in place; a promise is made only for each id that misses (a repeated id joins the first's flight).
     const pending: Promise<V | undefined>[] = []
@@ -256,7 +375,9 @@ export class Table<V, K extends Id = string> {
           continue
         }
       }
-      pending.push(trace !== undefined ? this.#readChecked(id, origin, options, trace.part()) : options === undefined ? this.#read(id, origin, undefined) : this.#readChecked(id, origin, options))
+      // A view's own `loader` is asked with the caller's id.
+      const load = typeof origin === 'function' && given !== ids ? viewLoader(origin, given[i]!) : origin
+      pending.push(trace !== undefined ? this.#readChecked(id, load, options, trace.part()) : options === undefined ? this.#read(id, load, undefined) : this.#readChecked(id, load, options))
       pendingAt.push(i)
     }
     if (pending.length === 0) return values
@@ -315,6 +436,7 @@ export class Table<V, K extends Id = string> {
     if (read === undefined && !isId(id)) return this.#readChecked(id, loader, undefined)
     if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
     this.#reads[R.misses]++
+    if (this.#rows.tagged && this.#rows.staleByTags(id)) this.#owner.post(msg.count('tag_stale'))
     const forced = read?.forceRefresh === true
     // Stale-while-revalidate applies whatever the caller passes: a graced value needs no waiting.
     const stale = this.#staleWhileRevalidate && !forced ? this.#stale(id, loader, trace) : undefined
@@ -395,6 +517,9 @@ function readFetchOptions(id: Id, options: FetchOptions | undefined): FetchOptio
 export function createTable<V, K extends Id = string>(options: TableOptions<V, K> = {}): Table<V, K> {
   return new Table<V, K>(options)
 }
+
+/** The base table and scope of the view being made (see `Table.namespace`): read once by the constructor. */
+let viewOf: { table: Table<unknown, Id>; scope: Scope } | undefined
 
 /** The error of `get`/`getMany` on a table without its own loader. */
 function noOrigin(op: 'get' | 'getMany'): TypeError {

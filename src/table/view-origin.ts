@@ -1,0 +1,47 @@
+/**
+ * A namespace view's origins: its rows are stored under keys (see `tags/scope.ts`), while its
+ * loaders are asked, and answer, with the caller's ids.
+ */
+import type { Id } from '../core/id.js'
+import { Batch, type BatchAnswer, type BatchLoaderContext, type Loader } from '../owner/loader.js'
+import { unkey } from '../tags/scope.js'
+
+/** `loader` asked for `id` (the caller's) whatever key its flight loads. */
+export function viewLoader<V>(loader: Loader<V, Id>, id: Id): Loader<V, Id> {
+  return (_key, context) => loader(id, context)
+}
+
+/**
+ * `batch` asked with the callers' ids of the keys its flights load: `setTtl` and `setTags` take
+ * those ids, and a `Map` answer keyed by them is keyed back (an array answers in order as it is).
+ */
+export function viewBatch<V>(batch: Batch<V>): Batch<V> {
+  return new Batch<V>((keys, context) => {
+    const ids = keys.map((key) => unkey(key)!.id)
+    const keyOf = new Map<Id, Id>(ids.map((id, i) => [id, keys[i]!]))
+    // An id not of this call is passed on as it is, so the error names it.
+    const view: BatchLoaderContext<Id> = {
+      get signal() {
+        return context.signal
+      },
+      setTtl: (id, ms) => context.setTtl(keyOf.get(id) ?? id, ms),
+      setTags: (id, tags) => context.setTags(keyOf.get(id) ?? id, tags),
+    }
+    const answer = batch.load(ids, view)
+    return isThenable(answer) ? Promise.resolve(answer).then((settled) => keyedBack(settled, ids, keys)) : keyedBack(answer, ids, keys)
+  }, batch.maxBatchSize)
+}
+
+/** A `Map` answer by the callers' ids, as one by keys; anything else as it is (the batch runner judges it). */
+function keyedBack<V>(answer: BatchAnswer<V, Id>, ids: Id[], keys: Id[]): BatchAnswer<V, Id> {
+  if (!(answer instanceof Map)) return answer
+  const byKey = new Map<Id, V | undefined | Error>()
+  ids.forEach((id, i) => {
+    if (answer.has(id)) byKey.set(keys[i]!, answer.get(id))
+  })
+  return byKey
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
+}

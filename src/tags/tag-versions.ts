@@ -1,0 +1,66 @@
+/**
+ * Tag versions: what makes `invalidateTags` O(1). Invalidating a tag gives it a new version; every
+ * row remembers when it was born (the version clock's reading when its load started, or its put),
+ * and a row is stale once any of its tag keys holds a version at or above its birth. Nothing walks
+ * the rows: a read compares, and the sweeper reclaims what reads no longer answer.
+ *
+ * The versions are hybrid logical clock readings, as id versions are (see `core/versions.ts`): the
+ * clock's millisecond × 1,024, kept strictly growing here, and raised by every version this table
+ * learns of (from its L2's tag keys, or the bus). Within one process the order is exact; across
+ * processes a load that races an invalidation elsewhere is judged by the two clocks, and is fenced
+ * anyway as soon as the bus delivers the invalidation.
+ */
+import { clockVersion } from '../core/versions.js'
+
+/** A table's tag versions. Written only by the owner; read by the hit path (through the rows) and by the change path (a floor). */
+export class TagVersions {
+  /** The version of each tag key that was invalidated (absent: never, since the table's last clear). */
+  readonly #versions = new Map<string, number>()
+  /** The last reading of the version clock: every birth and every floor handed out is above it. */
+  #last = 0
+  /** Bumped whenever a tag key's version rises or the versions are reset: a row checked under the current epoch needs no check. */
+  epoch = 0
+
+  /** A reading of the version clock at `now`, above every earlier one: a row's birth, or an invalidation's floor. */
+  tick(now: number): number {
+    this.#last = Math.max(this.#last + 1, clockVersion(now))
+    return this.#last
+  }
+
+  /** What the next {@link tick} at `now` would answer, without taking it (for a change about to be handed to the owner). */
+  peek(now: number): number {
+    return Math.max(this.#last + 1, clockVersion(now))
+  }
+
+  /** Takes note of a version handed out elsewhere (a put's birth, an invalidation from the bus or L2): later readings are above it. */
+  observe(version: number): void {
+    if (version > this.#last) this.#last = version
+  }
+
+  /** Raises `key` to `version` (no lower); true when that changed it. */
+  raise(key: string, version: number): boolean {
+    this.observe(version)
+    if (version <= (this.#versions.get(key) ?? 0)) return false
+    this.#versions.set(key, version)
+    this.epoch++
+    return true
+  }
+
+  /** True when any of `keys` was invalidated at or after `born`. */
+  stale(keys: readonly string[], born: number): boolean {
+    if (this.#versions.size === 0) return false
+    for (const key of keys) if ((this.#versions.get(key) ?? 0) >= born) return true
+    return false
+  }
+
+  /** Forgets every tag's version (the table was cleared: no row or flight from before remains). The clock goes on. */
+  reset(): void {
+    this.#versions.clear()
+    this.epoch++
+  }
+
+  /** Tag keys with a version held now. */
+  get size(): number {
+    return this.#versions.size
+  }
+}
