@@ -50,6 +50,9 @@ export function evaluateTargets(results: Results): TargetRow[] {
     out.push(row('W1', 'hit ≤ 1.0× the raw-Map floor', es !== undefined && floor !== undefined ? `${sig(es)} ns vs ${sig(floor)} ns` : undefined, r1, ok1))
     const [r2, ok2] = compare(es, lru, (r) => r <= 1)
     out.push(row('W1', "hit ≤ lru-cache's", es !== undefined && lru !== undefined ? `${sig(es)} ns vs ${sig(lru)} ns` : undefined, r2, ok2))
+    const tagged = get(results, 'W1', SUBJECT, 'nsPerOpTagged')
+    const [r3, ok3] = compare(tagged, es, (r) => r <= 1.3)
+    out.push(row('W1', 'hit on a tagged row ≤ 1.3× an untagged hit', tagged !== undefined && es !== undefined ? `${sig(tagged)} ns vs ${sig(es)} ns` : undefined, r3, ok3))
   }
   {
     const l200 = get(results, 'W2', SUBJECT, 'loads200')

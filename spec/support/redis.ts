@@ -59,7 +59,8 @@ export async function cleanPrefix(client: Redis, prefix: string): Promise<void> 
   do {
     const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
     cursor = next
-    if (keys.length > 0) await client.del(...keys)
+    // One DEL per key: on a Cluster node the keys of one scan span many slots.
+    if (keys.length > 0) await client.pipeline(keys.map((key) => ['del', key])).exec()
   } while (cursor !== '0')
 }
 
