@@ -9,6 +9,9 @@
  * - A killed subscriber connection (`CLIENT KILL ID`, as a network failure would) makes that
  *   process drop its L1 rows (coh_gaps, coh_dropped), and it keeps serving through L2, and hears
  *   the bus again afterwards.
+ * - A tag invalidation in one process (a depot's stock changed): a process that never read the
+ *   depot's rows gets the new values at once (Redis holds the tag's version), and the others get
+ *   them once the bus delivered the invalidation, for every row carrying the tag.
  * - Every put reports `applied` and `broadcast` (Redis accepted the publish).
  * - Every process closes its table, bus and L2 (reporting no error while closing) and exits by
  *   itself with code 0.
@@ -131,6 +134,46 @@ describeRedis('coherence across three processes on one Redis', () => {
         `  (negative: the message reached the reader before the writer's publish reply reached the writer)`,
     )
   }, 120_000)
+
+  it("a tag invalidation in one process: every row carrying the tag is new everywhere, at once through Redis and in the others' rows once the bus delivered", async () => {
+    const rounds = 6
+    for (let round = 0; round < rounds; round++) {
+      const group = `depot-${round % 2}`
+      // Fresh ids each round, so the one process that never read them holds none in L1.
+      const ids = Array.from({ length: 5 }, (_, i) => `${group}/round-${round}-sku-${i}`)
+      const writer = nodes[round % 3]!
+      const [early, late] = nodes.filter((n) => n !== writer) as [Node, Node]
+      await writer.request({ op: 'source', ids, value: 'before' })
+      // The writer and `early` hold the rows in L1, tagged with the group by their loaders (or from L2).
+      for (const id of ids) {
+        expect(await writer.fetch(id)).toBe('before')
+        expect(await early.fetch(id)).toBe('before')
+      }
+      const heardBefore = (await early.stats()).tag_invalidations
+      const value = `round ${round}`
+      const update = await writer.request<PutReply>({ op: 'update-group', group, ids, value })
+      expect(update).toMatchObject({ applied: true, broadcast: true })
+      // At once: `late` through Redis (the entries there are older than the tag: it loads), and the writer's own rows.
+      const lateBefore = await late.stats()
+      for (const id of ids) expect(await late.fetch(id)).toBe(value)
+      const lateAfter = await late.stats()
+      expect([lateAfter.tag_stale - lateBefore.tag_stale, lateAfter.loads - lateBefore.loads]).toEqual([ids.length, ids.length])
+      for (const id of ids) expect(await writer.fetch(id)).toBe(value)
+      // `early`'s own rows go once the bus delivered the tag.
+      await within(
+        (async () => {
+          while ((await early.stats()).tag_invalidations <= heardBefore) await new Promise((resolve) => setImmediate(resolve))
+        })(),
+        STEP_DEADLINE_MS,
+        `the invalidation of ${group} reaching ${early.label}`,
+      )
+      for (const id of ids) expect(await early.fetch(id)).toBe(value)
+    }
+    const stats = await Promise.all(nodes.map((n) => n.stats()))
+    for (const s of stats) expect(s).toMatchObject({ coh_invalid: 0, coh_gaps: 0, bus_errors: 0 })
+    // Every round, `late` found each of the five entries in Redis older than the tag.
+    expect(stats.reduce((sum, s) => sum + s.tag_stale, 0)).toBeGreaterThanOrEqual(5 * rounds)
+  }, 60_000)
 
   it('a killed subscriber connection drops that process’s L1 rows; it keeps serving, and hears the bus again', async () => {
     const ids = Array.from({ length: 20 }, (_, i) => `gap-${i}`)

@@ -9,7 +9,10 @@
  * (`performance.timeOrigin + performance.now()`, comparable across processes on one machine).
  *
  * The origin ("the database") is a plain Redis string per id under `<prefix>source:`; the loader
- * reads it, and `put` writes it before calling `table.put`, as an application would.
+ * reads it, and `put` writes it before calling `table.put`, as an application would. The loader
+ * tags each row with its id's group (the part of a string id before `/`), and `update-group`
+ * rewrites the source of a group's ids, then calls `table.invalidateTags([group])`; `source`
+ * rewrites the source alone.
  *
  * `exit` closes the table, the bus, the L2 and its own connections, replies, then disconnects the
  * IPC channel and lets the event loop drain: the process exits by itself, with code 0, only if
@@ -17,7 +20,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import { Redis } from 'ioredis'
-import { type Id, type Stats, createTable } from '../../src/index.js'
+import { type Id, type LoaderContext, type Stats, createTable } from '../../src/index.js'
 import { redisBus, redisL2 } from '../../src/redis.js'
 
 /** What the parent passes as the one argument. */
@@ -37,6 +40,8 @@ export interface NodeConfig {
 export type Command =
   | { seq: number; op: 'fetch'; id: Id }
   | { seq: number; op: 'put'; id: Id; value: string }
+  | { seq: number; op: 'update-group'; group: string; ids: string[]; value: string }
+  | { seq: number; op: 'source'; ids: string[]; value: string }
   | { seq: number; op: 'stats' }
   | { seq: number; op: 'kill-subscriber' }
   | { seq: number; op: 'exit' }
@@ -90,7 +95,14 @@ table.events.on('gap', (event) => {
 })
 table.events.on('error', (event) => report({ type: 'error', error: String(event.error) }))
 
-const loader = async (id: Id): Promise<string | undefined> => (await source.get(sourceKey(id))) ?? undefined
+/** The tag of a row: its id's group, the part of a string id before `/` (none for other ids). */
+const groupOf = (id: Id): string | undefined => (typeof id === 'string' && id.includes('/') ? id.slice(0, id.indexOf('/')) : undefined)
+
+const loader = async (id: Id, { setTags }: LoaderContext): Promise<string | undefined> => {
+  const group = groupOf(id)
+  if (group !== undefined) setTags([group])
+  return (await source.get(sourceKey(id))) ?? undefined
+}
 
 /** Kills this node's own bus subscriber connection (as a network failure would); resolves once the gap is in. */
 async function killSubscriber(): Promise<{ killed: string; dropped: number }> {
@@ -128,6 +140,16 @@ async function run(command: Command): Promise<unknown> {
       await source.set(sourceKey(command.id), command.value)
       const start = wallClock()
       const { version, applied, broadcast } = await table.put(command.id, command.value)
+      const reply: PutReply = { version, applied, broadcast, start, resolved: wallClock() }
+      return reply
+    }
+    case 'source':
+      for (const id of command.ids) await source.set(sourceKey(id), command.value)
+      return null
+    case 'update-group': {
+      for (const id of command.ids) await source.set(sourceKey(id), command.value)
+      const start = wallClock()
+      const { version, applied, broadcast } = await table.invalidateTags([command.group])
       const reply: PutReply = { version, applied, broadcast, start, resolved: wallClock() }
       return reply
     }
