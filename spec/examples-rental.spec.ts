@@ -89,6 +89,16 @@ describe('examples/rental-availability', () => {
       expect(s.launchPairs).toBe(s.launchCalls)
     }
 
+    // A depot's stock moved: one tag invalidation reloads that depot's summaries only, each once, from
+    // the origin (its L2 entries are as stale as its rows), and they carry the new stock.
+    const { stock } = report
+    expect(stock.originCallsAfter).toBe(config.products)
+    expect(stock.otherDepotCalls).toBe(0)
+    expect(stock.changed).toBeGreaterThan(0)
+    expect(stock.changed).toBeLessThanOrEqual(config.products)
+    expect(stock.tagInvalidations).toBe(1)
+    expect(stock.tagStale).toBe(2 * config.products)
+
     // Across instances: one origin call per instance; the third is answered by the one flight it starts.
     expect(report.instances.originCallsAB).toBe(2)
     expect(report.instances.identicalWithinInstance).toBe(true)

@@ -75,6 +75,8 @@ export class AvailabilityOrigin {
   readonly #latency: number
   readonly #names: Map<string, string>
   readonly #outage: { from: number; until: number } | undefined
+  /** Stock movements so far per `tenant|depot`: each one reshuffles what is out on rental there. */
+  readonly #movements = new Map<string, number>()
 
   constructor({ clock, seed = 2026, tenants = 3, depots = 4, products = 50, latency = 20, outage }: OriginOptions) {
     this.#outage = outage
@@ -105,6 +107,12 @@ export class AvailabilityOrigin {
     return this.depots.flatMap((depot) => this.products.map((product) => `${depot}/${product.sku}`))
   }
 
+  /** Units came back or went out at one depot of `tenant`: every summary of that depot changes. */
+  moveStock(tenant: string, depot: string): void {
+    const key = `${tenant}|${depot}`
+    this.#movements.set(key, (this.#movements.get(key) ?? 0) + 1)
+  }
+
   /** Origin calls so far. */
   get calls(): number {
     return this.log.length
@@ -130,7 +138,8 @@ export class AvailabilityOrigin {
     const [depot, sku] = key.split('/')
     const product = sku === undefined ? undefined : this.#names.get(sku)
     if (!this.tenants.includes(tenant) || depot === undefined || !this.depots.includes(depot) || product === undefined) return undefined
-    const random = seeded(hash(`${this.#seed}|${tenant}|${key}`))
+    const movements = this.#movements.get(`${tenant}|${depot}`) ?? 0
+    const random = seeded(hash(`${this.#seed}|${tenant}|${key}|${movements}`))
     const fleet = 1 + Math.floor(random() * 20)
     const rented = Math.floor(random() * (fleet + 1))
     return { tenant, depot, sku, product, fleet, rented, available: fleet - rented }

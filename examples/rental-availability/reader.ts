@@ -6,10 +6,14 @@
  * call, but two readers (two instances of the service) each make their own call. A shared L2 (Redis)
  * does not coordinate their flights; it lets an instance that starts cold, or a row that expired in
  * one instance, be answered from what another instance already loaded.
+ *
+ * Each summary is tagged with its depot (`setTags([depot])` in the loader), so when a depot's stock
+ * moves, {@link AvailabilityReader.stockMoved} makes every summary of that depot stale with one
+ * `invalidateTags` call, whatever the number of products, and the others keep their rows.
  */
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
-import { type Clock, type FetchOptions, type Stats, type Table, COUNTER_NAMES, createTable, memoryL2 } from 'echostore'
+import { type ChangeResult, type Clock, type FetchOptions, type LoaderContext, type Stats, type Table, COUNTER_NAMES, createTable, memoryL2 } from 'echostore'
 import { type L2Store } from 'echostore/store'
 import { redisL2 } from 'echostore/redis'
 import { deleteKeys } from '../support/redis.js'
@@ -54,7 +58,7 @@ export class AvailabilityReader {
   readonly settings: ReaderSettings
   readonly #origin: AvailabilityOrigin
   readonly #tables = new Map<string, Table<Availability | undefined>>()
-  readonly #loaders = new Map<string, (key: string | number) => Promise<Availability | undefined>>()
+  readonly #loaders = new Map<string, (key: string, context: LoaderContext) => Promise<Availability | undefined>>()
   /** The longest time past its expiry of a summary answered from grace, in ms (0 until one is). */
   longestStaleness = 0
 
@@ -79,7 +83,10 @@ export class AvailabilityReader {
       table.events.on('stale', ({ staleness }) => (this.longestStaleness = Math.max(this.longestStaleness, staleness)))
       table.events.on('error', () => {}) // the fail-safe reports each failure it absorbs; the report counts them through stats
       this.#tables.set(tenant, table)
-      this.#loaders.set(tenant, (key) => origin.availability(tenant, String(key)))
+      this.#loaders.set(tenant, (key, { setTags }) => {
+        setTags([key.slice(0, key.indexOf('/'))]) // the depot: `<depot>/<sku>`
+        return origin.availability(tenant, key)
+      })
     }
   }
 
@@ -93,6 +100,13 @@ export class AvailabilityReader {
     const table = this.#tables.get(tenant)
     if (table === undefined) return Promise.reject(new RangeError(`unknown tenant ${JSON.stringify(tenant)} (known: ${this.#origin.tenants.join(', ')})`))
     return table.fetch(key, this.#loaders.get(tenant)!, options)
+  }
+
+  /** A depot's stock moved: every summary of `depot` for `tenant` is stale from now on (one tag invalidation). */
+  stockMoved(tenant: string, depot: string): Promise<ChangeResult> {
+    const table = this.#tables.get(tenant)
+    if (table === undefined) return Promise.reject(new RangeError(`unknown tenant ${JSON.stringify(tenant)} (known: ${this.#origin.tenants.join(', ')})`))
+    return table.invalidateTags([depot])
   }
 
   /** Each tenant's table stats. */

@@ -10,6 +10,8 @@
  * misses in the outage fails; with grace the last summaries are answered stale while the fail-safe
  * leaves the origin alone. It checks that tenants never share a flight, and shows what the shared L2
  * does across two instances (Redis when REDIS_URL is set or a server answers on 127.0.0.1:6379, else memoryL2).
+ * When a depot's stock moves, one `invalidateTags([depot])` makes that depot's summaries stale (in
+ * L1 and in L2) and leaves every other depot's rows alone: the report counts the origin calls that follow.
  * It records capacity, TTLs, runtime and the machine's limits. The last line is `RESULT {json}`.
  *
  * Run:  npx tsx examples/rental-availability/report.ts        (RENTAL_SIZE=0.2 for a small run)
@@ -55,6 +57,8 @@ export interface RentalReport {
   /** The origin's outage window (ms on the campaign's clock) and the grace of the run that rides it out. */
   outage: { from: number; until: number; grace: number }
   isolation: { readersPerTenant: number; originCalls: number; callsByTenant: Record<string, number>; sameObjectWithinTenant: boolean; ownDataPerTenant: boolean; launchPairsDistinct: boolean }
+  /** A depot's stock moved: what one tag invalidation made the table load again. */
+  stock: { tenant: string; depot: string; keys: number; originCallsAfter: number; otherDepotCalls: number; changed: number; tagInvalidations: number; tagStale: number }
   instances: { l2: 'redis' | 'memory'; l2Why: string; readersPerInstance: number; originCallsAB: number; originCallsC: number; l2HitsC: number; identicalWithinInstance: boolean }
   machine: { cpus: number; cpuModel: string; parallelism: number; totalMemMB: number; freeMemMB: number; heapLimitMB: number; node: string; platform: string; arch: string }
   runtimeMs: number
@@ -122,6 +126,45 @@ async function isolation(config: RentalReport['config'], launch: Scenario, reade
     ownDataPerTenant: values.every((list, i) => list[0]?.tenant === origin.tenants[i]),
     // In the campaign's launch, every (tenant, key) pair was its own origin call: no pair twice, none missing.
     launchPairsDistinct: launch.launchCalls === launch.launchPairs && launch.launchPairs === config.tenants * config.keysPerTenant,
+  }
+}
+
+/**
+ * A depot's stock moves while every summary of one tenant is cached (L1 and a memoryL2): one
+ * `invalidateTags([depot])`, then every key is read again. Only that depot's summaries reach the origin.
+ */
+async function stockMove(config: RentalReport['config']): Promise<RentalReport['stock']> {
+  const clock = manualClock(0)
+  const origin = createOrigin({ clock, seed: config.seed, tenants: config.tenants, depots: config.depots, products: config.products, latency: config.originLatencyMs })
+  const l2 = memoryL2({ clock })
+  const reader = createReader({ origin, clock, ttl: 60_000, jitter: 0, capacity: CAPACITY, l2 })
+  const [tenant, depot] = [origin.tenants[0]!, origin.depots[1]!]
+  const keys = origin.keys()
+  const readAll = async () => {
+    const reads = keys.map((key) => reader.readKey(tenant, key))
+    await new Promise((resolve) => setImmediate(resolve)) // the flights reach L2, then the origin
+    await new Promise((resolve) => setImmediate(resolve))
+    clock.advance(config.originLatencyMs)
+    return Promise.all(reads)
+  }
+  const before = await readAll()
+  origin.moveStock(tenant, depot)
+  await reader.stockMoved(tenant, depot)
+  const callsBefore = origin.calls
+  const after = await readAll()
+  const calls = origin.log.slice(callsBefore)
+  const stats = reader.statsByTenant()[tenant]!
+  await reader.close()
+  await l2.close()
+  return {
+    tenant,
+    depot,
+    keys: keys.length,
+    originCallsAfter: calls.length,
+    otherDepotCalls: calls.filter((call) => !call.key.startsWith(`${depot}/`)).length,
+    changed: after.filter((summary, i) => JSON.stringify(summary) !== JSON.stringify(before[i])).length,
+    tagInvalidations: stats.tag_invalidations,
+    tagStale: stats.tag_stale,
   }
 }
 
@@ -265,6 +308,10 @@ export async function main({ size = 1, log = console.log }: RentalReportOptions 
       `${config.tenants} × ${config.keysPerTenant} pairs read (${isolated.launchPairsDistinct ? 'one call each' : 'MISMATCH'})`,
   )
 
+  const stock = await stockMove(config)
+  log(`\nStock moved at ${stock.depot} (${stock.tenant}): one invalidateTags(['${stock.depot}']), then all ${stock.keys} keys read again`)
+  log(`  ${stock.originCallsAfter} origin calls (the depot's ${config.products} summaries; ${stock.otherDepotCalls} for the other depots), ${stock.changed} summaries changed; tag_stale ${stock.tagStale} (the rows and their L2 entries, each found older than the tag)`)
+
   const across = await instances(config, 100)
   log(`\nAcross instances, with ${across.l2Why}`)
   log(`  instances A and B: ${across.readersPerInstance} concurrent reads each of one key → ${across.originCallsAB} origin calls (one per instance: coalescing is process-local)`)
@@ -277,6 +324,7 @@ export async function main({ size = 1, log = console.log }: RentalReportOptions 
     scenarios: { coalesceOn, coalesceOff, jitter0, outage, outageGrace },
     outage: { ...OUTAGE, grace: GRACE },
     isolation: isolated,
+    stock,
     instances: across,
     machine: host,
     runtimeMs,
