@@ -269,6 +269,55 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
     }
   })
 
+  describe('tags', () => {
+    const tagKeys = ['[[],"depot:1"]', '[[],"depot:2"]', '[["tenant-a"]]']
+
+    it('round-trips a tagged value or absent entry with its tag keys and birth; a tombstone carries none', async () => {
+      const t = freshTable()
+      await h.store.set(t, 'a', { ...value('stock', 2), tags: tagKeys, born: 17 })
+      await h.store.set(t, 'b', { kind: 'absent', version: 1, ttl: 60_000, tags: tagKeys.slice(0, 1), born: 5 })
+      await h.store.set(t, 'c', { kind: 'tombstone', version: 1, ttl: 60_000, tags: tagKeys, born: 5 })
+      expect(timeless(await h.store.get(t, 'a'))).toEqual({ kind: 'value', value: 'stock', version: 2, tags: tagKeys, born: 17 })
+      expect(timeless(await h.store.get(t, 'b'))).toEqual({ kind: 'absent', version: 1, tags: tagKeys.slice(0, 1), born: 5 })
+      expect(timeless(await h.store.get(t, 'c'))).toEqual({ kind: 'tombstone', version: 1 })
+      // And through another process's store.
+      const peer = h.peer()
+      try {
+        expect(timeless(await peer.get(t, 'a'))).toEqual({ kind: 'value', value: 'stock', version: 2, tags: tagKeys, born: 17 })
+      } finally {
+        await peer.close()
+      }
+    })
+
+    it('tag versions: 0 until invalidated; each invalidation mints max(floor, last + 1) per tag, per table, seen by another process', async () => {
+      const [t, other] = [freshTable(), freshTable()]
+      expect(await h.store.tagVersions!(t, tagKeys)).toEqual([0, 0, 0])
+      expect(await h.store.invalidateTags!(t, tagKeys.slice(0, 2), 100)).toEqual([100, 100])
+      expect(await h.store.invalidateTags!(t, tagKeys.slice(1), 50)).toEqual([101, 50])
+      expect(await h.store.invalidateTags!(t, tagKeys.slice(0, 1), 0)).toEqual([101])
+      const peer = h.peer()
+      try {
+        expect(await peer.tagVersions!(t, tagKeys)).toEqual([101, 101, 50])
+        expect(await peer.tagVersions!(other, tagKeys)).toEqual([0, 0, 0])
+      } finally {
+        await peer.close()
+      }
+    })
+
+    it('tag versions outlive a clear of the table (entries written after it may still carry the tags)', async () => {
+      const t = freshTable()
+      await h.store.invalidateTags!(t, tagKeys.slice(0, 1), 7)
+      await h.store.clear(t)
+      expect(await h.store.tagVersions!(t, tagKeys.slice(0, 1))).toEqual([7])
+    })
+
+    it('refuses tag keys that are not strings, and a floor out of range, naming them', async () => {
+      const t = freshTable()
+      await expect(h.store.tagVersions!(t, [1 as unknown as string])).rejects.toThrow(/tags must be an array of strings/)
+      await expect(h.store.invalidateTags!(t, tagKeys, -1)).rejects.toThrow(/floor must be an integer/)
+    })
+  })
+
   describe('leases', () => {
     it('one holder at a time: a second token is refused until the first releases; a wrong token releases nothing', async () => {
       const t = freshTable()
