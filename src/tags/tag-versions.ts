@@ -9,10 +9,11 @@
  * learns of (from its L2's tag keys, or the bus). Within one process the order is exact; across
  * processes an invalidation takes the last version of its millisecond (see {@link TagVersions.floor}),
  * so a row another process loaded before it, in the same millisecond or earlier, is older whatever
- * that process's counter reached; a load that races an invalidation elsewhere is judged by the two
- * clocks, and its flight is fenced anyway as soon as the bus delivers the invalidation.
+ * that process's counter reached; beyond that (clocks that disagree, an invalidation not heard of
+ * yet) a load that races an invalidation elsewhere is judged by the two clocks, and its flight is
+ * fenced anyway as soon as the bus delivers the invalidation.
  */
-import { MAX_VERSION, clockVersion } from '../core/versions.js'
+import { MAX_VERSION, PER_MS, clockVersion } from '../core/versions.js'
 
 /** A table's tag versions. Written only by the owner; read by the hit path (through the rows) and by the change path (a floor). */
 export class TagVersions {
@@ -35,13 +36,16 @@ export class TagVersions {
   }
 
   /**
-   * The least version an invalidation at `now` may take: above every reading handed out here, and
-   * the last version of `now`'s millisecond, so that every birth of that millisecond, on any
-   * process whose clock agrees (another table counts its own births within it), is older than the
-   * invalidation. Only the millisecond's remaining readings are given up: births here go on above it.
+   * The least version an invalidation at `now` may take: the next reading, rounded up to the last
+   * version of its millisecond (the clock's, or the one this table's readings have run on to). A
+   * table that heard of an invalidation counts its births from the next millisecond on, and counts
+   * them within it: so every birth, on any process whose clock agrees and that heard of the same
+   * invalidations, made before this one is older than it, however far that process's counter ran.
+   * The readings left in the millisecond are given up: births here go on above it.
    */
   floor(now: number): number {
-    return Math.max(this.#last + 1, Math.min(MAX_VERSION, clockVersion(now + 1) - 1))
+    const next = Math.max(this.#last + 1, clockVersion(now))
+    return Math.min(MAX_VERSION, next - (next % PER_MS) + PER_MS - 1)
   }
 
   /** Takes note of a version handed out elsewhere (a put's birth, an invalidation from the bus or L2): later readings are above it. */
