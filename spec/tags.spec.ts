@@ -279,6 +279,22 @@ describe('invalidateTags across two tables on one memoryL2 and one localBus', ()
     await Promise.all([here.close(), there.close(), cold.close()])
   })
 
+  it('makes rows stale that the other table loaded after hearing an earlier invalidation of the same millisecond', async () => {
+    const { here, there, make } = twoProcesses()
+    await here.invalidateTags(['t'])
+    await settle()
+    // Heard of it: the other table's births run on past this millisecond's versions.
+    for (const id of ['a', 'b', 'c']) await there.fetch(id, tagged(`${id}1`, ['u']).loader)
+    await here.invalidateTags(['u'])
+    await settle()
+    expect(['a', 'b', 'c'].map((id) => there.has(id))).toEqual([false, false, false])
+    const cold = make()
+    const fresh = tagged('fresh', ['u'])
+    for (const id of ['a', 'b', 'c']) expect(await cold.fetch(id, fresh.loader)).toBe('fresh')
+    expect(fresh.calls()).toBe(3)
+    await Promise.all([here.close(), there.close(), cold.close()])
+  })
+
   it('fences a flight of the other table that writes L2 after the invalidation: no process reads that entry', async () => {
     const { here, there, make } = twoProcesses()
     const origin = latchedLoader<string>()
