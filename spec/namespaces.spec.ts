@@ -232,6 +232,12 @@ describe('namespace loaders', () => {
     await a.invalidateTags(['t'])
     expect([a.has('x'), a.has('y')]).toEqual([true, false])
     expect(await a.get('x')).toBe('a x') // a hit
+    const single = outcome(a.get('w'))
+    await settle()
+    expect(origin.calls[1]!.ids).toEqual(['w'])
+    origin.calls[1]!.resolve(new Map<Id, V>([['w', 'a w']]))
+    await settle()
+    expect([single.value, here.has('w')]).toEqual(['a w', false])
     await here.close()
   })
 
