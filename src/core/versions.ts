@@ -9,7 +9,7 @@
  */
 
 /** Versions per millisecond: the counter's room in the low bits. */
-const PER_MS = 1_024
+export const PER_MS = 1_024
 
 /**
  * The largest version any layer accepts (2^52): user versions (a row version, an `updated_at` in ms)

@@ -171,7 +171,8 @@ export class Changes<V> {
   /** New versions for tag keys (no lower than `least`): L2's, else a floor from this table's tag clock; then applied by the owner. */
   async #bump(scope: Scope, keys: string[], least: number): Promise<{ versions: number[]; l2: 'written' | 'failed' | 'none' }> {
     const { owner, clock } = this.deps
-    const floor = Math.max(least, owner.state.tags.peek(clock.now()))
+    // The millisecond's last version: rows another process loaded earlier in it are older too.
+    const floor = Math.max(least, owner.state.tags.floor(clock.now()))
     const minted = owner.l2 === undefined ? undefined : await owner.l2.invalidateTags(keys, floor)
     const versions = minted === undefined || minted === L2_FAILED ? keys.map(() => floor) : minted
     await new Promise<void>((resolve) => owner.send(msg.tags(keys, versions, scope, resolve)))

@@ -7,10 +7,13 @@
  * The versions are hybrid logical clock readings, as id versions are (see `core/versions.ts`): the
  * clock's millisecond × 1,024, kept strictly growing here, and raised by every version this table
  * learns of (from its L2's tag keys, or the bus). Within one process the order is exact; across
- * processes a load that races an invalidation elsewhere is judged by the two clocks, and is fenced
- * anyway as soon as the bus delivers the invalidation.
+ * processes an invalidation takes the last version of its millisecond (see {@link TagVersions.floor}),
+ * so a row another process loaded before it, in the same millisecond or earlier, is older whatever
+ * that process's counter reached; beyond that (clocks that disagree, an invalidation not heard of
+ * yet) a load that races an invalidation elsewhere is judged by the two clocks, and its flight is
+ * fenced anyway as soon as the bus delivers the invalidation.
  */
-import { clockVersion } from '../core/versions.js'
+import { MAX_VERSION, PER_MS, clockVersion } from '../core/versions.js'
 
 /** A table's tag versions. Written only by the owner; read by the hit path (through the rows) and by the change path (a floor). */
 export class TagVersions {
@@ -30,6 +33,19 @@ export class TagVersions {
   /** What the next {@link tick} at `now` would answer, without taking it (for a change about to be handed to the owner). */
   peek(now: number): number {
     return Math.max(this.#last + 1, clockVersion(now))
+  }
+
+  /**
+   * The least version an invalidation at `now` may take: the next reading, rounded up to the last
+   * version of its millisecond (the clock's, or the one this table's readings have run on to). A
+   * table that heard of an invalidation counts its births from the next millisecond on, and counts
+   * them within it: so every birth, on any process whose clock agrees and that heard of the same
+   * invalidations, made before this one is older than it, however far that process's counter ran.
+   * The readings left in the millisecond are given up: births here go on above it.
+   */
+  floor(now: number): number {
+    const next = Math.max(this.#last + 1, clockVersion(now))
+    return Math.min(MAX_VERSION, next - (next % PER_MS) + PER_MS - 1)
   }
 
   /** Takes note of a version handed out elsewhere (a put's birth, an invalidation from the bus or L2): later readings are above it. */
