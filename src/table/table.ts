@@ -247,7 +247,9 @@ export class Table<V, K extends Id = string> {
    * Drops every row of the table and fences every flight in progress (their waiters still get their
    * answers, which are not stored); with an L2, no entry written before the clear is read again, by
    * any process (O(1): the table moves to a new generation of L2 keys); with a bus, every instance
-   * drops its rows too. Counted in `clears`. Resolves once this instance's rows are gone.
+   * drops its rows too. Counted in `clears`. Resolves once this instance's rows are gone. On a
+   * namespace view: drops that namespace's rows only (nested ones included), in every process, in
+   * O(1) in L2 (its mark gets a new version, like a tag; counted in `tag_invalidations`).
    */
   clear(): Promise<ClearResult> {
     if (this.#scope === ROOT_SCOPE) return this.#changes.clear()
