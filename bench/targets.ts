@@ -2,6 +2,7 @@ import type { WorkloadId } from './lib/config.js'
 import { num, percent, sig } from './lib/format.js'
 import type { WorkloadResult } from './workloads/context.js'
 import { SLICED_FLOOR } from './workloads/w7-sweeper.js'
+import { ROOT_IMPORT_BUDGET_MS } from './workloads/w10-import.js'
 import { HIT_RATE_PEERS, traceMetric, type W9Result } from './workloads/w9-hit-rate.js'
 import { batchTargets } from './workloads/w11-targets.js'
 import { dayMetric, INSTANCES } from './workloads/w12-day.js'
@@ -127,6 +128,12 @@ export function evaluateTargets(results: Results): TargetRow[] {
     out.push(row('W8', "on a Redis Cluster, no master serves more than 1.5× the mean of one table's commands", spread === undefined ? undefined : `${sig(spread)}× the mean`, undefined, spread === undefined ? undefined : spread <= 1.5))
   }
   out.push(...hitRateTargets(results))
+  {
+    const es = get(results, 'W10', SUBJECT, 'importMs')
+    const lru = get(results, 'W10', 'lru-cache', 'importMs')
+    const [r, ok] = compare(es, ROOT_IMPORT_BUDGET_MS, (x) => x <= 1)
+    out.push(row('W10', `\`import 'echostore'\` ≤ ${ROOT_IMPORT_BUDGET_MS} ms`, es === undefined ? undefined : `${sig(es)} ms (lru-cache ${lru === undefined ? 'n/a' : `${sig(lru)} ms`})`, r, ok))
+  }
   out.push(...batchTargets(results.W11))
   out.push(...dayTargets(results))
   return out

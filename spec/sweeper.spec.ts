@@ -3,8 +3,19 @@ import { type Id, createTable } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { randomUUID } from 'node:crypto'
 import { IdIndex, SHARD_ROWS, SINGLE_SHARD_ROWS } from '../src/rows/id-index.js'
-import { RowStore, newSweepCursor } from '../src/rows/row-store.js'
+import { RowStore, type SweepCursor, newSweepCursor } from '../src/rows/row-store.js'
 import { SWEEP_SLICE } from '../src/owner/sweep-timer.js'
+
+/** Runs `cursor`'s walk over `rows` at `now` to its end, a slice of SWEEP_SLICE at a time: the rows it reclaimed, and the slices it took. */
+function sweepToTheEnd(rows: RowStore<number>, cursor: SweepCursor, now: number): { swept: number; slices: number } {
+  let swept = 0
+  let slices = 0
+  while (!cursor.done) {
+    swept += rows.sweep(cursor, now, SWEEP_SLICE)
+    slices++
+  }
+  return { swept, slices }
+}
 
 describe('the sweeper reclaims expired rows on its tick', () => {
   it('reclaims expired rows every sweepInterval, counting swept and sweeps, and keeps live ones', async () => {
@@ -61,13 +72,7 @@ describe('the sweeper reclaims expired rows on its tick', () => {
     const rows = new RowStore<number>(100_001)
     for (let i = 0; i < 100_000; i++) rows.write(i, i, 60_000, 0)
     rows.write('due', 0, 500, 0)
-    const cursor = newSweepCursor()
-    let slices = 0
-    let swept = 0
-    while (!cursor.done) {
-      swept += rows.sweep(cursor, 1_000, SWEEP_SLICE)
-      slices++
-    }
+    const { swept, slices } = sweepToTheEnd(rows, newSweepCursor(), 1_000)
     expect(swept).toBe(1)
     expect(rows.size).toBe(100_000)
     expect(slices).toBeLessThanOrEqual(Math.ceil(100_001 / SWEEP_SLICE) + 1)
@@ -107,6 +112,50 @@ describe('the sweeper reclaims expired rows on its tick', () => {
     for (let i = 0; i < 50_000; i++) await table.put(i, i)
     clock.set(2_000)
     expect(table.stats()).toMatchObject({ swept: 50_000, size: 0 })
+    await table.close()
+  })
+
+  it('a pass puts off the shards wholly reclaimable within two ticks, and the walk of those alone drops each whole', () => {
+    const rows = new RowStore<number>(300_001)
+    for (let i = 0; i < 300_000; i++) rows.write(i, i, 1_000 + (i % 1_000), 0) // reclaimable from 1000 to 1999
+    const putOff: number[] = []
+    const pass = newSweepCursor(undefined, { into: putOff, wholeBy: 2_000, dueSince: 0 })
+    expect(sweepToTheEnd(rows, pass, 1_000).swept).toBe(0)
+    expect(putOff.length).toBe(new IdIndex(300_001).shards)
+    rows.write('late', 0, 9_000, 0) // its shard was put off, then written to: walked, not dropped
+    const { swept, slices } = sweepToTheEnd(rows, newSweepCursor(putOff), 2_000)
+    expect(swept).toBe(300_000)
+    expect(rows.size).toBe(1)
+    expect(rows.has('late')).toBe(true)
+    expect(slices).toBeLessThanOrEqual(putOff.length) // a shard per slice at most: no shard is walked twice
+  })
+
+  it('a cohort expiring over two seconds is reclaimed whole at one tick, its first row within a sweep period and a tick of its expiry', async () => {
+    const clock = manualClock(0)
+    let draw = 0
+    // ttl 57.5 s ± 1 s: expiries from 56.5 s to 58.5 s; ticks every second, passes every 3.75 s (at 1 s, 5 s, ... 57 s, 61 s)
+    const table = createTable<number | undefined, Id>({ ttl: 57_500, jitter: 1_000 / 57_500, sweepInterval: 1_000, clock, random: () => (draw++ % 1_000) / 1_000 })
+    for (let i = 0; i < 1_000; i++) await table.put(i, i)
+    clock.set(58_999) // the pass at 57 s puts the shard off, the tick at 58 s puts it off again (it is not all expired yet)
+    expect(table.stats()).toMatchObject({ swept: 0, size: 1_000 })
+    clock.set(59_000) // every row reclaimable: dropped whole; the first expired 2.5 s ago, within 3.75 s + 1 s
+    expect(table.stats()).toMatchObject({ swept: 1_000, size: 0 })
+    await table.close()
+  })
+
+  it('a put-off shard written to before its walk is walked as a pass would: its expired rows go, its live ones stay, the rest go by the next pass', async () => {
+    const clock = manualClock(0)
+    let draw = 0
+    const table = createTable<number | undefined, Id>({ ttl: 57_500, jitter: 1_000 / 57_500, sweepInterval: 1_000, clock, random: () => (draw++ % 1_000) / 1_000 })
+    for (let i = 0; i < 1_000; i++) await table.put(i, i)
+    clock.set(57_500) // put off by the pass at 57 s
+    await table.put('late', -1) // expires near 115 s
+    clock.set(58_000) // the walk of the put-off shard: not all reclaimable, so walked
+    const atWalk = table.stats().swept
+    expect(atWalk).toBeGreaterThanOrEqual(700) // expiries from 56.5 s to 58 s: three quarters
+    expect(atWalk).toBeLessThan(1_000)
+    clock.set(61_000) // the next pass reclaims the rest, within 3.75 s + 1 s of their expiry
+    expect(table.stats()).toMatchObject({ swept: 1_000, size: 1 })
     await table.close()
   })
 

@@ -17,7 +17,7 @@
  * `flight.leaseWake` (the owner calls it). What it did is counted by the owner, from the outcome the
  * runner reports with the flight's load or result (`lease_acquired`, `lease_lost`, `lease_waited`).
  */
-import { randomUUID } from 'node:crypto'
+import { randomUUID } from '../core/random-uuid.js'
 import type { Clock } from '../core/clock.js'
 import { type L2Facade, L2_FAILED } from '../l2/facade.js'
 import type { Id } from '../core/id.js'

@@ -5,19 +5,47 @@ import { SWEEP_SLICE, SWEEP_SLICE_MS } from './sweep-timer.js'
 import { type Turn, listening } from './state.js'
 
 /**
+ * What a walk starting at `now` may put off: a shard wholly reclaimable within two ticks (the next
+ * tick puts it off again or drops it), if its earliest reclaimable row has waited little enough that
+ * it is still reclaimed within a sweep period and a tick (its reclaim time is at least
+ * `now + 2·interval − (period + interval)`).
+ */
+function putOffAt<V>(turn: Turn<V>, now: number): { into: number[]; wholeBy: number; dueSince: number } {
+  const { sweepInterval, sweepPeriod } = turn.env
+  return { into: turn.state.putOff, wholeBy: now + 2 * sweepInterval, dueSince: now + sweepInterval - sweepPeriod }
+}
+
+/**
  * A sweeper tick, or the next slice of a pass: a tick starts a pass when none runs and the last one
  * started at least a sweep period ago (`sweeps`); each slice walks at most {@link SWEEP_SLICE} rows
  * (plus one counting walk of each shard it starts) and {@link SWEEP_SLICE_MS} ms, a shard at a time,
  * and reclaims those whose expiry plus the grace (a tombstone: its forget time) has passed (`swept`); a pass that is not done asks the sweeper for the next slice.
+ *
+ * A walk puts off a shard whose rows will all be reclaimable within two ticks (see `putOffAt`):
+ * the next tick walks the shards put off, alone, and drops each one that is wholly reclaimable by
+ * then, puts it off once more, or walks it as a pass would (a shard written to meanwhile), so a
+ * cohort that expires together costs one walk instead of two, and no row waits longer than a sweep
+ * period and a tick past its reclaim time. A pass that follows one whose put-off shards were not
+ * walked yet walks them itself and puts none off.
  */
 export function onSweep<V>(turn: Turn<V>, tick: boolean): void {
   const { state, env } = turn
   const now = env.clock.now()
   if (state.sweep === undefined) {
-    if (!tick || now < state.nextSweepAt) return
-    state.sweep = newSweepCursor()
-    state.nextSweepAt = now + env.sweepPeriod
-    state.counters[C.sweeps]++
+    if (!tick) return
+    if (now >= state.nextSweepAt) {
+      const owed = state.putOff.length > 0
+      state.putOff = []
+      state.sweep = newSweepCursor(undefined, owed ? undefined : putOffAt(turn, now))
+      state.nextSweepAt = now + env.sweepPeriod
+      state.counters[C.sweeps]++
+    } else if (state.putOff.length > 0) {
+      const shards = state.putOff
+      state.putOff = []
+      state.sweep = newSweepCursor(shards, putOffAt(turn, now))
+    } else {
+      return
+    }
   }
   const swept = state.rows.sweep(state.sweep, now, SWEEP_SLICE, performance.now() + SWEEP_SLICE_MS)
   state.counters[C.swept] += swept

@@ -88,6 +88,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     flightBound,
     tombstoneLife,
     sweepPeriod: Math.max(options.sweepInterval, options.ttl / 16),
+    sweepInterval: options.sweepInterval,
     grace: options.grace,
     graceBackoff: options.graceBackoff,
     softTimeout: options.softTimeout,

@@ -40,6 +40,8 @@ export interface OwnerState<V> {
   sweep: SweepCursor | undefined
   /** The earliest time the next sweep pass may start. */
   nextSweepAt: number
+  /** The shards the last pass put off, wholly reclaimable by the next tick, which walks them alone (see `onSweep`). */
+  putOff: number[]
 }
 
 /** What the owner works with besides its state: set at construction, never written (but for `runner.loading`, see `RunnerDeps.loading`). */
@@ -55,6 +57,8 @@ export interface OwnerEnv<V> {
   readonly tombstoneLife: number
   /** Least time between the starts of two sweep passes: `max(sweepInterval, ttl / 16)`. */
   readonly sweepPeriod: number
+  /** Ms between sweeper ticks. */
+  readonly sweepInterval: number
   /** Ms a row's value is kept past its expiry as a fallback (0: no grace, no fail-safe). */
   readonly grace: number
   /** Ms the fail-safe keeps the origin from being tried again after a failure it absorbed. */
@@ -95,6 +99,7 @@ export function initialState<V>(capacity: number, grace: number, coalesce: boole
     coalesce,
     sweep: undefined,
     nextSweepAt: 0,
+    putOff: [],
   }
 }
 

@@ -57,9 +57,11 @@ export class IdIndex {
     return single !== undefined ? single.get(id) : this.#shards[hashId(id) & this.#mask]!.get(id)
   }
 
-  /** Maps `id` to `slot` (a new id goes last in its shard's insertion order). */
-  set(id: Id, slot: number): void {
-    this.#shards[this.shardOf(id)]!.set(id, slot)
+  /** Maps `id` to `slot` (a new id goes last in its shard's insertion order); returns the shard it lives in. */
+  set(id: Id, slot: number): number {
+    const shard = this.shardOf(id)
+    this.#shards[shard]!.set(id, slot)
+    return shard
   }
 
   /** Removes `id`; false when it was not there. */

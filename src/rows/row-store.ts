@@ -22,16 +22,34 @@ export const NOT_LIVE: unique symbol = Symbol('not live')
 
 /** Where a sweep pass has got to: the shard it walks, and its place in that shard's insertion order. */
 export interface SweepCursor {
+  /** The position in `shards` (or, when it walks them all, the shard itself). */
   shard: number
+  /** The shards it walks, in this order; undefined: every shard, in index order. */
+  shards: readonly number[] | undefined
   /** The slots of the shard being walked, in insertion order. */
   slots: Iterator<number> | undefined
   /** True once every shard was walked. */
   done: boolean
+  /**
+   * Where the pass leaves the shards it puts off (undefined: it puts none off): a shard of at most
+   * {@link REBUILD_ROWS} rows whose every row is reclaimable by `wholeBy`, and none of whose rows
+   * became reclaimable before `dueSince`, is left for a later walk, which drops it whole instead of
+   * walking it twice.
+   */
+  putOff: number[] | undefined
+  /** See `putOff`. */
+  wholeBy: number
+  /** See `putOff`. */
+  dueSince: number
 }
 
-/** A cursor at the start of a pass. */
-export function newSweepCursor(): SweepCursor {
-  return { shard: 0, slots: undefined, done: false }
+/**
+ * A cursor at the start of a pass over `shards` (default: all). With `putOff`, the pass leaves
+ * the shards that will be wholly reclaimable by `putOff.wholeBy` (and have no row reclaimable
+ * since before `putOff.dueSince`) in `putOff.into`, for a later walk of those shards alone.
+ */
+export function newSweepCursor(shards?: readonly number[], putOff?: { into: number[]; wholeBy: number; dueSince: number }): SweepCursor {
+  return { shard: 0, shards, slots: undefined, done: false, putOff: putOff?.into, wholeBy: putOff?.wholeBy ?? 0, dueSince: putOff?.dueSince ?? 0 }
 }
 
 /**
@@ -99,6 +117,13 @@ export class RowStore<V> {
   #sketch: FrequencySketch | undefined = undefined
   /** Per shard: the eviction hand, where it stopped in the shard's insertion order (undefined: at the oldest row). */
   readonly #hands: (Iterator<number> | undefined)[]
+  /**
+   * Per shard: no row of it becomes reclaimable (expiry plus grace; a tombstone: its forget time)
+   * before this. A lower bound: lowered by every write, made exact by every walk of the shard.
+   */
+  readonly #earliest: Float64Array
+  /** Per shard: every row of it is reclaimable from this instant on. An upper bound: raised by every write, made exact by every walk of the shard. */
+  readonly #latest: Float64Array
   /** The last stamp handed out: counts the store's writes, wrapping at 2^32. */
   #stamp = 0
   /** The first free slot (-1: none); each free slot links to the next through `#stamps`. */
@@ -111,6 +136,8 @@ export class RowStore<V> {
   #born = new Float64Array(0)
   /** Per slot, with the tag keys: the tag epoch under which the row was last found fresh (−1: never). */
   #checked = new Float64Array(0)
+  /** The tags' epoch the shards' reclaim bounds took in (tag-stale rows are reclaimable whatever their expiry). */
+  #boundsEpoch = 0
   /** The table's tag versions, against which tagged rows are checked. */
   readonly #tags: TagVersions | undefined
 
@@ -120,6 +147,8 @@ export class RowStore<V> {
     this.#tags = tags
     this.#index = new IdIndex(capacity)
     this.#hands = new Array<Iterator<number> | undefined>(this.#index.shards).fill(undefined)
+    this.#earliest = new Float64Array(this.#index.shards).fill(Number.POSITIVE_INFINITY)
+    this.#latest = new Float64Array(this.#index.shards).fill(Number.NEGATIVE_INFINITY)
   }
 
   /** Rows held, tombstones included. */
@@ -294,14 +323,18 @@ export class RowStore<V> {
    */
   write(id: Id, value: V | undefined, expiresAt: number, version: number, found: number = this.find(id), tags?: { keys: readonly string[]; born: number }): number {
     let slot = found
+    let shard: number
     if (slot < 0) {
       if (this.#size >= this.#capacity) return -1
       slot = this.#take()
       this.#visited[slot] = 0
-      this.#index.set(id, slot)
+      shard = this.#index.set(id, slot)
       this.#ids[slot] = id
       this.#size++
+    } else {
+      shard = this.#index.shardOf(id)
     }
+    this.#bound(shard, this.#reclaimAt(expiresAt))
     this.#values[slot] = value
     this.#expires[slot] = expiresAt
     if (this.#versions !== undefined) this.#versions[slot] = version
@@ -349,6 +382,8 @@ export class RowStore<V> {
   clear(): void {
     this.#index.clear()
     this.#hands.fill(undefined)
+    this.#earliest.fill(Number.POSITIVE_INFINITY)
+    this.#latest.fill(Number.NEGATIVE_INFINITY)
     this.#size = 0
     this.#free = -1
     this.#used = 0
@@ -359,32 +394,62 @@ export class RowStore<V> {
 
   /**
    * One slice of a sweep pass: removes the rows whose expiry plus the grace (a tombstone: its
-   * forget time) is not after `now`, walking the shards one at a time in insertion order from `cursor`. A shard of at
-   * most {@link REBUILD_ROWS} rows that are mostly reclaimable is rebuilt from its survivors in one
-   * step (one `Map` dropped whole, no per-row delete, no rehash); otherwise its reclaimable rows are deleted one by one, at most
-   * `budget` rows walked per slice (plus, for each shard the slice starts, one walk counting its
-   * reclaimable rows). A slice also stops once `deadline` (a `performance.now()`
-   * instant) has passed, checked every 16 rows and after each rebuilt shard, so it stays short even
-   * before the JIT has compiled it. Returns how many rows it removed; `cursor.done` turns true when
-   * the pass has walked every shard.
+   * forget time) is not after `now`, walking the cursor's shards one at a time in insertion order.
+   * A shard of at most {@link REBUILD_ROWS} rows that is wholly reclaimable (by its latest reclaim
+   * time) is dropped whole; one the cursor may put off (see {@link SweepCursor.putOff}) is left for
+   * a later walk; one with no reclaimable row (by its earliest reclaim time) is passed over without
+   * a walk; one that is mostly reclaimable is rebuilt from its survivors in one step (one `Map`
+   * dropped whole, no per-row delete, no rehash); otherwise its reclaimable rows are deleted
+   * one by one, at most `budget` rows walked per slice (plus, for each shard the slice starts, one
+   * walk counting its reclaimable rows). A slice also stops once `deadline` (a `performance.now()`
+   * instant) has passed, checked every 16 rows and after each shard dropped or rebuilt, so it stays
+   * short even before the JIT has compiled it. Returns how many rows it removed; `cursor.done`
+   * turns true when the pass has walked every shard.
    */
   sweep(cursor: SweepCursor, now: number, budget: number, deadline = Number.POSITIVE_INFINITY): number {
+    if (this.#tagKeys !== undefined && this.#boundsEpoch !== this.#tags!.epoch) {
+      // A tag was invalidated since the bounds were made: any shard may hold rows stale by it now.
+      this.#earliest.fill(Number.NEGATIVE_INFINITY)
+      this.#boundsEpoch = this.#tags!.epoch
+    }
     const index = this.#index
     const ids = this.#ids
+    const shards = cursor.shards
+    const end = shards === undefined ? index.shards : shards.length
     let swept = 0
     let left = budget
-    while (left > 0 && cursor.shard < index.shards) {
+    while (left > 0 && cursor.shard < end) {
+      const at = shards === undefined ? cursor.shard : shards[cursor.shard]!
       if (cursor.slots === undefined) {
-        const shard = index.shard(cursor.shard)
+        const shard = index.shard(at)
         if (shard.size > left && left < budget) break // a shard starts a slice of its own when it does not fit the rest of this one
-        const count = this.#countReclaimable(shard, now)
-        if (count > 0 && count * 2 >= shard.size && shard.size <= REBUILD_ROWS) {
-          swept += this.#rebuild(cursor.shard, now)
+        const small = shard.size <= REBUILD_ROWS
+        if (shard.size > 0 && small && this.#latest[at]! <= now) {
           left -= shard.size
+          swept += this.#rebuild(at, now, true)
           cursor.shard++
           if (performance.now() > deadline) break
           continue
         }
+        if (shard.size > 0 && small && cursor.putOff !== undefined && this.#latest[at]! <= cursor.wholeBy && this.#earliest[at]! >= cursor.dueSince) {
+          cursor.putOff.push(at)
+          cursor.shard++
+          continue
+        }
+        if (shard.size === 0 || this.#earliest[at]! > now) {
+          cursor.shard++
+          continue
+        }
+        const count = this.#countReclaimable(shard, now)
+        if (count * 2 >= shard.size && small) {
+          left -= shard.size
+          swept += this.#rebuild(at, now, false)
+          cursor.shard++
+          if (performance.now() > deadline) break
+          continue
+        }
+        this.#earliest[at] = Number.POSITIVE_INFINITY // made exact by this walk (and lowered by writes meanwhile)
+        this.#latest[at] = Number.NEGATIVE_INFINITY
         cursor.slots = shard.values()
       }
       const slots = cursor.slots
@@ -395,10 +460,13 @@ export class RowStore<V> {
           break
         }
         const slot = next.value
-        if (this.#reclaimableAt(slot, now)) {
-          index.deleteIn(cursor.shard, ids[slot]!)
+        const reclaimAt = this.#reclaimAtSlot(slot)
+        if (reclaimAt <= now) {
+          index.deleteIn(at, ids[slot]!)
           this.#release(slot)
           swept++
+        } else {
+          this.#bound(at, reclaimAt)
         }
         if (--left === 0 || ((left & 15) === 0 && performance.now() > deadline)) {
           left = 0
@@ -406,30 +474,35 @@ export class RowStore<V> {
         }
       }
     }
-    cursor.done = cursor.shard >= index.shards
+    cursor.done = cursor.shard >= end
     return swept
   }
 
   /** How many rows of `shard` the sweeper may reclaim at `now`. */
   #countReclaimable(shard: ReadonlyMap<Id, number>, now: number): number {
-    const expires = this.#expires
     let count = 0
-    for (const slot of shard.values()) if (this.#reclaimable(expires[slot]!, now) || this.#staleAt(slot)) count++
+    for (const slot of shard.values()) if (this.#reclaimAtSlot(slot) <= now) count++
     return count
   }
 
-  /** Replaces shard `shard` by a new `Map` of its rows that are not reclaimable at `now`, releasing the others; returns how many it released. */
-  #rebuild(shard: number, now: number): number {
-    const expires = this.#expires
+  /**
+   * Replaces shard `shard` by a new `Map` of its rows that are not reclaimable at `now` (none when
+   * `whole`: the caller knows every row is), releasing the others; returns how many it released.
+   */
+  #rebuild(shard: number, now: number, whole: boolean): number {
     const ids = this.#ids
     const kept = new Map<Id, number>()
     let released = 0
+    this.#earliest[shard] = Number.POSITIVE_INFINITY
+    this.#latest[shard] = Number.NEGATIVE_INFINITY
     for (const slot of this.#index.shard(shard).values()) {
-      if (this.#reclaimable(expires[slot]!, now) || this.#staleAt(slot)) {
+      const reclaimAt = whole ? now : this.#reclaimAtSlot(slot)
+      if (reclaimAt <= now) {
         this.#release(slot)
         released++
       } else {
         kept.set(ids[slot]!, slot)
+        this.#bound(shard, reclaimAt)
       }
     }
     this.#index.replace(shard, kept)
@@ -437,19 +510,22 @@ export class RowStore<V> {
     return released
   }
 
-  /** True when a row whose expiry column holds `expiresAt` may be reclaimed at `now`: its expiry plus the grace, or a tombstone's forget time, has passed. */
-  #reclaimable(expiresAt: number, now: number): boolean {
-    return (expiresAt > 0 ? expiresAt + this.#grace : -expiresAt) <= now
+  /** Widens shard `shard`'s reclaim bounds to take in a row reclaimable at `reclaimAt`. */
+  #bound(shard: number, reclaimAt: number): void {
+    if (reclaimAt < this.#earliest[shard]!) this.#earliest[shard] = reclaimAt
+    if (reclaimAt > this.#latest[shard]!) this.#latest[shard] = reclaimAt
   }
 
-  /** True when the row at `slot` may be reclaimed at `now`: see {@link #reclaimable}, or a row older than one of its tags. */
-  #reclaimableAt(slot: number, now: number): boolean {
-    return this.#reclaimable(this.#expires[slot]!, now) || this.#staleAt(slot)
+  /** When a row whose expiry column holds `expiresAt` becomes reclaimable: its expiry plus the grace, or a tombstone's forget time. */
+  #reclaimAt(expiresAt: number): number {
+    return expiresAt > 0 ? expiresAt + this.#grace : -expiresAt
   }
 
-  /** True when the row at `slot` is a value or negative row (not a tombstone) older than one of its tags. */
-  #staleAt(slot: number): boolean {
-    return this.#tagKeys !== undefined && this.#expires[slot]! > 0 && !this.#fresh(slot)
+  /** When the row at `slot` becomes reclaimable (see {@link #reclaimAt}); at once (−∞) for a value or negative row older than one of its tags. */
+  #reclaimAtSlot(slot: number): number {
+    const expiresAt = this.#expires[slot]!
+    if (this.#tagKeys !== undefined && expiresAt > 0 && !this.#fresh(slot)) return Number.NEGATIVE_INFINITY
+    return this.#reclaimAt(expiresAt)
   }
 
   #release(slot: number): void {

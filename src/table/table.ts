@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { randomUUID } from '../core/random-uuid.js'
 import type { Emitter } from 'mitt'
 import type { Bus } from '../bus/bus.js'
 import { type TableEvents, createEmitter } from '../core/events.js'
