@@ -68,21 +68,24 @@ export class L2Facade {
   }
 
   /**
-   * The entries of `ids`, in their order, in one round trip when the store has `getMany` (one call
-   * under the policy: a failure fails every id), else as concurrent `get`s (each under the policy).
+   * The entries of `ids`, in their order: with the store's `getMany`, one call per shard (so each
+   * shard's breaker sees its own ids; a failure fails that call's ids), else as concurrent `get`s
+   * (each under the policy).
    */
   async getMany(ids: readonly Id[]): Promise<L2Answer<L2Entry | undefined>[]> {
     const many = this.store.getMany
     if (many === undefined) return Promise.all(ids.map((id) => this.get(id)))
-    const entries = await this.#call('getMany', undefined, async () => {
-      const answer = await many.call(this.store, this.table, ids)
-      if (!Array.isArray(answer) || answer.length !== ids.length) throw new TypeError(`L2 getMany answered ${describe(answer)} for ${ids.length} ids: an array of one entry (or undefined) per id, in order`)
-      const wrong = answer.map(badEntry).find((reason) => reason !== undefined)
-      if (wrong !== undefined) throw new TypeError(`echostore: L2 getMany answered ${wrong}`)
-      return answer
-    }, undefined)
-    if (entries === L2_FAILED) return ids.map(() => L2_FAILED)
-    return entries ?? ids.map(() => undefined)
+    return this.#perShard<L2Answer<L2Entry | undefined>>(ids, async (group) => {
+      const entries = await this.#call('getMany', undefined, async () => {
+        const answer = await many.call(this.store, this.table, group)
+        if (!Array.isArray(answer) || answer.length !== group.length) throw new TypeError(`L2 getMany answered ${describe(answer)} for ${group.length} ids: an array of one entry (or undefined) per id, in order`)
+        const wrong = answer.map(badEntry).find((reason) => reason !== undefined)
+        if (wrong !== undefined) throw new TypeError(`echostore: L2 getMany answered ${wrong}`)
+        return answer
+      }, undefined, undefined, group[0])
+      if (entries === L2_FAILED) return group.map(() => L2_FAILED)
+      return entries ?? group.map(() => undefined)
+    })
   }
 
   /** Writes an entry (see {@link L2WriteOutcome}), or answers {@link L2_FAILED}. */
@@ -107,6 +110,22 @@ export class L2Facade {
   /** Takes `id`'s lease for `ttl` ms under `token` (see `L2Leases`): true, false when another holds it, or {@link L2_FAILED}. */
   leaseAcquire(id: Id, token: string, ttl: number): Promise<L2Answer<boolean>> {
     return this.#call('leases.acquire', id, () => this.store.leases!.acquire(this.table, id, token, ttl), L2_FAILED, notBoolean)
+  }
+
+  /**
+   * Takes the leases of `ids` for `ttl` ms under one `token`, in their order: with the store's
+   * `acquireMany`, one call per shard (as {@link getMany}), else as concurrent {@link leaseAcquire}s.
+   */
+  async leaseAcquireMany(ids: readonly Id[], token: string, ttl: number): Promise<L2Answer<boolean>[]> {
+    const leases = this.store.leases!
+    const many = leases.acquireMany
+    if (many === undefined) return Promise.all(ids.map((id) => this.leaseAcquire(id, token, ttl)))
+    return this.#perShard<L2Answer<boolean>>(ids, async (group) => {
+      const bad = (answer: unknown): string | undefined =>
+        Array.isArray(answer) && answer.length === group.length && answer.every((held) => typeof held === 'boolean') ? undefined : `${describe(answer)} for ${group.length} ids, not an array of one boolean per id`
+      const taken = await this.#call('leases.acquireMany', undefined, () => many.call(leases, this.table, group, token, ttl), L2_FAILED, bad, group[0])
+      return taken === L2_FAILED ? group.map(() => L2_FAILED) : taken
+    })
   }
 
   /** Gives `id`'s lease back if `token` still holds it. */
@@ -135,6 +154,28 @@ export class L2Facade {
     return breaker !== undefined && breaker.failures >= BREAKER_FAILURES && this.clock.now() < breaker.openUntil
   }
 
+  /**
+   * Asks `ask` for the ids of each shard apart, at once (one group when the store has one shard),
+   * and answers what it answered per id, in the order of `ids`.
+   */
+  async #perShard<T>(ids: readonly Id[], ask: (group: Id[]) => Promise<T[]>): Promise<T[]> {
+    const groups = new Map<string, number[]>()
+    ids.forEach((id, i) => {
+      const shard = this.#shard(id)
+      const group = groups.get(shard)
+      if (group === undefined) groups.set(shard, [i])
+      else group.push(i)
+    })
+    const answers = new Array<T>(ids.length)
+    await Promise.all(
+      [...groups.values()].map(async (indices) => {
+        const answered = await ask(indices.map((i) => ids[i]!))
+        indices.forEach((i, at) => (answers[i] = answered[at]!))
+      }),
+    )
+    return answers
+  }
+
   /** The shard `id` is on: the store's name for it; calls about no id share one of their own. */
   #shard(id: Id | undefined): string {
     if (this.store.shard === undefined) return WHOLE_STORE
@@ -151,11 +192,12 @@ export class L2Facade {
    * for a read, `'unfit'` for a write): the store answered, so it is counted but is no failure and
    * never trips the breaker. What the store answers is checked with `bad` (a store of the user's
    * own may answer anything): a call that returns no promise, or whose answer `bad` describes, is a
-   * failure like an error.
+   * failure like an error. `on`: the id whose shard's breaker the call is under (`id` unless a call
+   * about many ids names one of them).
    */
-  #call<T>(op: L2Op, id: Id | undefined, run: () => Promise<T>, unusable: L2Answer<T>, bad: (answer: unknown) => string | undefined = () => undefined): Promise<L2Answer<T>> {
-    const shard = this.#shard(id)
-    if (this.isOpen(id)) {
+  #call<T>(op: L2Op, id: Id | undefined, run: () => Promise<T>, unusable: L2Answer<T>, bad: (answer: unknown) => string | undefined = () => undefined, on: Id | undefined = id): Promise<L2Answer<T>> {
+    const shard = this.#shard(on)
+    if (this.isOpen(on)) {
       this.count('l2_skipped')
       return Promise.resolve(L2_FAILED)
     }
@@ -188,7 +230,7 @@ export class L2Facade {
         done = true
         this.#inProgress.delete(end)
         this.count('l2_timeouts')
-        const error = new L2TimeoutError(op, this.timeout, this.#cause(id))
+        const error = new L2TimeoutError(op, this.timeout, this.#cause(on))
         this.#failed(shard, op, id, error)
         traced?.(true, error)
         resolve(L2_FAILED)

@@ -32,14 +32,17 @@ export class MemoryLeases implements L2Leases {
 
   async acquire(table: string, id: Id, token: string, ttl: number): Promise<boolean> {
     this.open('leases.acquire')
-    if (typeof token !== 'string' || token === '') throw badArgument(TypeError, `memoryL2.leases.acquire: token must be a non-empty string, got ${describe(token)}`)
-    if (!(Number.isSafeInteger(ttl) && ttl >= 1)) throw badNumber(ttl, `memoryL2.leases.acquire: ttl must be an integer ≥ 1, got ${describe(ttl)}`)
-    const key = leaseKey('', table, id)
+    checkLease('acquire', token, ttl)
+    return this.#take(leaseKey('', table, id), token, ttl, this.clock.now())
+  }
+
+  async acquireMany(table: string, ids: readonly Id[], token: string, ttl: number): Promise<boolean[]> {
+    this.open('leases.acquireMany')
+    checkLease('acquireMany', token, ttl)
+    if (!Array.isArray(ids)) throw badArgument(TypeError, `memoryL2.leases.acquireMany: ids must be an array, got ${describe(ids)}`)
+    const keys = ids.map((id) => leaseKey('', table, id)) // every id checked before any lease is taken
     const now = this.clock.now()
-    if (this.#live(key, now) !== undefined) return false
-    this.#held.set(key, { token, expiresAt: now + ttl })
-    this.wrote(now)
-    return true
+    return keys.map((key) => this.#take(key, token, ttl, now))
   }
 
   async release(table: string, id: Id, token: string): Promise<boolean> {
@@ -65,10 +68,24 @@ export class MemoryLeases implements L2Leases {
     this.#held.clear()
   }
 
+  /** Takes the lease under `key` unless a live one holds it: true when taken. */
+  #take(key: string, token: string, ttl: number, now: number): boolean {
+    if (this.#live(key, now) !== undefined) return false
+    this.#held.set(key, { token, expiresAt: now + ttl })
+    this.wrote(now)
+    return true
+  }
+
   #live(key: string, now: number): Lease | undefined {
     const lease = this.#held.get(key)
     if (lease === undefined || lease.expiresAt > now) return lease
     this.#held.delete(key)
     return undefined
   }
+}
+
+/** Refuses an empty token or a ttl that is not an integer ≥ 1, naming the call. */
+function checkLease(call: string, token: unknown, ttl: number): void {
+  if (typeof token !== 'string' || token === '') throw badArgument(TypeError, `memoryL2.leases.${call}: token must be a non-empty string, got ${describe(token)}`)
+  if (!(Number.isSafeInteger(ttl) && ttl >= 1)) throw badNumber(ttl, `memoryL2.leases.${call}: ttl must be an integer ≥ 1, got ${describe(ttl)}`)
 }

@@ -96,6 +96,13 @@ export interface L2Store {
 export interface L2Leases {
   /** Takes the lease of (table, id) for `ttl` ms under `token`, unless someone holds it: true when taken. */
   acquire(table: string, id: Id, token: string, ttl: number): Promise<boolean>
+  /**
+   * Optional: takes the leases of many ids of `table` under one `token`, each as `acquire` would, in
+   * one round trip (per node of a cluster); answers, in the order of `ids`, true for each lease taken.
+   * An id given twice is taken once (its later places answer false). A batch with leases uses it
+   * when present, concurrent `acquire`s otherwise.
+   */
+  acquireMany?(table: string, ids: readonly Id[], token: string, ttl: number): Promise<boolean[]>
   /** Gives the lease of (table, id) back if `token` still holds it (compare-and-delete): true when released. */
   release(table: string, id: Id, token: string): Promise<boolean>
   /** Ends the lease of (table, id), whoever holds it (an invalidate voids it). */
