@@ -7,7 +7,7 @@ import type { L2Entry } from '../l2/store.js'
 import { l2Write } from '../l2/write.js'
 import type { LeaseSettings } from '../table/options.js'
 import type { Fallback, Flight, FlightResult } from './flight.js'
-import { type LeaseRole, giveBack, takeLeaseOrWait } from './lease.js'
+import { type LeaseOutcome, type LeaseRole, giveBack, takeLeaseOrWait } from './lease.js'
 import type { Loader } from './loader.js'
 import { type Message, msg } from './messages.js'
 
@@ -63,38 +63,73 @@ export interface RunnerDeps<V> {
 export async function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>): Promise<void> {
   const { l2, post } = deps
   const run = newRun(flight)
+  if (l2 !== undefined && !flight.forced) {
+    const answer = readL2(run, await l2.get(flight.id), deps)
+    if (answer !== undefined) return post(msg.flightDone(flight, answer))
+    if (run.l2Answered && deps.lease !== undefined && flight.running) {
+      return loadAfterLease(run, takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease }, run.version), loader, deps)
+    }
+  }
+  return loadFlight(run, loader, deps)
+}
+
+/**
+ * A flight's way on once its lease step (`step`) is over: it answers from another holder's fill, or
+ * takes the lease's outcome into its run (the lease it holds, or the version it loads from without
+ * one) and loads. Never rejects.
+ */
+export async function loadAfterLease<V>(run: FlightRun<V>, step: Promise<LeaseOutcome>, loader: Loader<V, Id>, deps: RunnerDeps<V>, batched = false): Promise<void> {
+  const { flight } = run
+  let outcome: LeaseOutcome
+  try {
+    outcome = await step
+  } catch (error) {
+    return deps.post(msg.flightDone(flight, { ok: false, error, fallback: run.fallback }))
+  }
+  if (outcome.kind === 'gone') return
+  if (outcome.kind === 'filled') return deps.post(msg.flightDone(flight, fromL2<V>(outcome.entry, deps.clock, true)))
+  takeOutcome(run, outcome)
+  return loadFlight(run, loader, deps, batched)
+}
+
+/** Takes a lease outcome that leads to a load into the flight's run: the lease it holds and how, or the version it loads from after waiting. */
+export function takeOutcome<V>(run: FlightRun<V>, outcome: LeaseOutcome & { kind: 'hold' | 'load' }): void {
+  if (outcome.kind === 'hold') {
+    run.lease = outcome.token
+    run.role = outcome.role
+  } else {
+    run.version = outcome.version
+    run.role = 'lease_lost'
+  }
+}
+
+/**
+ * Calls the flight's loader (unless it was released), writes its answer back and posts the result;
+ * gives its lease back, if it holds one. `batched`: the loader is a batch loader asked for this id
+ * alone (counted as a batch call). Never rejects.
+ */
+async function loadFlight<V>(run: FlightRun<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>, batched = false): Promise<void> {
+  const { flight } = run
   let result: FlightResult<V>
   try {
-    if (l2 !== undefined && !flight.forced) {
-      const answer = readL2(run, await l2.get(flight.id), deps)
-      if (answer !== undefined) return post(msg.flightDone(flight, answer))
-      if (run.l2Answered && deps.lease !== undefined && flight.running) {
-        const outcome = await takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease }, run.version)
-        if (outcome.kind === 'gone') return
-        if (outcome.kind === 'filled') return post(msg.flightDone(flight, fromL2<V>(outcome.entry, deps.clock, true)))
-        if (outcome.kind === 'hold') {
-          run.lease = outcome.token
-          run.role = outcome.role
-        } else {
-          run.version = outcome.version
-          run.role = 'lease_lost'
-        }
-      }
-    }
     if (!flight.running) return // released (abandoned, or past its bound) before its loader was due
-    post(msg.load(flight.id, run.role))
+    deps.post(batched ? msg.batchLoad([flight.id], [run.role]) : msg.load(flight.id, run.role))
     const value = await traceLoad(deps.table, { id: flight.id }, () => callLoader(flight, loader, deps))
     result = await writeBack(run, value, flight.context.lifetime, flight.context.reported, deps)
   } catch (error) {
     result = { ok: false, error, fallback: run.fallback }
   } finally {
-    if (run.lease !== undefined) {
-      giveBack(l2!, flight.id, run.lease)
-      // Ended without a fill (failed, released, its write lost or refused): the waiters take over now.
-      if (!run.filled) deps.announceUnfilled(flight.id, run.version, run.lease)
-    }
+    endLease(run, deps)
   }
-  post(msg.flightDone(flight, result))
+  deps.post(msg.flightDone(flight, result))
+}
+
+/** The flight is done with the lease it holds, if it does: given back, and, without a fill (failed, released, its write lost or refused), said so, so the waiters take over now. */
+export function endLease<V>(run: FlightRun<V>, deps: RunnerDeps<V>): void {
+  if (run.lease === undefined) return
+  giveBack(deps.l2!, run.flight.id, run.lease)
+  if (!run.filled) deps.announceUnfilled(run.flight.id, run.version, run.lease)
+  run.lease = undefined
 }
 
 /** What a runner knows of one flight on its way: the version it loads from, what L2 said, the lease it holds. */
