@@ -333,6 +333,37 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
       expect(await leases.acquire(t, 'y', 'x', 1_000)).toBe(true) // a refused call took nothing
     })
 
+    it('readOrAcquire (when the store has it) reads as get does and takes the lease unless it read a fill of a version ≥ floor', async ({ skip }) => {
+      const leases = h.store.leases!
+      if (leases.readOrAcquire === undefined) return skip('this store has no leases.readOrAcquire')
+      const t = freshTable()
+      expect(await leases.readOrAcquire(t, 'none', 'one', 60_000, 0)).toEqual({ entry: undefined, lease: 'taken' })
+      expect(await leases.readOrAcquire(t, 'none', 'two', 60_000, 0)).toEqual({ entry: undefined, lease: 'busy' })
+      await h.store.set(t, 'v', value('three', 3))
+      const fill = await leases.readOrAcquire(t, 'v', 'one', 60_000, 3)
+      expect([fill.lease, timeless(fill.entry)]).toEqual(['unasked', { kind: 'value', value: 'three', version: 3 }])
+      expect(await leases.acquire(t, 'v', 'probe', 60_000)).toBe(true) // a fill took no lease
+      await leases.release(t, 'v', 'probe')
+      expect((await leases.readOrAcquire(t, 'v', 'one', 60_000, 4)).lease).toBe('taken') // older than what the reader knows
+      await h.store.set(t, 'gone', { kind: 'absent', version: 1, ttl: 60_000 })
+      expect((await leases.readOrAcquire(t, 'gone', 'one', 60_000, 1)).lease).toBe('unasked')
+      await h.store.set(t, 'dead', { kind: 'tombstone', version: 5, ttl: 60_000 })
+      const dead = await leases.readOrAcquire(t, 'dead', 'one', 60_000, 0)
+      expect([dead.lease, dead.entry?.kind, dead.entry?.version]).toEqual(['taken', 'tombstone', 5])
+      await h.store.set(t, 'graced', { kind: 'value', value: 'old', version: 1, ttl: 5_000, grace: 60_000 })
+      await h.age(t, 'graced', 6_000)
+      const graced = await leases.readOrAcquire(t, 'graced', 'one', 60_000, 0)
+      expect([graced.lease, graced.entry?.value]).toEqual(['taken', 'old'])
+      expect(graced.entry!.ttl).toBeLessThanOrEqual(0)
+      await h.store.set(t, 'cleared', value('before the clear'))
+      await h.store.clear(t)
+      expect(await leases.readOrAcquire(t, 'cleared', 'one', 60_000, 0)).toEqual({ entry: undefined, lease: 'taken' })
+      await expect(leases.readOrAcquire(t, 'x', '', 1_000, 0)).rejects.toThrow(TypeError)
+      await expect(leases.readOrAcquire(t, 'x', 'one', 0, 0)).rejects.toThrow(RangeError)
+      await expect(leases.readOrAcquire(t, 'x', 'one', 1_000, -1)).rejects.toThrow(RangeError)
+      expect(await leases.acquire(t, 'x', 'one', 1_000)).toBe(true) // a refused call took nothing
+    })
+
     it('one holder at a time: a second token is refused until the first releases; a wrong token releases nothing', async () => {
       const t = freshTable()
       const leases = h.store.leases!

@@ -7,7 +7,7 @@ import { L2CorruptEntryError, L2TimeoutError, L2UnfitValueError, TableClosedErro
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { MAX_TTL } from '../table/options.js'
 import type { Id } from '../core/id.js'
-import { DEFAULT_L2_TIMEOUT, type L2Entry, type L2Store, type L2Write } from './store.js'
+import { DEFAULT_L2_TIMEOUT, type L2Entry, type L2Store, type L2Write, type LeaseRead } from './store.js'
 
 /** Consecutive failures (errors or timeouts) that open the breaker. */
 export const BREAKER_FAILURES = 5
@@ -125,6 +125,21 @@ export class L2Facade {
         Array.isArray(answer) && answer.length === group.length && answer.every((held) => typeof held === 'boolean') ? undefined : `${describe(answer)} for ${group.length} ids, not an array of one boolean per id`
       const taken = await this.#call('leases.acquireMany', undefined, () => many.call(leases, this.table, group, token, ttl), L2_FAILED, bad, group[0])
       return taken === L2_FAILED ? group.map(() => L2_FAILED) : taken
+    })
+  }
+
+  /** True when the store reads an id and takes its lease in one step (`L2Leases.readOrAcquire`). */
+  get readsWithLease(): boolean {
+    return typeof this.store.leases?.readOrAcquire === 'function'
+  }
+
+  /** Reads `id` and, unless it holds a fill of a version ≥ `floor`, takes its lease, in one step (see `L2Leases.readOrAcquire`), or answers {@link L2_FAILED}. */
+  leaseReadOrAcquire(id: Id, token: string, ttl: number, floor: number): Promise<L2Answer<LeaseRead>> {
+    const leases = this.store.leases!
+    return this.#call('leases.readOrAcquire', id, () => leases.readOrAcquire!(this.table, id, token, ttl, floor), L2_FAILED, (answer) => {
+      const { entry, lease } = (answer ?? {}) as Partial<LeaseRead>
+      if (lease !== 'taken' && lease !== 'busy' && lease !== 'unasked') return `${describe(answer)}, not an entry with what became of the lease`
+      return badEntry(entry)
     })
   }
 

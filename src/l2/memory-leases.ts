@@ -2,7 +2,8 @@ import type { Clock } from '../core/clock.js'
 import { badArgument, badNumber, describe } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import { leaseKey } from './keys.js'
-import type { L2Leases } from './store.js'
+import { MAX_VERSION, isVersion } from '../core/versions.js'
+import type { L2Entry, L2Leases, LeaseRead } from './store.js'
 
 interface Lease {
   token: string
@@ -23,6 +24,8 @@ export class MemoryLeases implements L2Leases {
     private readonly open: (op: string) => void,
     /** Called after each lease taken: the store's sweep schedule counts it as a write. */
     private readonly wrote: (now: number) => void,
+    /** The store's read of (table, id) at `now`, as `get` answers it. */
+    private readonly read: (table: string, id: Id, now: number) => L2Entry | undefined,
   ) {}
 
   /** Leases held now, expired ones not yet dropped included. */
@@ -43,6 +46,18 @@ export class MemoryLeases implements L2Leases {
     const keys = ids.map((id) => leaseKey('', table, id)) // every id checked before any lease is taken
     const now = this.clock.now()
     return keys.map((key) => this.#take(key, token, ttl, now))
+  }
+
+  async readOrAcquire(table: string, id: Id, token: string, ttl: number, floor: number): Promise<LeaseRead> {
+    this.open('leases.readOrAcquire')
+    checkLease('readOrAcquire', token, ttl)
+    if (!isVersion(floor)) throw badNumber(floor, `memoryL2.leases.readOrAcquire: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
+    const key = leaseKey('', table, id)
+    const now = this.clock.now()
+    const entry = this.read(table, id, now)
+    const fill = entry !== undefined && entry.kind !== 'tombstone' && entry.version >= floor && entry.ttl > 0
+    if (fill) return { entry, lease: 'unasked' }
+    return { entry, lease: this.#take(key, token, ttl, now) ? 'taken' : 'busy' }
   }
 
   async release(table: string, id: Id, token: string): Promise<boolean> {

@@ -76,7 +76,7 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
   if (!isClock(clock)) throw badArgument(TypeError, `memoryL2: the option \`clock\` must be a clock (now(), setTimeout(fn, ms), clearTimeout(handle)), got ${describe(clock)}`)
   const entries = new Map<string, Stored>()
   const counters = new Map<string, Counter>()
-  const leases = new MemoryLeases(clock, open, (now) => maybeSweep(now))
+  const leases = new MemoryLeases(clock, open, (now) => maybeSweep(now), read)
   /** Each cleared table's generation (absent: 0, never cleared). */
   const generations = new Map<string, number>()
   const keyOf = (table: string, id: Id) => entryKey('', table, id, generations.get(table) ?? 0)

@@ -103,6 +103,14 @@ export interface L2Leases {
    * when present, concurrent `acquire`s otherwise.
    */
   acquireMany?(table: string, ids: readonly Id[], token: string, ttl: number): Promise<boolean[]>
+  /**
+   * Optional: reads (table, id) as `get` does and, unless what it holds is a fill (a value or
+   * negative row of a version ≥ `floor` whose logical lifetime is not over), takes its lease as
+   * `acquire` does, in one step (one round trip, no fill landing between the two). `lease` says
+   * whether it was asked for and taken; an entry `get` would reject is `undefined`. A flight with a
+   * lease uses it for its first read when present (`get` then `acquire` then `get` again otherwise).
+   */
+  readOrAcquire?(table: string, id: Id, token: string, ttl: number, floor: number): Promise<LeaseRead>
   /** Gives the lease of (table, id) back if `token` still holds it (compare-and-delete): true when released. */
   release(table: string, id: Id, token: string): Promise<boolean>
   /** Ends the lease of (table, id), whoever holds it (an invalidate voids it). */
@@ -111,3 +119,9 @@ export interface L2Leases {
 
 /** The default bound on one L2 call: 50 ms. A slow or dead L2 costs a miss at most this much. */
 export const DEFAULT_L2_TIMEOUT = 50
+
+/** What {@link L2Leases.readOrAcquire} answers: the entry read, and what became of the lease (`unasked`: the entry is a fill). */
+export interface LeaseRead {
+  entry: L2Entry | undefined
+  lease: 'taken' | 'busy' | 'unasked'
+}

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto'
 import type { Clock } from '../core/clock.js'
 import { type L2Answer, type L2Facade, L2_FAILED } from '../l2/facade.js'
 import type { Id } from '../core/id.js'
-import type { L2Entry } from '../l2/store.js'
+import type { L2Entry, LeaseRead } from '../l2/store.js'
 import type { LeaseSettings } from '../table/options.js'
 import type { Flight } from './flight.js'
 
@@ -57,11 +57,28 @@ export interface LeaseDeps {
  * comment). `version` is the highest version the flight knows of; an entry below it is no fill.
  */
 export async function takeLeaseOrWait<V>(flight: Flight<V>, deps: LeaseDeps, version: number): Promise<LeaseOutcome> {
-  const token = randomUUID()
+  const token = leaseToken()
   const first = await deps.l2.leaseAcquire(flight.id, token, deps.lease.ttl)
   if (first === L2_FAILED) return { kind: 'load', version }
   if (first) return taken(flight, deps, token, version, 'lease_acquired', await deps.l2.get(flight.id))
   return waitForLease(flight, deps, token, version)
+}
+
+/** A token for a flight's (or a batch's) lease: random, so no two holders share one. */
+export function leaseToken(): string {
+  return randomUUID()
+}
+
+/**
+ * The lease step after a store read the id and asked for its lease in one step (`readOrAcquire`)
+ * and found no fill: `taken` holds it; `busy` waits for its holder; `unasked` (the store saw a fill
+ * this flight cannot answer with, such as an entry it could not decode) asks again as
+ * {@link takeLeaseOrWait} does.
+ */
+export function leaseAfterRead<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, lease: LeaseRead['lease']): Promise<LeaseOutcome> {
+  if (lease === 'taken') return Promise.resolve({ kind: 'hold', token, role: 'lease_acquired' })
+  if (lease === 'busy') return waitForLease(flight, deps, token, version)
+  return takeLeaseOrWait(flight, deps, version)
 }
 
 /** What a batch's first ask led to for one flight: its outcome now, or `wait` (another holds the lease: {@link waitForLease} next, under `token`). */
@@ -74,7 +91,7 @@ export type FirstAsk = LeaseOutcome | { kind: 'wait'; token: string }
  */
 export async function askLeases<V>(runs: readonly { flight: Flight<V>; version: number }[], deps: LeaseDeps): Promise<FirstAsk[]> {
   const { l2, lease } = deps
-  const token = randomUUID()
+  const token = leaseToken()
   const firsts = await l2.leaseAcquireMany(runs.map((run) => run.flight.id), token, lease.ttl)
   const held = runs.filter((_, i) => firsts[i] === true)
   const entries = held.length === 0 ? [] : await l2.getMany(held.map((run) => run.flight.id))

@@ -7,7 +7,7 @@ import type { L2Entry } from '../l2/store.js'
 import { l2Write } from '../l2/write.js'
 import type { LeaseSettings } from '../table/options.js'
 import type { Fallback, Flight, FlightResult } from './flight.js'
-import { type LeaseOutcome, type LeaseRole, giveBack, takeLeaseOrWait } from './lease.js'
+import { type LeaseOutcome, type LeaseRole, giveBack, leaseAfterRead, leaseToken, takeLeaseOrWait } from './lease.js'
 import type { Loader } from './loader.js'
 import { type Message, msg } from './messages.js'
 
@@ -64,6 +64,7 @@ export async function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, dep
   const { l2, post } = deps
   const run = newRun(flight)
   if (l2 !== undefined && !flight.forced) {
+    if (deps.lease !== undefined && l2.readsWithLease) return readWithLease(run, l2, deps.lease, loader, deps)
     const answer = readL2(run, await l2.get(flight.id), deps)
     if (answer !== undefined) return post(msg.flightDone(flight, answer))
     if (run.l2Answered && deps.lease !== undefined && flight.running) {
@@ -71,6 +72,26 @@ export async function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, dep
     }
   }
   return loadFlight(run, loader, deps)
+}
+
+/**
+ * `runFlight`'s first read when the store reads and takes the lease in one step: the entry answers
+ * as any L2 read does; else the flight holds the lease, waits for its holder, or (L2 failed) loads
+ * without one. A lease taken for a flight that no longer goes on is given back at once.
+ */
+async function readWithLease<V>(run: FlightRun<V>, l2: L2Facade, lease: LeaseSettings, loader: Loader<V, Id>, deps: RunnerDeps<V>): Promise<void> {
+  const { flight } = run
+  const token = leaseToken()
+  const read = await l2.leaseReadOrAcquire(flight.id, token, lease.ttl, run.version)
+  const answer = readL2(run, read === L2_FAILED ? L2_FAILED : read.entry, deps)
+  const goesOn = answer === undefined && read !== L2_FAILED && flight.running
+  if (read !== L2_FAILED && read.lease === 'taken' && !goesOn) {
+    giveBack(l2, flight.id, token)
+    deps.announceUnfilled(flight.id, run.version, token)
+  }
+  if (answer !== undefined) return deps.post(msg.flightDone(flight, answer))
+  if (!goesOn) return loadFlight(run, loader, deps) // L2 failed: a local load (or nothing, once released)
+  return loadAfterLease(run, leaseAfterRead(flight, { clock: deps.clock, l2, lease }, token, run.version, read.lease), loader, deps)
 }
 
 /**

@@ -6,11 +6,11 @@ import { addressOf } from './address.js'
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { jsonCodec, type Codec } from '../l2/codec.js'
-import { BUCKETS, bucketGenerationKey, entryKey, generationKey, l2Key, unfitPrefix, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
+import { BUCKETS, bucketGenerationKey, entryKey, generationKey, l2Key, leaseKey, unfitPrefix, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
 import { HEADER_SCAN, decodeEntry, encodeEntry, isKind } from './entry.js'
-import { CLEAR_LUA, GET_LUA, GET_STATUS, NEXT_VERSION_LUA, RELEASE_LEASE_LUA, SET_LUA } from './scripts.js'
+import { CLEAR_LUA, GET_LUA, GET_STATUS, LEASE_STATUS, NEXT_VERSION_LUA, READ_OR_LEASE_LUA, RELEASE_LEASE_LUA, SET_LUA } from './scripts.js'
 import { redisLeases, type ReleaseScript } from './leases.js'
-import type { L2Entry, L2Store, L2Write } from '../l2/store.js'
+import type { L2Entry, L2Store, L2Write, LeaseRead } from '../l2/store.js'
 
 /** An ioredis client the store can use: a single-node (or Sentinel) client or a cluster client. */
 export type RedisL2Client = RedisClient
@@ -50,6 +50,7 @@ interface Scripts {
   echostoreL2Set(generationKey: string, dataKey: string, version: number, ttl: number, data: Buffer): Promise<number>
   echostoreL2NextVersion(versionKey: string, generationKey: string, dataKey: string, versionTtl: number, floor: number): Promise<number>
   echostoreL2Clear(generationKey: string): Promise<number>
+  echostoreL2ReadOrLeaseBuffer(generationKey: string, dataKey: string, leaseKey: string, maxBytes: number, token: string, ttl: number, floor: number): Promise<[number, Buffer | null, number, number, number]>
 }
 
 /** What {@link GET_LUA} answers (see `scripts.ts`). */
@@ -164,6 +165,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
       client.defineCommand('echostoreL2NextVersion', { lua: NEXT_VERSION_LUA, numberOfKeys: 3 })
       client.defineCommand('echostoreL2Clear', { lua: CLEAR_LUA, numberOfKeys: 1 })
       client.defineCommand('echostoreL2ReleaseLease', { lua: RELEASE_LEASE_LUA, numberOfKeys: 1 })
+      client.defineCommand('echostoreL2ReadOrLease', { lua: READ_OR_LEASE_LUA, numberOfKeys: 3 })
       defined.add(client)
     }
     return client as unknown as Scripts & ReleaseScript & RedisClient
@@ -309,7 +311,26 @@ export function redisL2(options: RedisL2Options): RedisL2 {
       return connection.cause(id === undefined ? undefined : nodeOf(l2Key(prefix, table, id)))
     },
 
-    leases: redisLeases(run, pipelined, prefix, open),
+    leases: {
+      ...redisLeases(run, pipelined, prefix, open),
+      /** One script: the read of `get` and, when it finds no fill, the `SET NX PX` of `acquire`. */
+      async readOrAcquire(table: string, id: Id, token: string, ttl: number, floor: number): Promise<LeaseRead> {
+        open('leases.readOrAcquire')
+        if (typeof token !== 'string' || token === '') throw badArgument(TypeError, `redisL2.leases.readOrAcquire: token must be a non-empty string, got ${describe(token)}`)
+        if (!(Number.isSafeInteger(ttl) && ttl >= 1)) throw badNumber(ttl, `redisL2.leases.readOrAcquire: ttl must be an integer ≥ 1, got ${describe(ttl)}`)
+        if (!isVersion(floor)) throw badNumber(floor, `redisL2.leases.readOrAcquire: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
+        const base = l2Key(prefix, table, id)
+        const reply = await run(base, (s) => s.echostoreL2ReadOrLeaseBuffer(generationKey(prefix, table, id), base, leaseKey(prefix, table, id), maxValueBytes + HEADER_SCAN, token, ttl, floor))
+        const lease = reply[4] === LEASE_STATUS.taken ? 'taken' : reply[4] === LEASE_STATUS.busy ? 'busy' : 'unasked'
+        let entry: L2Entry | undefined
+        try {
+          entry = entryOf(table, id, reply.slice(0, 4) as GetReply)
+        } catch {
+          entry = undefined // what get would reject: no fill
+        }
+        return { entry, lease }
+      },
+    },
 
     close(): Promise<void> {
       closing ??= connection.close()
