@@ -364,6 +364,22 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
       expect(await leases.acquire(t, 'x', 'one', 1_000)).toBe(true) // a refused call took nothing
     })
 
+    it('setAndRelease (when the store has it) writes as set does and gives the lease back under its token, written or refused', async ({ skip }) => {
+      const leases = h.store.leases!
+      if (leases.setAndRelease === undefined) return skip('this store has no leases.setAndRelease')
+      const t = freshTable()
+      expect(await leases.acquire(t, 'a', 'holder', 60_000)).toBe(true)
+      expect(await leases.setAndRelease(t, 'a', value('filled', 2), 'holder')).toBe(true)
+      expect(timeless(await h.store.get(t, 'a'))).toEqual({ kind: 'value', value: 'filled', version: 2 })
+      expect(await leases.acquire(t, 'a', 'next', 60_000)).toBe(true) // given back
+      expect(await leases.setAndRelease(t, 'a', value('older', 1), 'next')).toBe(false) // refused by the version guard
+      expect(await leases.acquire(t, 'a', 'third', 60_000)).toBe(true) // still given back
+      expect(await leases.setAndRelease(t, 'a', value('newer', 3), 'not the holder')).toBe(true)
+      expect(await leases.acquire(t, 'a', 'fourth', 60_000)).toBe(false) // another token's lease stays
+      await expect(leases.setAndRelease(t, 'a', value('x', 4), '')).rejects.toThrow(TypeError)
+      await expect(leases.setAndRelease(t, 'a', { kind: 'value', value: 1, version: 1, ttl: 0 }, 'third')).rejects.toThrow(RangeError)
+    })
+
     it('one holder at a time: a second token is refused until the first releases; a wrong token releases nothing', async () => {
       const t = freshTable()
       const leases = h.store.leases!

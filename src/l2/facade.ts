@@ -88,10 +88,24 @@ export class L2Facade {
     })
   }
 
-  /** Writes an entry (see {@link L2WriteOutcome}), or answers {@link L2_FAILED}. */
-  async set(id: Id, entry: L2Write): Promise<L2Answer<L2WriteOutcome>> {
-    const written = await this.#call<boolean | 'unfit'>('set', id, () => this.store.set(this.table, id, entry), 'unfit', notBoolean)
+  /**
+   * Writes an entry (see {@link L2WriteOutcome}), or answers {@link L2_FAILED}. With `release` (a
+   * lease holder's token) and a store that has `setAndRelease`, the lease is given back in the same
+   * step when the store answered `written` or `refused` (not on `unfit` nor a failure: the caller
+   * gives it back then, as it does without `setAndRelease`).
+   */
+  async set(id: Id, entry: L2Write, release?: string): Promise<L2Answer<L2WriteOutcome>> {
+    const leases = this.store.leases
+    const both = release !== undefined && leases?.setAndRelease !== undefined
+    const written = both
+      ? await this.#call<boolean | 'unfit'>('leases.setAndRelease', id, () => leases.setAndRelease!(this.table, id, entry, release), 'unfit', notBoolean)
+      : await this.#call<boolean | 'unfit'>('set', id, () => this.store.set(this.table, id, entry), 'unfit', notBoolean)
     return written === L2_FAILED || written === 'unfit' ? written : written ? 'written' : 'refused'
+  }
+
+  /** True when a holder's write gives its lease back in the same step (`L2Leases.setAndRelease`). */
+  get releasesWithSet(): boolean {
+    return typeof this.store.leases?.setAndRelease === 'function'
   }
 
   /** The next version for `id` from the store, no lower than `floor`, or {@link L2_FAILED}. */

@@ -3,7 +3,7 @@ import { badArgument, badNumber, describe } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import { leaseKey } from './keys.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
-import type { L2Entry, L2Leases, LeaseRead } from './store.js'
+import type { L2Entry, L2Leases, L2Write, LeaseRead } from './store.js'
 
 interface Lease {
   token: string
@@ -26,6 +26,8 @@ export class MemoryLeases implements L2Leases {
     private readonly wrote: (now: number) => void,
     /** The store's read of (table, id) at `now`, as `get` answers it. */
     private readonly read: (table: string, id: Id, now: number) => L2Entry | undefined,
+    /** The store's `set`. */
+    private readonly write: (table: string, id: Id, entry: L2Write) => Promise<boolean>,
   ) {}
 
   /** Leases held now, expired ones not yet dropped included. */
@@ -58,6 +60,14 @@ export class MemoryLeases implements L2Leases {
     const fill = entry !== undefined && entry.kind !== 'tombstone' && entry.version >= floor && entry.ttl > 0
     if (fill) return { entry, lease: 'unasked' }
     return { entry, lease: this.#take(key, token, ttl, now) ? 'taken' : 'busy' }
+  }
+
+  async setAndRelease(table: string, id: Id, entry: L2Write, token: string): Promise<boolean> {
+    this.open('leases.setAndRelease')
+    if (typeof token !== 'string' || token === '') throw badArgument(TypeError, `memoryL2.leases.setAndRelease: token must be a non-empty string, got ${describe(token)}`)
+    const written = await this.write(table, id, entry)
+    await this.release(table, id, token)
+    return written
   }
 
   async release(table: string, id: Id, token: string): Promise<boolean> {

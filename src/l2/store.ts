@@ -111,6 +111,12 @@ export interface L2Leases {
    * lease uses it for its first read when present (`get` then `acquire` then `get` again otherwise).
    */
   readOrAcquire?(table: string, id: Id, token: string, ttl: number, floor: number): Promise<LeaseRead>
+  /**
+   * Optional: `set` (its answer and its rejections), then `release` under `token`, whatever the
+   * write did, in one step: a holder's fill and its giving back in one round trip. A holder uses it
+   * for its write when present (`set` then `release` otherwise).
+   */
+  setAndRelease?(table: string, id: Id, entry: L2Write, token: string): Promise<boolean>
   /** Gives the lease of (table, id) back if `token` still holds it (compare-and-delete): true when released. */
   release(table: string, id: Id, token: string): Promise<boolean>
   /** Ends the lease of (table, id), whoever holds it (an invalidate voids it). */

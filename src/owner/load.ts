@@ -148,7 +148,7 @@ async function loadFlight<V>(run: FlightRun<V>, loader: Loader<V, Id>, deps: Run
 /** The flight is done with the lease it holds, if it does: given back, and, without a fill (failed, released, its write lost or refused), said so, so the waiters take over now. */
 export function endLease<V>(run: FlightRun<V>, deps: RunnerDeps<V>): void {
   if (run.lease === undefined) return
-  giveBack(deps.l2!, run.flight.id, run.lease)
+  if (!run.released) giveBack(deps.l2!, run.flight.id, run.lease)
   if (!run.filled) deps.announceUnfilled(run.flight.id, run.version, run.lease)
   run.lease = undefined
 }
@@ -168,11 +168,13 @@ export interface FlightRun<V> {
   role: LeaseRole | undefined
   /** Set once this flight's fill is in L2 and announced. */
   filled: boolean
+  /** Set when the write of this flight's answer gave its lease back in the same step. */
+  released: boolean
 }
 
 /** A flight's run before anything was read. */
 export function newRun<V>(flight: Flight<V>): FlightRun<V> {
-  return { flight, version: flight.version, l2Answered: false, fallback: undefined, lease: undefined, role: undefined, filled: false }
+  return { flight, version: flight.version, l2Answered: false, fallback: undefined, lease: undefined, role: undefined, filled: false, released: false }
 }
 
 /**
@@ -205,12 +207,14 @@ export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, life
   const result = loaderResult(run, value, lifetime, reported, deps)
   const { expiresAt } = result
   if (l2 === undefined || expiresAt === undefined || !flight.running || flight.fenced) return result
-  const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace))
+  const release = run.lease !== undefined && l2.releasesWithSet ? run.lease : undefined
+  const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace), release)
   deps.writing.add(written)
   void written.then(() => deps.writing.delete(written))
   if (run.l2Answered) {
     const answer = await written
     result.refused = answer === 'refused'
+    run.released = release !== undefined && (answer === 'written' || answer === 'refused')
     // A fill is announced only when it is in L2 and still this flight's to give (not fenced by a change or a clear).
     run.filled = run.lease !== undefined && answer === 'written' && flight.running && !flight.fenced
     if (run.filled) deps.announceFill(flight.id, result.version)

@@ -8,7 +8,7 @@ import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { jsonCodec, type Codec } from '../l2/codec.js'
 import { BUCKETS, bucketGenerationKey, entryKey, generationKey, l2Key, leaseKey, unfitPrefix, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
 import { HEADER_SCAN, decodeEntry, encodeEntry, isKind } from './entry.js'
-import { CLEAR_LUA, GET_LUA, GET_STATUS, LEASE_STATUS, NEXT_VERSION_LUA, READ_OR_LEASE_LUA, RELEASE_LEASE_LUA, SET_LUA } from './scripts.js'
+import { CLEAR_LUA, GET_LUA, GET_STATUS, LEASE_STATUS, NEXT_VERSION_LUA, READ_OR_LEASE_LUA, RELEASE_LEASE_LUA, SET_AND_RELEASE_LUA, SET_LUA } from './scripts.js'
 import { redisLeases, type ReleaseScript } from './leases.js'
 import type { L2Entry, L2Store, L2Write, LeaseRead } from '../l2/store.js'
 
@@ -50,6 +50,7 @@ interface Scripts {
   echostoreL2Set(generationKey: string, dataKey: string, version: number, ttl: number, data: Buffer): Promise<number>
   echostoreL2NextVersion(versionKey: string, generationKey: string, dataKey: string, versionTtl: number, floor: number): Promise<number>
   echostoreL2Clear(generationKey: string): Promise<number>
+  echostoreL2SetAndRelease(generationKey: string, dataKey: string, leaseKey: string, version: number, ttl: number, data: Buffer, token: string): Promise<number>
   echostoreL2ReadOrLeaseBuffer(generationKey: string, dataKey: string, leaseKey: string, maxBytes: number, token: string, ttl: number, floor: number): Promise<[number, Buffer | null, number, number, number]>
 }
 
@@ -166,6 +167,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
       client.defineCommand('echostoreL2Clear', { lua: CLEAR_LUA, numberOfKeys: 1 })
       client.defineCommand('echostoreL2ReleaseLease', { lua: RELEASE_LEASE_LUA, numberOfKeys: 1 })
       client.defineCommand('echostoreL2ReadOrLease', { lua: READ_OR_LEASE_LUA, numberOfKeys: 3 })
+      client.defineCommand('echostoreL2SetAndRelease', { lua: SET_AND_RELEASE_LUA, numberOfKeys: 3 })
       defined.add(client)
     }
     return client as unknown as Scripts & ReleaseScript & RedisClient
@@ -313,6 +315,16 @@ export function redisL2(options: RedisL2Options): RedisL2 {
 
     leases: {
       ...redisLeases(run, pipelined, prefix, open),
+      /** One script: the write of `set`, then the compare-and-delete of `release`. */
+      async setAndRelease(table: string, id: Id, entry: L2Write, token: string): Promise<boolean> {
+        open('leases.setAndRelease')
+        checkWrite(entry)
+        if (typeof token !== 'string' || token === '') throw badArgument(TypeError, `redisL2.leases.setAndRelease: token must be a non-empty string, got ${describe(token)}`)
+        const base = l2Key(prefix, table, id)
+        const data = encodeEntry(base, entry, codec, maxValueBytes)
+        const lifetime = entry.ttl + (entry.grace ?? 0)
+        return (await run(base, (s) => s.echostoreL2SetAndRelease(generationKey(prefix, table, id), base, leaseKey(prefix, table, id), entry.version, lifetime, data, token))) === 1
+      },
       /** One script: the read of `get` and, when it finds no fill, the `SET NX PX` of `acquire`. */
       async readOrAcquire(table: string, id: Id, token: string, ttl: number, floor: number): Promise<LeaseRead> {
         open('leases.readOrAcquire')

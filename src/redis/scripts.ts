@@ -106,20 +106,38 @@ if redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3], 'NX') then entry[5] = ${LE
 return entry
 `
 
+/** The write of {@link SET_LUA} as a function: 1 when written, 0 when refused. */
+const WRITE_ENTRY = `
+local function write_entry(generation_key, base, version, ttl, data)
+  local generation = read_generation(generation_key)
+  if generation < 0 then generation = 0 end
+  local key = in_generation(base, generation)
+  local held = held_version(key)
+  if held and held > tonumber(version) then return 0 end
+  redis.call('SET', key, data, 'PX', ttl)
+  return 1
+end
+`
+
 /**
  * Writes ARGV[3] as the entry of one id (KEYS as {@link GET_LUA}) in its bucket's current generation,
  * with `PX ARGV[2]`, unless the held entry's version is strictly above ARGV[1]; garbage is
  * overwritten. A garbage generation key writes in generation 0 (read by nobody until a clear repairs
  * the key). Answers 1 when written, 0 when refused.
  */
-export const SET_LUA = `${HELD_VERSION}${READ_GENERATION}${IN_GENERATION}
-local generation = read_generation(KEYS[1])
-if generation < 0 then generation = 0 end
-local key = in_generation(KEYS[2], generation)
-local held = held_version(key)
-if held and held > tonumber(ARGV[1]) then return 0 end
-redis.call('SET', key, ARGV[3], 'PX', ARGV[2])
-return 1
+export const SET_LUA = `${HELD_VERSION}${READ_GENERATION}${IN_GENERATION}${WRITE_ENTRY}
+return write_entry(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
+`
+
+/**
+ * {@link SET_LUA} (KEYS[1], KEYS[2], ARGV[1..3] as there), then the release of the id's lease
+ * KEYS[3] if ARGV[4] (the writer's token) still holds it, whether the write was refused or not, in
+ * one step: a lease holder's fill and its giving back in one round trip. Answers as {@link SET_LUA}.
+ */
+export const SET_AND_RELEASE_LUA = `${HELD_VERSION}${READ_GENERATION}${IN_GENERATION}${WRITE_ENTRY}
+local written = write_entry(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
+if redis.pcall('GET', KEYS[3]) == ARGV[4] then redis.call('DEL', KEYS[3]) end
+return written
 `
 
 /**
