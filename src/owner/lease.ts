@@ -115,20 +115,47 @@ export async function waitForLease<V>(flight: Flight<V>, deps: LeaseDeps, token:
   for (;;) {
     const gaveUp = await wakeOrPause(flight, clock, Math.min(pause, Math.max(0, deadline - clock.now())))
     if (!flight.running) return { kind: 'gone' }
-    const entry = await l2.get(flight.id)
-    if (!flight.running) return { kind: 'gone' }
-    const fill = fillIn(entry, version, flight)
-    if (fill !== undefined) return { kind: 'filled', entry: fill }
-    // A newer tombstone: the lease was voided by an invalidate; what its holder loads is refused.
-    if (entry !== L2_FAILED && entry?.kind === 'tombstone' && entry.version > version) return { kind: 'load', version: entry.version }
-    if (entry === L2_FAILED || flight.fenced) return { kind: 'load', version }
-    // A holder that said it gave up may have lost its release: its lease goes (compare-and-delete on its token).
-    if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version }
-    const again = await l2.leaseAcquire(flight.id, token, lease.ttl)
-    if (again === true) return taken(flight, deps, token, version, 'lease_lost', await l2.get(flight.id))
-    if (again === L2_FAILED || clock.now() >= deadline) return { kind: 'load', version }
+    const looked = l2.readsWithLease ? await lookWithLease(flight, deps, token, version, gaveUp) : await look(flight, deps, token, version, gaveUp)
+    if (looked !== undefined) return looked
+    if (clock.now() >= deadline) return { kind: 'load', version }
     pause = Math.min(2 * pause, LONGEST_LOOK_MS)
   }
+}
+
+/** One look of a waiter: L2 read, the release of a holder that said it gave up, a lease try, and a read once more if it took the lease. Undefined: wait on. */
+async function look<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, gaveUp: string | undefined): Promise<LeaseOutcome | undefined> {
+  const { l2, lease } = deps
+  const entry = await l2.get(flight.id)
+  if (!flight.running) return { kind: 'gone' }
+  const seen = afterLook(flight, entry, version)
+  if (seen !== undefined) return seen
+  // A holder that said it gave up may have lost its release: its lease goes (compare-and-delete on its token).
+  if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version }
+  const again = await l2.leaseAcquire(flight.id, token, lease.ttl)
+  if (again === true) return taken(flight, deps, token, version, 'lease_lost', await l2.get(flight.id))
+  return again === L2_FAILED ? { kind: 'load', version } : undefined
+}
+
+/** {@link look} on a store that reads and tries the lease in one step (`readOrAcquire`): no read once more is needed after taking it. */
+async function lookWithLease<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, gaveUp: string | undefined): Promise<LeaseOutcome | undefined> {
+  const { l2, lease } = deps
+  if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version }
+  const read = await l2.leaseReadOrAcquire(flight.id, token, lease.ttl, version)
+  if (read === L2_FAILED) return { kind: 'load', version }
+  const seen = flight.running ? afterLook(flight, read.entry, version) : { kind: 'gone' as const }
+  if (read.lease !== 'taken') return seen
+  if (seen === undefined) return { kind: 'hold', token, role: 'lease_lost' }
+  giveBack(l2, flight.id, token) // taken for a flight that answers otherwise, or is gone
+  return seen
+}
+
+/** What a waiter's look at `entry` decides: a fill answers; a newer tombstone (the lease voided by an invalidate) or a fence loads; else undefined. */
+function afterLook<V>(flight: Flight<V>, entry: L2Answer<L2Entry | undefined>, version: number): LeaseOutcome | undefined {
+  const fill = fillIn(entry, version, flight)
+  if (fill !== undefined) return { kind: 'filled', entry: fill }
+  if (entry !== L2_FAILED && entry?.kind === 'tombstone' && entry.version > version) return { kind: 'load', version: entry.version }
+  if (entry === L2_FAILED || flight.fenced) return { kind: 'load', version }
+  return undefined
 }
 
 /** `entry` when it is a fill this flight may answer with (a live value or negative row, no older than `version`, the flight not fenced); else undefined. */
