@@ -267,17 +267,16 @@ describe('echostore:l2', () => {
     const l2 = memoryL2({ clock })
     const users = createTable<string>({ name: 'users', l2, lease: true, clock })
     const calls = recording('echostore:l2')
-    await users.fetch('ada', () => 'Ada') // get, leases.acquire, get, set, leases.release
+    await users.fetch('ada', () => 'Ada') // leases.readOrAcquire (the read and the lease in one step), leases.setAndRelease (the fill and the lease given back)
     await users.put('bob', 'Bob') // nextVersion, set
     await users.invalidate('bob') // nextVersion, leases.void, set
     await users.clear() // clear
     await settle()
     const starts = calls.seen.filter((e) => e.event === 'start').map((e) => e.context)
     expect(starts.every((c) => Object.keys(c).sort().join() === 'op,table' && c.table === 'users')).toBe(true)
-    expect(new Set(starts.map((c) => c.op))).toEqual(new Set(['get', 'set', 'nextVersion', 'clear', 'leases.acquire', 'leases.release', 'leases.void']))
+    expect(new Set(starts.map((c) => c.op))).toEqual(new Set(['set', 'nextVersion', 'clear', 'leases.readOrAcquire', 'leases.setAndRelease', 'leases.void']))
     expect(calls.ended()).toHaveLength(starts.length)
-    expect(calls.ended().find((c) => c.op === 'leases.acquire')).toEqual({ table: 'users', op: 'leases.acquire', result: true })
-    expect(calls.ended().find((c) => c.op === 'get')).toEqual({ table: 'users', op: 'get', result: undefined })
+    expect(calls.ended().find((c) => c.op === 'leases.readOrAcquire')).toEqual({ table: 'users', op: 'leases.readOrAcquire', result: { entry: undefined, lease: 'taken' } })
     await users.close()
   })
 

@@ -269,6 +269,48 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
     }
   })
 
+  describe('getMany (when the store has it)', () => {
+    /** Ids spread over many buckets (each with its own clear generation), 1 and '1' among them. */
+    const spread = Array.from({ length: 60 }, (_, i): Id => (i % 3 === 0 ? i : `id ${i}`)).concat(['1'])
+
+    it('answers each id as get does, in the order of ids: values, negative rows, tombstones, misses, 1 and "1" apart', async ({ skip }) => {
+      if (h.store.getMany === undefined) return skip('this store has no getMany')
+      const t = freshTable()
+      await h.store.set(t, 'v', value({ n: 1 }, 4))
+      await h.store.set(t, 'gone', { kind: 'absent', version: 2, ttl: 60_000 })
+      await h.store.set(t, 'dead', { kind: 'tombstone', version: 9, ttl: 60_000 })
+      await h.store.set(t, 1, value('number one'))
+      const ids: Id[] = ['dead', 'nobody', 1, 'v', '1', 'gone', 'v']
+      const many = await h.store.getMany(t, ids)
+      const one = await Promise.all(ids.map((id) => h.store.get(t, id)))
+      expect(many.map(timeless)).toEqual(one.map(timeless))
+      expect(many.map((entry) => entry?.kind)).toEqual(['tombstone', undefined, 'value', 'value', undefined, 'absent', 'value'])
+      for (const entry of many.filter((e) => e !== undefined)) expect(entry!.ttl).toBeGreaterThan(0)
+      expect(await h.store.getMany(t, [])).toEqual([])
+    })
+
+    it('reads nothing written before a clear, in any bucket, by this store or another that did not see it, and a clear asked for first wins', async ({ skip }) => {
+      if (h.store.getMany === undefined) return skip('this store has no getMany')
+      const t = freshTable()
+      const peer = h.peer()
+      try {
+        await Promise.all(spread.map((id) => h.store.set(t, id, value(`old ${id}`))))
+        expect((await peer.getMany!(t, spread)).map((entry) => entry?.value)).toEqual(spread.map((id) => `old ${id}`))
+        await h.store.clear(t)
+        expect((await peer.getMany!(t, spread)).every((entry) => entry === undefined)).toBe(true)
+        await Promise.all(spread.map((id) => peer.set(t, id, value(`new ${id}`))))
+        expect((await h.store.getMany!(t, spread)).map((entry) => entry?.value)).toEqual(spread.map((id) => `new ${id}`))
+        // A clear asked for before the read (not yet answered) is seen by every id of the read.
+        const clearing = h.store.clear(t)
+        const read = h.store.getMany!(t, spread)
+        await clearing
+        expect((await read).every((entry) => entry === undefined)).toBe(true)
+      } finally {
+        await peer.close()
+      }
+    })
+  })
+
   describe('tags', () => {
     const tagKeys = ['[[],"depot:1"]', '[[],"depot:2"]', '[["tenant-a"]]']
 
@@ -319,6 +361,74 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
   })
 
   describe('leases', () => {
+    it('acquireMany (when the store has it) takes each free lease under one token, refuses the held ones, in the order of ids', async ({ skip }) => {
+      const leases = h.store.leases!
+      if (leases.acquireMany === undefined) return skip('this store has no leases.acquireMany')
+      const t = freshTable()
+      const ids: Id[] = Array.from({ length: 40 }, (_, i): Id => (i % 2 === 0 ? i : `id ${i}`))
+      expect(await leases.acquire(t, 4, 'other', 60_000)).toBe(true)
+      expect(await leases.acquire(t, 'id 7', 'other', 60_000)).toBe(true)
+      const taken = await leases.acquireMany(t, ids, 'batch', 60_000)
+      expect(taken).toEqual(ids.map((id) => id !== 4 && id !== 'id 7'))
+      expect(await leases.acquire(t, 0, 'late', 60_000)).toBe(false)
+      expect(await leases.release(t, 0, 'batch')).toBe(true) // each lease goes back on its own
+      expect(await leases.release(t, 2, 'other')).toBe(false)
+      expect(await leases.acquire(t, 0, 'late', 60_000)).toBe(true)
+      expect(await leases.acquireMany(t, ['x', 'x', 0], 'again', 60_000)).toEqual([true, false, false]) // an id twice is taken once
+      expect(await leases.acquireMany(t, [], 'none', 60_000)).toEqual([])
+      await expect(leases.acquireMany(t, ['y'], '', 1_000)).rejects.toThrow(TypeError)
+      await expect(leases.acquireMany(t, ['y'], 'x', 0)).rejects.toThrow(RangeError)
+      await expect(leases.acquireMany(t, ['y', {} as never], 'x', 1_000)).rejects.toThrow(TypeError)
+      expect(await leases.acquire(t, 'y', 'x', 1_000)).toBe(true) // a refused call took nothing
+    })
+
+    it('readOrAcquire (when the store has it) reads as get does and takes the lease unless it read a fill of a version ≥ floor', async ({ skip }) => {
+      const leases = h.store.leases!
+      if (leases.readOrAcquire === undefined) return skip('this store has no leases.readOrAcquire')
+      const t = freshTable()
+      expect(await leases.readOrAcquire(t, 'none', 'one', 60_000, 0)).toEqual({ entry: undefined, lease: 'taken' })
+      expect(await leases.readOrAcquire(t, 'none', 'two', 60_000, 0)).toEqual({ entry: undefined, lease: 'busy' })
+      await h.store.set(t, 'v', value('three', 3))
+      const fill = await leases.readOrAcquire(t, 'v', 'one', 60_000, 3)
+      expect([fill.lease, timeless(fill.entry)]).toEqual(['unasked', { kind: 'value', value: 'three', version: 3 }])
+      expect(await leases.acquire(t, 'v', 'probe', 60_000)).toBe(true) // a fill took no lease
+      await leases.release(t, 'v', 'probe')
+      expect((await leases.readOrAcquire(t, 'v', 'one', 60_000, 4)).lease).toBe('taken') // older than what the reader knows
+      await h.store.set(t, 'gone', { kind: 'absent', version: 1, ttl: 60_000 })
+      expect((await leases.readOrAcquire(t, 'gone', 'one', 60_000, 1)).lease).toBe('unasked')
+      await h.store.set(t, 'dead', { kind: 'tombstone', version: 5, ttl: 60_000 })
+      const dead = await leases.readOrAcquire(t, 'dead', 'one', 60_000, 0)
+      expect([dead.lease, dead.entry?.kind, dead.entry?.version]).toEqual(['taken', 'tombstone', 5])
+      await h.store.set(t, 'graced', { kind: 'value', value: 'old', version: 1, ttl: 5_000, grace: 60_000 })
+      await h.age(t, 'graced', 6_000)
+      const graced = await leases.readOrAcquire(t, 'graced', 'one', 60_000, 0)
+      expect([graced.lease, graced.entry?.value]).toEqual(['taken', 'old'])
+      expect(graced.entry!.ttl).toBeLessThanOrEqual(0)
+      await h.store.set(t, 'cleared', value('before the clear'))
+      await h.store.clear(t)
+      expect(await leases.readOrAcquire(t, 'cleared', 'one', 60_000, 0)).toEqual({ entry: undefined, lease: 'taken' })
+      await expect(leases.readOrAcquire(t, 'x', '', 1_000, 0)).rejects.toThrow(TypeError)
+      await expect(leases.readOrAcquire(t, 'x', 'one', 0, 0)).rejects.toThrow(RangeError)
+      await expect(leases.readOrAcquire(t, 'x', 'one', 1_000, -1)).rejects.toThrow(RangeError)
+      expect(await leases.acquire(t, 'x', 'one', 1_000)).toBe(true) // a refused call took nothing
+    })
+
+    it('setAndRelease (when the store has it) writes as set does and gives the lease back under its token, written or refused', async ({ skip }) => {
+      const leases = h.store.leases!
+      if (leases.setAndRelease === undefined) return skip('this store has no leases.setAndRelease')
+      const t = freshTable()
+      expect(await leases.acquire(t, 'a', 'holder', 60_000)).toBe(true)
+      expect(await leases.setAndRelease(t, 'a', value('filled', 2), 'holder')).toBe(true)
+      expect(timeless(await h.store.get(t, 'a'))).toEqual({ kind: 'value', value: 'filled', version: 2 })
+      expect(await leases.acquire(t, 'a', 'next', 60_000)).toBe(true) // given back
+      expect(await leases.setAndRelease(t, 'a', value('older', 1), 'next')).toBe(false) // refused by the version guard
+      expect(await leases.acquire(t, 'a', 'third', 60_000)).toBe(true) // still given back
+      expect(await leases.setAndRelease(t, 'a', value('newer', 3), 'not the holder')).toBe(true)
+      expect(await leases.acquire(t, 'a', 'fourth', 60_000)).toBe(false) // another token's lease stays
+      await expect(leases.setAndRelease(t, 'a', value('x', 4), '')).rejects.toThrow(TypeError)
+      await expect(leases.setAndRelease(t, 'a', { kind: 'value', value: 1, version: 1, ttl: 0 }, 'third')).rejects.toThrow(RangeError)
+    })
+
     it('one holder at a time: a second token is refused until the first releases; a wrong token releases nothing', async () => {
       const t = freshTable()
       const leases = h.store.leases!

@@ -181,7 +181,11 @@ describe('lease counters', () => {
 
   it('a holder whose L2 write failed announces no fill', async () => {
     const { heard, store, make } = world()
-    const holder = make({ l2: { ...store, get: store.get, nextVersion: store.nextVersion, clear: store.clear, close: store.close, leases: store.leases, set: async () => Promise.reject(new Error('write lost')) } })
+    const leases = store.leases!
+    const lost = async () => Promise.reject(new Error('write lost'))
+    // Every write fails: set, and the holder's write that gives the lease back in the same step.
+    const failing = { acquire: leases.acquire.bind(leases), release: leases.release.bind(leases), void: leases.void.bind(leases), readOrAcquire: leases.readOrAcquire!.bind(leases), setAndRelease: lost }
+    const holder = make({ l2: { get: store.get, nextVersion: store.nextVersion, clear: store.clear, close: store.close, leases: failing, set: lost } })
     expect(await holder.fetch('a', () => ({ v: 'x' }))).toEqual({ v: 'x' })
     await settle()
     expect(heard.filter((m) => m.kind === 'fill')).toEqual([])

@@ -144,6 +144,66 @@ describeTopology('redisL2 and redisBus on a Redis Cluster', () => {
     }
   })
 
+  it('reads and leases a batch in one pipeline per master: getMany and leases.acquireMany of ids spread over every master', async () => {
+    const client = adminCluster()
+    const store = redisL2({ client, prefix: `${prefix}pipelines:`, timeout: 1_000 })
+    const ids = Array.from({ length: 60 }, (_, i) => `item-${i}`)
+    try {
+      await Promise.all(ids.map((id, i) => store.set('items', id, { kind: 'value', value: i, version: 1, ttl: 60_000 })))
+      const masters = new Set(ids.map((id) => client.slots[calculateSlot(l2Key(`${prefix}pipelines:`, 'items', id))]![0]))
+      expect(masters.size).toBe(3)
+      let pipelines = 0
+      const pipeline = client.pipeline.bind(client)
+      client.pipeline = ((...args: Parameters<Cluster['pipeline']>) => (pipelines++, pipeline(...args))) as Cluster['pipeline']
+      const entries = await store.getMany!('items', [...ids, 'never written'])
+      expect(entries.map((entry) => entry?.value)).toEqual([...ids.map((_, i) => i), undefined])
+      expect(pipelines).toBe(3)
+      expect(await store.leases!.acquireMany!('items', ids, 'batch', 60_000)).toEqual(ids.map(() => true))
+      expect(await store.leases!.acquireMany!('items', ids.slice(0, 5), 'other', 60_000)).toEqual(ids.slice(0, 5).map(() => false))
+      expect(pipelines).toBe(6 + new Set(ids.slice(0, 5).map((id) => client.slots[calculateSlot(l2Key(`${prefix}pipelines:`, 'items', id))]![0])).size)
+      // A clear between two reads: the second reads nothing from before it, in any bucket.
+      await store.clear('items')
+      expect((await store.getMany!('items', ids)).every((entry) => entry === undefined)).toBe(true)
+    } finally {
+      await store.close()
+      client.disconnect()
+    }
+  })
+
+  it('a batch read keeps one breaker per master: while one master does not answer, the ids on the others are L2 hits', async () => {
+    const own = `${prefix}batch-breaker:`
+    const store = redisL2({ url: CLUSTER_URLS, prefix: own, timeout: 200 })
+    const writer = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
+    const ids = Array.from({ length: 60 }, (_, i) => `account-${i}`)
+    const masters = await clusterMasters()
+    const masterOf = (id: string) => {
+      const slot = calculateSlot(l2Key(own, 'accounts', id))
+      return masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))!.port
+    }
+    const paused = masters[0]!.port
+    const node = new Redis({ host: '127.0.0.1', port: paused })
+    try {
+      await writer.fetchMany(ids, (asked) => asked.map((id) => `${id} from the origin`))
+      const reader = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
+      await node.call('CLIENT', 'PAUSE', '4000', 'ALL')
+      const asked: string[] = []
+      const answers = await reader.fetchMany(ids, (missing) => (asked.push(...missing), missing.map((id) => `${id} loaded again`)))
+      await node.call('CLIENT', 'UNPAUSE')
+      const onPaused = ids.filter((id) => masterOf(id) === paused)
+      expect(onPaused.length).toBeGreaterThan(0)
+      expect(onPaused.length).toBeLessThan(ids.length)
+      expect(asked).toEqual(onPaused)
+      for (const [i, id] of ids.entries()) expect(answers[i]).toBe(masterOf(id) === paused ? `${id} loaded again` : `${id} from the origin`)
+      expect(reader.stats()).toMatchObject({ l2_hits: ids.length - onPaused.length, batch_loads: 1 })
+      await reader.close()
+    } finally {
+      await node.call('CLIENT', 'UNPAUSE').catch(() => {})
+      node.disconnect()
+      await writer.close()
+      await store.close()
+    }
+  })
+
   it('keeps one breaker per master: while one master does not answer, ids on the others keep their L2 hits', async () => {
     const own = `${prefix}breaker:`
     const store = redisL2({ url: CLUSTER_URLS, prefix: own, timeout: 200 })

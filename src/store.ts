@@ -4,7 +4,7 @@
  * and size bound), and the codecs the Redis store encodes values with.
  * @module echostore/store
  */
-export type { L2Store, L2Entry, L2Write, L2Kind, L2Leases } from './l2/store.js'
+export type { L2Store, L2Entry, L2Write, L2Kind, L2Leases, LeaseRead } from './l2/store.js'
 export { jsonCodec, v8Codec, type Codec } from './l2/codec.js'
 export type { Bus, BusDelivery, CoherenceMessage, ChangeMessage, ClearMessage, TagMessage, FillMessage, UnfilledMessage } from './bus/bus.js'
 export { parseCoherenceMessage, encodeWire, decodeWire, MAX_WIRE_BYTES, type ParseResult } from './bus/message.js'

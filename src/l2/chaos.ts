@@ -4,7 +4,7 @@ import type { Id } from '../core/id.js'
 import { l2Key } from './keys.js'
 import type { L2Entry, L2Store, L2Write } from './store.js'
 
-/** The store calls a fault can target (`lease`: every call of the store's leases). `close` always passes through. */
+/** The store calls a fault can target (`get`: `getMany` too; `lease`: every call of the store's leases). `close` always passes through. */
 export type ChaosOp = 'get' | 'set' | 'nextVersion' | 'clear' | 'lease'
 
 /**
@@ -116,12 +116,18 @@ export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
       return store.timeout
     },
     get: (table: string, id: Id): Promise<L2Entry | undefined> => run('get', table, id, () => store.get(table, id)),
+    ...(store.getMany !== undefined && {
+      getMany: (table: string, ids: readonly Id[]): Promise<(L2Entry | undefined)[]> => run('get', table, ids[0], () => store.getMany!(table, ids)),
+    }),
     set: (table: string, id: Id, entry: L2Write): Promise<boolean> => run('set', table, id, () => store.set(table, id, entry)),
     nextVersion: (table: string, id: Id, floor: number): Promise<number> => run('nextVersion', table, id, () => store.nextVersion(table, id, floor)),
     clear: (table: string): Promise<void> => run('clear', table, undefined, () => store.clear(table)),
     ...(leases !== undefined && {
       leases: {
         acquire: (table: string, id: Id, token: string, ttl: number) => run('lease', table, id, () => leases.acquire(table, id, token, ttl)),
+        ...(leases.acquireMany !== undefined && {
+          acquireMany: (table: string, ids: readonly Id[], token: string, ttl: number) => run('lease', table, ids[0], () => leases.acquireMany!(table, ids, token, ttl)),
+        }),
         release: (table: string, id: Id, token: string) => run('lease', table, id, () => leases.release(table, id, token)),
         void: (table: string, id: Id) => run('lease', table, id, () => leases.void(table, id)),
       },

@@ -7,7 +7,7 @@ import { L2CorruptEntryError, L2TimeoutError, L2UnfitValueError, TableClosedErro
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { MAX_TTL } from '../table/options.js'
 import type { Id } from '../core/id.js'
-import { DEFAULT_L2_TIMEOUT, type L2Entry, type L2Store, type L2Write } from './store.js'
+import { DEFAULT_L2_TIMEOUT, type L2Entry, type L2Store, type L2Write, type LeaseRead } from './store.js'
 
 /** Consecutive failures (errors or timeouts) that open the breaker. */
 export const BREAKER_FAILURES = 5
@@ -51,6 +51,8 @@ export class L2Facade {
   /** Set by {@link stop}: calls still go to the store, but without a timer on the table's clock. */
   #stopped = false
   readonly timeout: number
+  /** The highest tag version read from the store so far (0: none): a load begun after it is newer than it. Written only by {@link #fresh}. */
+  seenTagVersion = 0
 
   constructor(
     private readonly store: L2Store,
@@ -72,22 +74,25 @@ export class L2Facade {
   }
 
   /**
-   * The entries of `ids`, in their order, in one round trip when the store has `getMany` (one call
-   * under the policy: a failure fails every id), else as concurrent `get`s (each under the policy).
+   * The entries of `ids`, in their order: with the store's `getMany`, one call per shard (so each
+   * shard's breaker sees its own ids; a failure fails that call's ids), else as concurrent `get`s
+   * (each under the policy).
    */
   async getMany(ids: readonly Id[]): Promise<L2Answer<L2Entry | undefined>[]> {
     const many = this.store.getMany
     if (many === undefined) return Promise.all(ids.map((id) => this.get(id)))
-    const entries = await this.#call('getMany', undefined, async () => {
-      const answer = await many.call(this.store, this.table, ids)
-      if (!Array.isArray(answer) || answer.length !== ids.length) throw new TypeError(`L2 getMany answered ${describe(answer)} for ${ids.length} ids: an array of one entry (or undefined) per id, in order`)
-      const wrong = answer.map(badEntry).find((reason) => reason !== undefined)
-      if (wrong !== undefined) throw new TypeError(`echostore: L2 getMany answered ${wrong}`)
-      return answer
-    }, undefined)
-    if (entries === L2_FAILED) return ids.map(() => L2_FAILED)
-    if (entries === undefined) return ids.map(() => undefined)
-    return entries.some((entry) => entry?.tags !== undefined) ? this.#fresh(entries) : entries
+    return this.#perShard<L2Answer<L2Entry | undefined>>(ids, async (group) => {
+      const entries = await this.#call('getMany', undefined, async () => {
+        const answer = await many.call(this.store, this.table, group)
+        if (!Array.isArray(answer) || answer.length !== group.length) throw new TypeError(`L2 getMany answered ${describe(answer)} for ${group.length} ids: an array of one entry (or undefined) per id, in order`)
+        const wrong = answer.map(badEntry).find((reason) => reason !== undefined)
+        if (wrong !== undefined) throw new TypeError(`echostore: L2 getMany answered ${wrong}`)
+        return answer
+      }, undefined, undefined, group[0])
+      if (entries === L2_FAILED) return group.map(() => L2_FAILED)
+      if (entries === undefined) return group.map(() => undefined)
+      return entries.some((entry) => entry?.tags !== undefined) ? this.#fresh(entries) : entries
+    })
   }
 
   /**
@@ -99,7 +104,10 @@ export class L2Facade {
     const keys = [...new Set(entries.flatMap((entry) => entry?.tags ?? []))]
     const versions = await this.tagVersions(keys)
     const of = new Map<string, number>()
-    if (versions !== L2_FAILED) keys.forEach((key, i) => of.set(key, versions[i]!))
+    if (versions !== L2_FAILED) {
+      keys.forEach((key, i) => of.set(key, versions[i]!))
+      for (const version of versions) if (version > this.seenTagVersion && version < MAX_VERSION) this.seenTagVersion = version
+    }
     return entries.map((entry) => {
       if (entry?.tags === undefined) return entry
       const born = entry.born ?? 0
@@ -126,14 +134,26 @@ export class L2Facade {
   }
 
   /**
-   * Writes an entry (see {@link L2WriteOutcome}), or answers {@link L2_FAILED}. A tagged entry goes
-   * to a store without tag versions as a tombstone of its version: that store could not tell when
-   * it goes stale, and must not serve what it replaced either.
+   * Writes an entry (see {@link L2WriteOutcome}), or answers {@link L2_FAILED}. With `release` (a
+   * lease holder's token) and a store that has `setAndRelease`, the lease is given back in the same
+   * step when the store answered `written` or `refused` (not on `unfit` nor a failure: the caller
+   * gives it back then, as it does without `setAndRelease`). A tagged entry goes to a store without
+   * tag versions as a tombstone of its version: that store could not tell when it goes stale, and
+   * must not serve what it replaced either.
    */
-  async set(id: Id, given: L2Write): Promise<L2Answer<L2WriteOutcome>> {
+  async set(id: Id, given: L2Write, release?: string): Promise<L2Answer<L2WriteOutcome>> {
     const entry: L2Write = given.tags !== undefined && this.store.tagVersions === undefined ? { kind: 'tombstone', version: given.version, ttl: given.ttl } : given
-    const written = await this.#call<boolean | 'unfit'>('set', id, () => this.store.set(this.table, id, entry), 'unfit', notBoolean)
+    const leases = this.store.leases
+    const both = release !== undefined && leases?.setAndRelease !== undefined
+    const written = both
+      ? await this.#call<boolean | 'unfit'>('leases.setAndRelease', id, () => leases.setAndRelease!(this.table, id, entry, release), 'unfit', notBoolean)
+      : await this.#call<boolean | 'unfit'>('set', id, () => this.store.set(this.table, id, entry), 'unfit', notBoolean)
     return written === L2_FAILED || written === 'unfit' ? written : written ? 'written' : 'refused'
+  }
+
+  /** True when a holder's write gives its lease back in the same step (`L2Leases.setAndRelease`). */
+  get releasesWithSet(): boolean {
+    return typeof this.store.leases?.setAndRelease === 'function'
   }
 
   /** The next version for `id` from the store, no lower than `floor`, or {@link L2_FAILED}. */
@@ -152,6 +172,46 @@ export class L2Facade {
   /** Takes `id`'s lease for `ttl` ms under `token` (see `L2Leases`): true, false when another holds it, or {@link L2_FAILED}. */
   leaseAcquire(id: Id, token: string, ttl: number): Promise<L2Answer<boolean>> {
     return this.#call('leases.acquire', id, () => this.store.leases!.acquire(this.table, id, token, ttl), L2_FAILED, notBoolean)
+  }
+
+  /**
+   * Takes the leases of `ids` for `ttl` ms under one `token`, in their order: with the store's
+   * `acquireMany`, one call per shard (as {@link getMany}), else as concurrent {@link leaseAcquire}s.
+   */
+  async leaseAcquireMany(ids: readonly Id[], token: string, ttl: number): Promise<L2Answer<boolean>[]> {
+    const leases = this.store.leases!
+    const many = leases.acquireMany
+    if (many === undefined) return Promise.all(ids.map((id) => this.leaseAcquire(id, token, ttl)))
+    return this.#perShard<L2Answer<boolean>>(ids, async (group) => {
+      const bad = (answer: unknown): string | undefined =>
+        Array.isArray(answer) && answer.length === group.length && answer.every((held) => typeof held === 'boolean') ? undefined : `${describe(answer)} for ${group.length} ids, not an array of one boolean per id`
+      const taken = await this.#call('leases.acquireMany', undefined, () => many.call(leases, this.table, group, token, ttl), L2_FAILED, bad, group[0])
+      return taken === L2_FAILED ? group.map(() => L2_FAILED) : taken
+    })
+  }
+
+  /** True when the store reads an id and takes its lease in one step (`L2Leases.readOrAcquire`). */
+  get readsWithLease(): boolean {
+    return typeof this.store.leases?.readOrAcquire === 'function'
+  }
+
+  /**
+   * Reads `id` and, unless it holds a fill of a version ≥ `floor`, takes its lease, in one step (see
+   * `L2Leases.readOrAcquire`), or answers {@link L2_FAILED}. A tagged fill older than one of its tags
+   * is no fill: it reads as a miss (`tag_stale`), and the lease the store did not ask for is asked now.
+   */
+  async leaseReadOrAcquire(id: Id, token: string, ttl: number, floor: number): Promise<L2Answer<LeaseRead>> {
+    const leases = this.store.leases!
+    const read = await this.#call('leases.readOrAcquire', id, () => leases.readOrAcquire!(this.table, id, token, ttl, floor), L2_FAILED, (answer) => {
+      const { entry, lease } = (answer ?? {}) as Partial<LeaseRead>
+      if (lease !== 'taken' && lease !== 'busy' && lease !== 'unasked') return `${describe(answer)}, not an entry with what became of the lease`
+      return badEntry(entry)
+    })
+    if (read === L2_FAILED || read.entry?.tags === undefined) return read
+    const [entry] = await this.#fresh([read.entry])
+    if (entry !== undefined || read.lease !== 'unasked') return { entry, lease: read.lease }
+    const taken = await this.leaseAcquire(id, token, ttl)
+    return taken === L2_FAILED ? L2_FAILED : { entry: undefined, lease: taken ? 'taken' : 'busy' }
   }
 
   /** Gives `id`'s lease back if `token` still holds it. */
@@ -180,6 +240,28 @@ export class L2Facade {
     return breaker !== undefined && breaker.failures >= BREAKER_FAILURES && this.clock.now() < breaker.openUntil
   }
 
+  /**
+   * Asks `ask` for the ids of each shard apart, at once (one group when the store has one shard),
+   * and answers what it answered per id, in the order of `ids`.
+   */
+  async #perShard<T>(ids: readonly Id[], ask: (group: Id[]) => Promise<T[]>): Promise<T[]> {
+    const groups = new Map<string, number[]>()
+    ids.forEach((id, i) => {
+      const shard = this.#shard(id)
+      const group = groups.get(shard)
+      if (group === undefined) groups.set(shard, [i])
+      else group.push(i)
+    })
+    const answers = new Array<T>(ids.length)
+    await Promise.all(
+      [...groups.values()].map(async (indices) => {
+        const answered = await ask(indices.map((i) => ids[i]!))
+        indices.forEach((i, at) => (answers[i] = answered[at]!))
+      }),
+    )
+    return answers
+  }
+
   /** The shard `id` is on: the store's name for it; calls about no id share one of their own. */
   #shard(id: Id | undefined): string {
     if (this.store.shard === undefined) return WHOLE_STORE
@@ -196,11 +278,12 @@ export class L2Facade {
    * for a read, `'unfit'` for a write): the store answered, so it is counted but is no failure and
    * never trips the breaker. What the store answers is checked with `bad` (a store of the user's
    * own may answer anything): a call that returns no promise, or whose answer `bad` describes, is a
-   * failure like an error.
+   * failure like an error. `on`: the id whose shard's breaker the call is under (`id` unless a call
+   * about many ids names one of them).
    */
-  #call<T>(op: L2Op, id: Id | undefined, run: () => Promise<T>, unusable: L2Answer<T>, bad: (answer: unknown) => string | undefined = () => undefined): Promise<L2Answer<T>> {
-    const shard = this.#shard(id)
-    if (this.isOpen(id)) {
+  #call<T>(op: L2Op, id: Id | undefined, run: () => Promise<T>, unusable: L2Answer<T>, bad: (answer: unknown) => string | undefined = () => undefined, on: Id | undefined = id): Promise<L2Answer<T>> {
+    const shard = this.#shard(on)
+    if (this.isOpen(on)) {
       this.count('l2_skipped')
       return Promise.resolve(L2_FAILED)
     }
@@ -233,7 +316,7 @@ export class L2Facade {
         done = true
         this.#inProgress.delete(end)
         this.count('l2_timeouts')
-        const error = new L2TimeoutError(op, this.timeout, this.#cause(id))
+        const error = new L2TimeoutError(op, this.timeout, this.#cause(on))
         this.#failed(shard, op, id, error)
         traced?.(true, error)
         resolve(L2_FAILED)

@@ -87,7 +87,7 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
   if (!isClock(clock)) throw badArgument(TypeError, `memoryL2: the option \`clock\` must be a clock (now(), setTimeout(fn, ms), clearTimeout(handle)), got ${describe(clock)}`)
   const entries = new Map<string, Stored>()
   const counters = new Map<string, Counter>()
-  const leases = new MemoryLeases(clock, open, (now) => maybeSweep(now))
+  const leases = new MemoryLeases(clock, open, (now) => maybeSweep(now), read, (table, id, entry) => store.set(table, id, entry))
   /** Each cleared table's generation (absent: 0, never cleared). */
   const generations = new Map<string, number>()
   const keyOf = (table: string, id: Id) => entryKey('', table, id, generations.get(table) ?? 0)
@@ -135,7 +135,7 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
     return answer
   }
 
-  return {
+  const store: MemoryL2 = {
     /** `await using` support: the same as `close()`. */
     [Symbol.asyncDispose](): Promise<void> {
       return this.close()
@@ -224,4 +224,5 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
       counters.clear()
     },
   }
+  return store
 }

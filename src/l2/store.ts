@@ -117,6 +117,27 @@ export interface L2Store {
 export interface L2Leases {
   /** Takes the lease of (table, id) for `ttl` ms under `token`, unless someone holds it: true when taken. */
   acquire(table: string, id: Id, token: string, ttl: number): Promise<boolean>
+  /**
+   * Optional: takes the leases of many ids of `table` under one `token`, each as `acquire` would, in
+   * one round trip (per node of a cluster); answers, in the order of `ids`, true for each lease taken.
+   * An id given twice is taken once (its later places answer false). A batch with leases uses it
+   * when present, concurrent `acquire`s otherwise.
+   */
+  acquireMany?(table: string, ids: readonly Id[], token: string, ttl: number): Promise<boolean[]>
+  /**
+   * Optional: reads (table, id) as `get` does and, unless what it holds is a fill (a value or
+   * negative row of a version ≥ `floor` whose logical lifetime is not over), takes its lease as
+   * `acquire` does, in one step (one round trip, no fill landing between the two). `lease` says
+   * whether it was asked for and taken; an entry `get` would reject is `undefined`. A flight with a
+   * lease uses it for its first read when present (`get` then `acquire` then `get` again otherwise).
+   */
+  readOrAcquire?(table: string, id: Id, token: string, ttl: number, floor: number): Promise<LeaseRead>
+  /**
+   * Optional: `set` (its answer and its rejections), then `release` under `token`, whatever the
+   * write did, in one step: a holder's fill and its giving back in one round trip. A holder uses it
+   * for its write when present (`set` then `release` otherwise).
+   */
+  setAndRelease?(table: string, id: Id, entry: L2Write, token: string): Promise<boolean>
   /** Gives the lease of (table, id) back if `token` still holds it (compare-and-delete): true when released. */
   release(table: string, id: Id, token: string): Promise<boolean>
   /** Ends the lease of (table, id), whoever holds it (an invalidate voids it). */
@@ -125,3 +146,9 @@ export interface L2Leases {
 
 /** The default bound on one L2 call: 50 ms. A slow or dead L2 costs a miss at most this much. */
 export const DEFAULT_L2_TIMEOUT = 50
+
+/** What {@link L2Leases.readOrAcquire} answers: the entry read, and what became of the lease (`unasked`: the entry is a fill). */
+export interface LeaseRead {
+  entry: L2Entry | undefined
+  lease: 'taken' | 'busy' | 'unasked'
+}

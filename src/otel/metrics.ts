@@ -56,6 +56,20 @@ export function subscribeMetrics(meter: Api.Meter, onError: (error: unknown) => 
     const attributes: Api.Attributes = { [TABLE]: context.table, [L2_OP]: context.op }
     l2.record(seconds, failed ? { ...attributes, [SEMCONV.errorType]: errorType(context.error) } : attributes)
     if (context.op === 'leases.acquire') leases.add(1, { [TABLE]: context.table, [LEASE_OUTCOME]: failed ? 'failed' : context.result === true ? 'acquired' : 'busy' })
+    else if (context.op === 'leases.readOrAcquire') {
+      // A read that found a fill asked for no lease: nothing to count.
+      const lease = failed ? 'failed' : (context.result as { lease?: string } | undefined)?.lease
+      if (lease === 'failed' || lease === 'taken' || lease === 'busy') leases.add(1, { [TABLE]: context.table, [LEASE_OUTCOME]: lease === 'taken' ? 'acquired' : lease })
+    } else if (context.op === 'leases.acquireMany') {
+      // One call for many ids: a failure counts once (the channel does not carry how many ids it was for).
+      const taken = failed || !Array.isArray(context.result) ? undefined : (context.result as boolean[])
+      if (taken === undefined) leases.add(1, { [TABLE]: context.table, [LEASE_OUTCOME]: 'failed' })
+      else {
+        const acquired = taken.filter((held) => held).length
+        if (acquired > 0) leases.add(acquired, { [TABLE]: context.table, [LEASE_OUTCOME]: 'acquired' })
+        if (taken.length > acquired) leases.add(taken.length - acquired, { [TABLE]: context.table, [LEASE_OUTCOME]: 'busy' })
+      }
+    }
   })
 
   const removers = [subscribeTracing(fetchChannel, onFetch, onError), subscribeTracing(loadChannel, onLoad, onError), subscribeTracing(l2Channel, onL2, onError)]

@@ -11,7 +11,8 @@
  * holder died (its lease expired) or gave up, one waiter takes over, also a waiter whose `wait` has
  * just run out. Past `wait`, a waiter that cannot take the lease loads itself. L2 failing at any step
  * means a local load: a lease never fails a fetch, and its L2 calls are inside the flight's bound
- * (see `LEASE_L2_CALLS`).
+ * (see `LEASE_L2_CALLS`). A batch asks for the leases of all its ids in one call (`askLeases`); each
+ * id it finds held elsewhere waits on its own, as a single flight does.
  *
  * Runs in the flight's runner, outside the owner: it reads the flight and writes only
  * `flight.leaseWake` (the owner calls it). What it did is counted by the owner, from the outcome the
@@ -19,9 +20,9 @@
  */
 import { randomUUID } from '../core/random-uuid.js'
 import type { Clock } from '../core/clock.js'
-import { type L2Facade, L2_FAILED } from '../l2/facade.js'
+import { type L2Answer, type L2Facade, L2_FAILED } from '../l2/facade.js'
 import type { Id } from '../core/id.js'
-import type { L2Entry } from '../l2/store.js'
+import type { L2Entry, LeaseRead } from '../l2/store.js'
 import type { LeaseSettings } from '../table/options.js'
 import type { Flight } from './flight.js'
 
@@ -56,44 +57,119 @@ export interface LeaseDeps {
  * comment). `version` is the highest version the flight knows of; an entry below it is no fill.
  */
 export async function takeLeaseOrWait<V>(flight: Flight<V>, deps: LeaseDeps, version: number): Promise<LeaseOutcome> {
-  const { clock, l2, lease } = deps
-  const token = randomUUID()
-  const first = await l2.leaseAcquire(flight.id, token, lease.ttl)
+  const token = leaseToken()
+  const first = await deps.l2.leaseAcquire(flight.id, token, deps.lease.ttl)
   if (first === L2_FAILED) return { kind: 'load', version }
-  if (first) return taken(flight, deps, token, version, 'lease_acquired')
+  if (first) return taken(flight, deps, token, version, 'lease_acquired', await deps.l2.get(flight.id))
+  return waitForLease(flight, deps, token, version)
+}
+
+/** A token for a flight's (or a batch's) lease: random, so no two holders share one. */
+export function leaseToken(): string {
+  return randomUUID()
+}
+
+/**
+ * The lease step after a store read the id and asked for its lease in one step (`readOrAcquire`)
+ * and found no fill: `taken` holds it; `busy` waits for its holder; `unasked` (the store saw a fill
+ * this flight cannot answer with, such as an entry it could not decode) asks again as
+ * {@link takeLeaseOrWait} does.
+ */
+export function leaseAfterRead<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, lease: LeaseRead['lease']): Promise<LeaseOutcome> {
+  if (lease === 'taken') return Promise.resolve({ kind: 'hold', token, role: 'lease_acquired' })
+  if (lease === 'busy') return waitForLease(flight, deps, token, version)
+  return takeLeaseOrWait(flight, deps, version)
+}
+
+/** What a batch's first ask led to for one flight: its outcome now, or `wait` (another holds the lease: {@link waitForLease} next, under `token`). */
+export type FirstAsk = LeaseOutcome | { kind: 'wait'; token: string }
+
+/**
+ * The first step of {@link takeLeaseOrWait} for the flights of one batch at once: their leases asked
+ * for in one call under one token, and L2 read once more for the leases taken, in one call. Answers
+ * in the order of `runs` (each flight with the highest version it knows of; no id twice).
+ */
+export async function askLeases<V>(runs: readonly { flight: Flight<V>; version: number }[], deps: LeaseDeps): Promise<FirstAsk[]> {
+  const { l2, lease } = deps
+  const token = leaseToken()
+  const firsts = await l2.leaseAcquireMany(runs.map((run) => run.flight.id), token, lease.ttl)
+  const held = runs.filter((_, i) => firsts[i] === true)
+  const entries = held.length === 0 ? [] : await l2.getMany(held.map((run) => run.flight.id))
+  let next = 0
+  return runs.map(({ flight, version }, i): FirstAsk => {
+    const first = firsts[i]
+    if (first === L2_FAILED) return { kind: 'load', version }
+    if (first === false) return { kind: 'wait', token }
+    return taken(flight, deps, token, version, 'lease_acquired', entries[next++])
+  })
+}
+
+/**
+ * Waits for the fill of another holder of `flight.id`'s lease, looking at L2 and asking for the
+ * lease (under `token`) on each look, up to `wait` from now (see the module comment).
+ */
+export async function waitForLease<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number): Promise<LeaseOutcome> {
+  const { clock, l2, lease } = deps
   const deadline = clock.now() + lease.wait
   let pause = FIRST_LOOK_MS
   for (;;) {
     const gaveUp = await wakeOrPause(flight, clock, Math.min(pause, Math.max(0, deadline - clock.now())))
     if (!flight.running) return { kind: 'gone' }
-    const entry = await l2.get(flight.id)
-    if (!flight.running) return { kind: 'gone' }
-    const fill = fillIn(entry, version, flight)
-    if (fill !== undefined) return { kind: 'filled', entry: fill }
-    // A newer tombstone: the lease was voided by an invalidate; what its holder loads is refused.
-    if (entry !== L2_FAILED && entry?.kind === 'tombstone' && entry.version > version) return { kind: 'load', version: entry.version }
-    if (entry === L2_FAILED || flight.fenced) return { kind: 'load', version }
-    // A holder that said it gave up may have lost its release: its lease goes (compare-and-delete on its token).
-    if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version }
-    const again = await l2.leaseAcquire(flight.id, token, lease.ttl)
-    if (again === true) return taken(flight, deps, token, version, 'lease_lost')
-    if (again === L2_FAILED || clock.now() >= deadline) return { kind: 'load', version }
+    const looked = l2.readsWithLease ? await lookWithLease(flight, deps, token, version, gaveUp) : await look(flight, deps, token, version, gaveUp)
+    if (looked !== undefined) return looked
+    if (clock.now() >= deadline) return { kind: 'load', version }
     pause = Math.min(2 * pause, LONGEST_LOOK_MS)
   }
 }
 
+/** One look of a waiter: L2 read, the release of a holder that said it gave up, a lease try, and a read once more if it took the lease. Undefined: wait on. */
+async function look<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, gaveUp: string | undefined): Promise<LeaseOutcome | undefined> {
+  const { l2, lease } = deps
+  const entry = await l2.get(flight.id)
+  if (!flight.running) return { kind: 'gone' }
+  const seen = afterLook(flight, entry, version)
+  if (seen !== undefined) return seen
+  // A holder that said it gave up may have lost its release: its lease goes (compare-and-delete on its token).
+  if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version }
+  const again = await l2.leaseAcquire(flight.id, token, lease.ttl)
+  if (again === true) return taken(flight, deps, token, version, 'lease_lost', await l2.get(flight.id))
+  return again === L2_FAILED ? { kind: 'load', version } : undefined
+}
+
+/** {@link look} on a store that reads and tries the lease in one step (`readOrAcquire`): no read once more is needed after taking it. */
+async function lookWithLease<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, gaveUp: string | undefined): Promise<LeaseOutcome | undefined> {
+  const { l2, lease } = deps
+  if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version }
+  const read = await l2.leaseReadOrAcquire(flight.id, token, lease.ttl, version)
+  if (read === L2_FAILED) return { kind: 'load', version }
+  const seen = flight.running ? afterLook(flight, read.entry, version) : { kind: 'gone' as const }
+  if (read.lease !== 'taken') return seen
+  if (seen === undefined) return { kind: 'hold', token, role: 'lease_lost' }
+  giveBack(l2, flight.id, token) // taken for a flight that answers otherwise, or is gone
+  return seen
+}
+
+/** What a waiter's look at `entry` decides: a fill answers; a newer tombstone (the lease voided by an invalidate) or a fence loads; else undefined. */
+function afterLook<V>(flight: Flight<V>, entry: L2Answer<L2Entry | undefined>, version: number): LeaseOutcome | undefined {
+  const fill = fillIn(entry, version, flight)
+  if (fill !== undefined) return { kind: 'filled', entry: fill }
+  if (entry !== L2_FAILED && entry?.kind === 'tombstone' && entry.version > version) return { kind: 'load', version: entry.version }
+  if (entry === L2_FAILED || flight.fenced) return { kind: 'load', version }
+  return undefined
+}
+
 /** `entry` when it is a fill this flight may answer with (a live value or negative row, no older than `version`, the flight not fenced); else undefined. */
-function fillIn<V>(entry: L2Entry | undefined | typeof L2_FAILED, version: number, flight: Flight<V>): L2Entry | undefined {
+function fillIn<V>(entry: L2Answer<L2Entry | undefined> | undefined, version: number, flight: Flight<V>): L2Entry | undefined {
   const fill = entry !== L2_FAILED && entry !== undefined && entry.kind !== 'tombstone' && entry.version >= version && entry.ttl > 0 && !flight.fenced
   return fill ? (entry as L2Entry) : undefined
 }
 
 /**
- * The flight just took the lease: L2 is read once more, because a holder that filled it and let go
- * a moment ago (after this flight's last look) must not be loaded after.
+ * The flight just took the lease, and `entry` is what L2 answered when read once more: a holder that
+ * filled it and let go a moment ago (after this flight's last look) must not be loaded after.
  */
-async function taken<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, role: LeaseRole): Promise<LeaseOutcome> {
-  const fill = fillIn(await deps.l2.get(flight.id), version, flight)
+function taken<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, role: LeaseRole, entry: L2Answer<L2Entry | undefined> | undefined): LeaseOutcome {
+  const fill = fillIn(entry, version, flight)
   if (fill !== undefined) {
     giveBack(deps.l2, flight.id, token)
     return { kind: 'filled', entry: fill }

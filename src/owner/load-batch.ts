@@ -7,27 +7,29 @@
  * `Error` in an id's place fails that id alone; an array of the wrong length, an answer that is
  * neither an array nor a `Map`, or a thrown or rejected call fails every id of the call.
  *
- * With `lease`, each id that missed L2 goes its own way through the lease protocol (`runFlight`
- * with a loader that asks the batch loader for that id alone), so a lease never waits on another id.
+ * With `lease`, the ids that missed L2 ask for their leases in one call, and the ones taken are read
+ * from L2 once more in one call (see `askLeases` in `lease.ts`); the batch loader call holds the ids
+ * whose lease this batch took, with those that load without one (L2 failed them, or a forced
+ * refresh). An id whose lease another holds waits for its fill on its own, as a single flight does,
+ * and when it ends up loading asks the batch loader for itself alone, so a batch never waits on one id.
  *
  * Like `runFlight`, it reads the flights, never writes them, and never rejects.
  */
 import { traceLoad } from '../core/channels.js'
 import { badArgument, describe, showId } from '../core/errors.js'
 import type { Id } from '../core/id.js'
+import type { L2Facade } from '../l2/facade.js'
+import type { LeaseSettings } from '../table/options.js'
 import { type Flight, type FlightResult, checkLifetime } from './flight.js'
 import { checkTags } from '../tags/scope.js'
-import { type FlightRun, type RunnerDeps, loaderResult, newRun, readL2, runFlight, writeBack } from './load.js'
+import { askLeases, waitForLease } from './lease.js'
+import { type FlightRun, type RunnerDeps, endLease, fromL2, loadAfterLease, loaderResult, newRun, readL2, takeOutcome, writeBack } from './load.js'
 import type { Batch, BatchAnswer, BatchLoaderContext, Loader } from './loader.js'
 import { msg } from './messages.js'
 
 /** Runs the flights of one batch call (at most `batch.maxBatchSize` of them). */
 export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: RunnerDeps<V>): Promise<void> {
   const { l2, post } = deps
-  if (deps.lease !== undefined && l2 !== undefined) {
-    for (const flight of flights) void runFlight(flight, alone(batch, deps), deps)
-    return
-  }
   const runs = flights.map(newRun)
   let pending = runs
   if (l2 !== undefined) {
@@ -41,12 +43,19 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
       post(msg.flightDone(run.flight, answer))
     })
     pending = runs.filter((run) => !answered.has(run))
+    if (deps.lease !== undefined) pending = await takeLeases(pending, batch, l2, deps.lease, deps)
   }
-  pending = pending.filter((run) => run.flight.running) // a flight released before its load was due is not asked for
+  // A flight released before its load was due is not asked for (a lease it took goes back).
+  pending = pending.filter((run) => {
+    if (!run.flight.running) endLease(run, deps)
+    return run.flight.running
+  })
   if (pending.length === 0) return
   const ids = pending.map((run) => run.flight.id)
-  post(msg.batchLoad(ids))
+  post(msg.batchLoad(ids, deps.lease === undefined ? undefined : pending.map((run) => run.role)))
   const context = new BatchContext(pending.map((run) => run.flight))
+  const born = deps.bornNow()
+  for (const run of pending) run.born = Math.max(run.born, born)
   let answers: BatchOutcome<V>[]
   try {
     answers = align(await traceLoad(deps.table, { ids }, () => callBatch(batch, ids, context, deps)), ids)
@@ -65,6 +74,26 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
   await Promise.all(pending.map((run, i) => settle(run, answers[i]!, context, deps)))
 }
 
+/**
+ * The lease step of a batch (see the module comment): answers the runs of `pending` that load in
+ * this batch's call. The others are answered from a fill, or wait on their own.
+ */
+async function takeLeases<V>(pending: FlightRun<V>[], batch: Batch<V>, l2: L2Facade, lease: LeaseSettings, deps: RunnerDeps<V>): Promise<FlightRun<V>[]> {
+  const asking = pending.filter((run) => run.l2Answered && run.flight.running)
+  if (asking.length === 0) return pending
+  const leaseDeps = { clock: deps.clock, l2, lease }
+  const asks = await askLeases(asking, leaseDeps)
+  const elsewhere = new Set<FlightRun<V>>()
+  asking.forEach((run, i) => {
+    const ask = asks[i]!
+    if (ask.kind === 'hold' || ask.kind === 'load') return takeOutcome(run, ask)
+    elsewhere.add(run)
+    if (ask.kind === 'filled') deps.post(msg.flightDone(run.flight, fromL2<V>(ask.entry, deps.clock, true)))
+    else if (ask.kind === 'wait') void loadAfterLease(run, waitForLease(run.flight, leaseDeps, ask.token, run.version), alone(batch, deps), deps, true)
+  })
+  return pending.filter((run) => !elsewhere.has(run))
+}
+
 /** One id's answer from a batch call. */
 type BatchOutcome<V> = { ok: true; value: V | undefined } | { ok: false; error: unknown }
 
@@ -76,6 +105,7 @@ async function settle<V>(run: FlightRun<V>, answer: BatchOutcome<V>, context: Ba
   } catch (error) {
     result = { ok: false, error, fallback: run.fallback }
   }
+  endLease(run, deps)
   deps.post(msg.flightDone(run.flight, result))
 }
 

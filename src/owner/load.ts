@@ -7,7 +7,7 @@ import type { L2Entry } from '../l2/store.js'
 import { l2Write } from '../l2/write.js'
 import type { LeaseSettings } from '../table/options.js'
 import type { Fallback, Flight, FlightResult } from './flight.js'
-import { type LeaseRole, giveBack, takeLeaseOrWait } from './lease.js'
+import { type LeaseOutcome, type LeaseRole, giveBack, leaseAfterRead, leaseToken, takeLeaseOrWait } from './lease.js'
 import type { Loader } from './loader.js'
 import { rowTagKeys } from '../tags/scope.js'
 import type { RowTags } from '../rows/writes.js'
@@ -36,6 +36,12 @@ export interface RunnerDeps<V> {
    * moves, so none lands in the next generation. Written only by {@link writeBack}; read by the change path.
    */
   readonly writing: Set<Promise<unknown>>
+  /**
+   * A birth for what a loader called now will answer: above every tag version this table knows of,
+   * from its owner (its own invalidations and the bus's) or read from L2 (another process's, not yet
+   * heard): each was invalidated before this load began. Reads only.
+   */
+  bornNow(): number
   /** Tells the other processes that this process, holding the lease of `id`, filled it at `version` (a bus message; nothing without a bus). */
   announceFill(id: Id, version: number): void
   /** Tells them that this process's flight, holding the lease of `id` under `token`, ended without a fill (a bus message; nothing without a bus). */
@@ -65,38 +71,95 @@ export interface RunnerDeps<V> {
 export async function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>): Promise<void> {
   const { l2, post } = deps
   const run = newRun(flight)
+  if (l2 !== undefined && !flight.forced) {
+    if (deps.lease !== undefined && l2.readsWithLease) return readWithLease(run, l2, deps.lease, loader, deps)
+    const answer = readL2(run, await l2.get(flight.id), deps)
+    if (answer !== undefined) return post(msg.flightDone(flight, answer))
+    if (run.l2Answered && deps.lease !== undefined && flight.running) {
+      return loadAfterLease(run, takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease }, run.version), loader, deps)
+    }
+  }
+  return loadFlight(run, loader, deps)
+}
+
+/**
+ * `runFlight`'s first read when the store reads and takes the lease in one step: the entry answers
+ * as any L2 read does; else the flight holds the lease, waits for its holder, or (L2 failed) loads
+ * without one. A lease taken for a flight that no longer goes on is given back at once.
+ */
+async function readWithLease<V>(run: FlightRun<V>, l2: L2Facade, lease: LeaseSettings, loader: Loader<V, Id>, deps: RunnerDeps<V>): Promise<void> {
+  const { flight } = run
+  const token = leaseToken()
+  const read = await l2.leaseReadOrAcquire(flight.id, token, lease.ttl, run.version)
+  const answer = readL2(run, read === L2_FAILED ? L2_FAILED : read.entry, deps)
+  const goesOn = answer === undefined && read !== L2_FAILED && flight.running
+  if (read !== L2_FAILED && read.lease === 'taken' && !goesOn) {
+    giveBack(l2, flight.id, token)
+    deps.announceUnfilled(flight.id, run.version, token)
+  }
+  if (answer !== undefined) return deps.post(msg.flightDone(flight, answer))
+  if (!goesOn) return loadFlight(run, loader, deps) // L2 failed: a local load (or nothing, once released)
+  return loadAfterLease(run, leaseAfterRead(flight, { clock: deps.clock, l2, lease }, token, run.version, read.lease), loader, deps)
+}
+
+/**
+ * A flight's way on once its lease step (`step`) is over: it answers from another holder's fill, or
+ * takes the lease's outcome into its run (the lease it holds, or the version it loads from without
+ * one) and loads. Never rejects.
+ */
+export async function loadAfterLease<V>(run: FlightRun<V>, step: Promise<LeaseOutcome>, loader: Loader<V, Id>, deps: RunnerDeps<V>, batched = false): Promise<void> {
+  const { flight } = run
+  let outcome: LeaseOutcome
+  try {
+    outcome = await step
+  } catch (error) {
+    return deps.post(msg.flightDone(flight, { ok: false, error, fallback: run.fallback }))
+  }
+  if (outcome.kind === 'gone') return
+  if (outcome.kind === 'filled') return deps.post(msg.flightDone(flight, fromL2<V>(outcome.entry, deps.clock, true)))
+  takeOutcome(run, outcome)
+  return loadFlight(run, loader, deps, batched)
+}
+
+/** Takes a lease outcome that leads to a load into the flight's run: the lease it holds and how, or the version it loads from after waiting. */
+export function takeOutcome<V>(run: FlightRun<V>, outcome: LeaseOutcome & { kind: 'hold' | 'load' }): void {
+  if (outcome.kind === 'hold') {
+    run.lease = outcome.token
+    run.role = outcome.role
+  } else {
+    run.version = outcome.version
+    run.role = 'lease_lost'
+  }
+}
+
+/**
+ * Calls the flight's loader (unless it was released), writes its answer back and posts the result;
+ * gives its lease back, if it holds one. `batched`: the loader is a batch loader asked for this id
+ * alone (counted as a batch call). Never rejects.
+ */
+async function loadFlight<V>(run: FlightRun<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>, batched = false): Promise<void> {
+  const { flight } = run
   let result: FlightResult<V>
   try {
-    if (l2 !== undefined && !flight.forced) {
-      const answer = readL2(run, await l2.get(flight.id), deps)
-      if (answer !== undefined) return post(msg.flightDone(flight, answer))
-      if (run.l2Answered && deps.lease !== undefined && flight.running) {
-        const outcome = await takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease }, run.version)
-        if (outcome.kind === 'gone') return
-        if (outcome.kind === 'filled') return post(msg.flightDone(flight, fromL2<V>(outcome.entry, deps.clock, true)))
-        if (outcome.kind === 'hold') {
-          run.lease = outcome.token
-          run.role = outcome.role
-        } else {
-          run.version = outcome.version
-          run.role = 'lease_lost'
-        }
-      }
-    }
     if (!flight.running) return // released (abandoned, or past its bound) before its loader was due
-    post(msg.load(flight.id, run.role))
+    deps.post(batched ? msg.batchLoad([flight.id], [run.role]) : msg.load(flight.id, run.role))
+    run.born = Math.max(run.born, deps.bornNow())
     const value = await traceLoad(deps.table, { id: flight.id }, () => callLoader(flight, loader, deps))
     result = await writeBack(run, value, flight.context.lifetime, flight.context.reported, deps, flight.context.tags)
   } catch (error) {
     result = { ok: false, error, fallback: run.fallback }
   } finally {
-    if (run.lease !== undefined) {
-      giveBack(l2!, flight.id, run.lease)
-      // Ended without a fill (failed, released, its write lost or refused): the waiters take over now.
-      if (!run.filled) deps.announceUnfilled(flight.id, run.version, run.lease)
-    }
+    endLease(run, deps)
   }
-  post(msg.flightDone(flight, result))
+  deps.post(msg.flightDone(flight, result))
+}
+
+/** The flight is done with the lease it holds, if it does: given back, and, without a fill (failed, released, its write lost or refused), said so, so the waiters take over now. */
+export function endLease<V>(run: FlightRun<V>, deps: RunnerDeps<V>): void {
+  if (run.lease === undefined) return
+  if (!run.released) giveBack(deps.l2!, run.flight.id, run.lease)
+  if (!run.filled) deps.announceUnfilled(run.flight.id, run.version, run.lease)
+  run.lease = undefined
 }
 
 /** What a runner knows of one flight on its way: the version it loads from, what L2 said, the lease it holds. */
@@ -114,11 +177,15 @@ export interface FlightRun<V> {
   role: LeaseRole | undefined
   /** Set once this flight's fill is in L2 and announced. */
   filled: boolean
+  /** Set when the write of this flight's answer gave its lease back in the same step. */
+  released: boolean
+  /** The birth of its answer, if it has tags: the flight's, raised to {@link RunnerDeps.bornNow} as its loader is called. */
+  born: number
 }
 
 /** A flight's run before anything was read. */
 export function newRun<V>(flight: Flight<V>): FlightRun<V> {
-  return { flight, version: flight.version, l2Answered: false, fallback: undefined, lease: undefined, role: undefined, filled: false }
+  return { flight, version: flight.version, l2Answered: false, fallback: undefined, lease: undefined, role: undefined, filled: false, released: false, born: flight.born }
 }
 
 /**
@@ -141,7 +208,7 @@ export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined
 export function loaderResult<V>(run: FlightRun<V>, value: V | undefined, lifetime: number | undefined, reported: number | undefined, { clock, expiry }: RunnerDeps<V>, tags?: readonly string[]): FlightResult<V> & { ok: true } {
   const expiresAt = expiry.draw(value, clock.now(), lifetime)
   const keys = rowTagKeys(run.flight.id, tags)
-  const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: run.flight.born }
+  const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: run.born }
   return { ok: true, value, source: 'loader', expiresAt, version: reported ?? run.version, refused: false, tags: rowTags }
 }
 
@@ -156,12 +223,14 @@ export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, life
   const result = loaderResult(run, value, lifetime, reported, deps, tags)
   const { expiresAt } = result
   if (l2 === undefined || expiresAt === undefined || !flight.running || flight.fenced) return result
-  const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace, result.tags))
+  const release = run.lease !== undefined && l2.releasesWithSet ? run.lease : undefined
+  const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace, result.tags), release)
   deps.writing.add(written)
   void written.then(() => deps.writing.delete(written))
   if (run.l2Answered) {
     const answer = await written
     result.refused = answer === 'refused'
+    run.released = release !== undefined && (answer === 'written' || answer === 'refused')
     // A fill is announced only when it is in L2 and still this flight's to give (not fenced by a change or a clear).
     run.filled = run.lease !== undefined && answer === 'written' && flight.running && !flight.fenced
     if (run.filled) deps.announceFill(flight.id, result.version)

@@ -57,7 +57,7 @@ function handle<V>(turn: Turn<V>, message: Message<V>): void {
     case 'load':
       return onLoad(turn, message.id, message.lease)
     case 'batch.load':
-      return onBatchLoad(turn, message.ids)
+      return onBatchLoad(turn, message.ids, message.leases)
     case 'flight.done':
       return onFlightDone(turn, message.flight, message.result)
     case 'l2.refused':

@@ -88,8 +88,8 @@ export class Refresh<V> {
 export interface CountMessage { type: 'count'; counter: OwnerCounterName }
 /** A flight's loader is being called (origin work). */
 export interface LoadMessage { type: 'load'; id: Id; lease: LeaseRole | undefined }
-/** A batch loader is being called for `ids`, one per flight (origin work). */
-export interface BatchLoadMessage { type: 'batch.load'; ids: readonly Id[] }
+/** A batch loader is being called for `ids`, one per flight (origin work), with how each came to load under `lease` (in the order of `ids`). */
+export interface BatchLoadMessage { type: 'batch.load'; ids: readonly Id[]; leases: readonly (LeaseRole | undefined)[] | undefined }
 /** A flight's load finished (successfully or not). */
 export interface FlightDoneMessage<V> { type: 'flight.done'; flight: Flight<V>; result: FlightResult<V> }
 /** L2 refused a flight's write-back: it holds a newer version, so the row the flight stored must go. */
@@ -177,7 +177,7 @@ export const msg = {
   }),
   count: (counter: OwnerCounterName): CountMessage => ({ type: 'count', counter }),
   load: (id: Id, lease?: LeaseRole): LoadMessage => ({ type: 'load', id, lease }),
-  batchLoad: (ids: readonly Id[]): BatchLoadMessage => ({ type: 'batch.load', ids }),
+  batchLoad: (ids: readonly Id[], leases?: readonly (LeaseRole | undefined)[]): BatchLoadMessage => ({ type: 'batch.load', ids, leases }),
   flightDone: <V>(flight: Flight<V>, result: FlightResult<V>): FlightDoneMessage<V> => ({ type: 'flight.done', flight, result }),
   l2Refused: <V>(flight: Flight<V>): L2RefusedMessage<V> => ({ type: 'l2.refused', flight }),
   deadline: (): DeadlineMessage => ({ type: 'deadline' }),

@@ -103,6 +103,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
       lease: options.lease,
       loading: { id: undefined, batch: undefined },
       writing: new Set(),
+      bornNow: () => Math.max(state.tags.peek(clock.now()), l2 === undefined ? 0 : l2.seenTagVersion + 1),
       announceFill(id, version) {
         void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
       },

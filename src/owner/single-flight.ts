@@ -283,11 +283,11 @@ export function onLoad<V>(turn: Turn<V>, id: Id, lease: LeaseRole | undefined): 
 }
 
 /** A batch loader is being called for `ids`: origin work for each, in one call. */
-export function onBatchLoad<V>(turn: Turn<V>, ids: readonly Id[]): void {
+export function onBatchLoad<V>(turn: Turn<V>, ids: readonly Id[], leases: readonly (LeaseRole | undefined)[] | undefined): void {
   const { counters } = turn.state
   counters[C.batch_loads]++
   counters[C.batch_ids] += ids.length
-  for (const id of ids) onLoad(turn, id, undefined)
+  ids.forEach((id, i) => onLoad(turn, id, leases?.[i]))
 }
 
 /** A flight's result: stored unless it was fenced or refused, then its one answer goes to every waiter. */

@@ -6,11 +6,11 @@ import { addressOf } from './address.js'
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { jsonCodec, type Codec } from '../l2/codec.js'
-import { BUCKETS, TAG_TTL_MS, bucketGenerationKey, entryKey, generationKey, l2Key, tagVersionKey, unfitPrefix, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
+import { BUCKETS, TAG_TTL_MS, bucketGenerationKey, entryKey, generationKey, l2Key, leaseKey, tagVersionKey, unfitPrefix, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
 import { HEADER_SCAN, decodeEntry, encodeEntry, isKind } from './entry.js'
-import { CLEAR_LUA, GET_LUA, GET_STATUS, INVALIDATE_TAG_LUA, NEXT_VERSION_LUA, RELEASE_LEASE_LUA, SET_LUA } from './scripts.js'
+import { CLEAR_LUA, GET_LUA, GET_STATUS, INVALIDATE_TAG_LUA, LEASE_STATUS, NEXT_VERSION_LUA, READ_OR_LEASE_LUA, RELEASE_LEASE_LUA, SET_AND_RELEASE_LUA, SET_LUA } from './scripts.js'
 import { redisLeases, type ReleaseScript } from './leases.js'
-import type { L2Entry, L2Store, L2Write } from '../l2/store.js'
+import type { L2Entry, L2Store, L2Write, LeaseRead } from '../l2/store.js'
 
 /** An ioredis client the store can use: a single-node (or Sentinel) client or a cluster client. */
 export type RedisL2Client = RedisClient
@@ -46,11 +46,23 @@ export interface RedisL2Options extends RedisConnectionOptions {
 
 /** The commands `defineCommand` installs on the client (ioredis loads them with EVALSHA, EVAL on NOSCRIPT). */
 interface Scripts {
-  echostoreL2GetBuffer(generationKey: string, dataKey: string, maxBytes: number): Promise<[number, Buffer | null, number, number] | [number] | null>
+  echostoreL2GetBuffer(generationKey: string, dataKey: string, maxBytes: number): Promise<GetReply>
   echostoreL2Set(generationKey: string, dataKey: string, version: number, ttl: number, data: Buffer): Promise<number>
   echostoreL2NextVersion(versionKey: string, generationKey: string, dataKey: string, versionTtl: number, floor: number): Promise<number>
   echostoreL2Clear(generationKey: string): Promise<number>
   echostoreL2InvalidateTag(tagKey: string, floor: number, ttl: number): Promise<number>
+  echostoreL2SetAndRelease(generationKey: string, dataKey: string, leaseKey: string, version: number, ttl: number, data: Buffer, token: string): Promise<number>
+  echostoreL2ReadOrLeaseBuffer(generationKey: string, dataKey: string, leaseKey: string, maxBytes: number, token: string, ttl: number, floor: number): Promise<[number, Buffer | null, number, number, number]>
+}
+
+/** What {@link GET_LUA} answers (see `scripts.ts`). */
+type GetReply = [number, Buffer | null, number, number] | [number] | null
+
+/** A pipeline with the scripts installed, as the store queues commands on it. */
+export interface ScriptsPipeline {
+  echostoreL2GetBuffer(generationKey: string, dataKey: string, maxBytes: number): ScriptsPipeline
+  set(key: string, value: string, px: 'PX', ttl: number, nx: 'NX'): ScriptsPipeline
+  exec(): Promise<[Error | null, unknown][] | null>
 }
 
 /** The longest grace an entry's header carries (11 digits). */
@@ -174,6 +186,8 @@ export function redisL2(options: RedisL2Options): RedisL2 {
       client.defineCommand('echostoreL2Clear', { lua: CLEAR_LUA, numberOfKeys: 1 })
       client.defineCommand('echostoreL2InvalidateTag', { lua: INVALIDATE_TAG_LUA, numberOfKeys: 1 })
       client.defineCommand('echostoreL2ReleaseLease', { lua: RELEASE_LEASE_LUA, numberOfKeys: 1 })
+      client.defineCommand('echostoreL2ReadOrLease', { lua: READ_OR_LEASE_LUA, numberOfKeys: 3 })
+      client.defineCommand('echostoreL2SetAndRelease', { lua: SET_AND_RELEASE_LUA, numberOfKeys: 3 })
       defined.add(client)
     }
     return client as unknown as Scripts & ReleaseScript & RedisClient
@@ -198,6 +212,54 @@ export function redisL2(options: RedisL2Options): RedisL2 {
     }
   }
 
+  /**
+   * Runs one command per key of `keys` as one pipeline per node: one on a single node (or Sentinel
+   * set), one per master serving their slots on a cluster, as ioredis groups a pipeline (a slot not
+   * in the slot map yet goes alone). `queue(pipeline, i)` queues the command of `keys[i]`. Answers
+   * the replies in the order of `keys`; a command that failed fails the call, as `run` would.
+   */
+  async function pipelined(keys: readonly string[], queue: (pipeline: ScriptsPipeline, i: number) => void): Promise<unknown[]> {
+    const groups = new Map<string, number[]>()
+    const client = await scriptsOn()
+    const slots = client instanceof ioredis.Cluster || (client as { isCluster?: boolean }).isCluster === true ? (client as Cluster).slots : undefined
+    keys.forEach((key, i) => {
+      const slot = slots === undefined ? 0 : calculateSlot(key)
+      const group = slots === undefined ? '' : (slots[slot]?.join(',') ?? `slot ${slot}`)
+      const at = groups.get(group)
+      if (at === undefined) groups.set(group, [i])
+      else at.push(i)
+    })
+    const replies = new Array<unknown>(keys.length)
+    await Promise.all(
+      [...groups.values()].map((indices) =>
+        run(keys[indices[0]!]!, async (c) => {
+          const pipeline = c.pipeline() as unknown as ScriptsPipeline
+          for (const i of indices) queue(pipeline, i)
+          const answers = (await pipeline.exec()) ?? []
+          indices.forEach((i, at) => {
+            const [error, reply] = answers[at] ?? [new Error('redisL2: a pipeline answered fewer replies than it had commands'), undefined]
+            if (error !== null) throw error
+            replies[i] = reply
+          })
+        }),
+      ),
+    )
+    return replies
+  }
+
+  /** The entry of (table, id) in a reply of {@link GET_LUA}; rejects as `get` does for what cannot be read. */
+  function entryOf(table: string, id: Id, reply: GetReply): L2Entry | undefined {
+    if (reply === null) return undefined
+    const [status, data, ttl, generation] = reply
+    if (status === GET_STATUS.badGeneration) throw new L2CorruptEntryError(generationKey(prefix, table, id), 'the generation key holds garbage; table.clear() repairs it')
+    const key = entryKey(prefix, table, id, generation ?? 0)
+    if (status === GET_STATUS.wrongType) throw new L2CorruptEntryError(key, 'the key holds another Redis type')
+    if (status === GET_STATUS.tooLarge) throw new L2UnfitValueError(key, 'size', `larger than maxValueBytes ${maxValueBytes}`)
+    if (ttl === -1) throw new L2CorruptEntryError(key, 'the key has no expiry')
+    if (ttl === undefined || ttl <= 0 || data === undefined || data === null) return undefined
+    return decodeEntry(key, data, ttl, codec)
+  }
+
   function open(op: string): void {
     if (closing !== undefined) throw new L2ClosedError('redisL2', op)
   }
@@ -219,16 +281,26 @@ export function redisL2(options: RedisL2Options): RedisL2 {
     async get(table: string, id: Id): Promise<L2Entry | undefined> {
       open('get')
       const base = l2Key(prefix, table, id)
-      const reply = await run(base, (s) => s.echostoreL2GetBuffer(generationKey(prefix, table, id), base, maxValueBytes + HEADER_SCAN))
-      if (reply === null) return undefined
-      const [status, data, ttl, generation] = reply
-      if (status === GET_STATUS.badGeneration) throw new L2CorruptEntryError(generationKey(prefix, table, id), 'the generation key holds garbage; table.clear() repairs it')
-      const key = entryKey(prefix, table, id, generation ?? 0)
-      if (status === GET_STATUS.wrongType) throw new L2CorruptEntryError(key, 'the key holds another Redis type')
-      if (status === GET_STATUS.tooLarge) throw new L2UnfitValueError(key, 'size', `larger than maxValueBytes ${maxValueBytes}`)
-      if (ttl === -1) throw new L2CorruptEntryError(key, 'the key has no expiry')
-      if (ttl === undefined || ttl <= 0 || data === undefined || data === null) return undefined
-      return decodeEntry(key, data, ttl, codec)
+      return entryOf(table, id, await run(base, (s) => s.echostoreL2GetBuffer(generationKey(prefix, table, id), base, maxValueBytes + HEADER_SCAN)))
+    },
+
+    /**
+     * The entries of `ids` in one pipeline per node, each read by the script `get` runs (with its
+     * bucket's generation, in the same step); an entry `get` would reject is `undefined` in its place.
+     */
+    async getMany(table: string, ids: readonly Id[]): Promise<(L2Entry | undefined)[]> {
+      open('getMany')
+      if (!Array.isArray(ids)) throw badArgument(TypeError, `redisL2.getMany: ids must be an array, got ${describe(ids)}`)
+      if (ids.length === 0) return []
+      const bases = ids.map((id) => l2Key(prefix, table, id))
+      const replies = await pipelined(bases, (pipeline, i) => pipeline.echostoreL2GetBuffer(generationKey(prefix, table, ids[i]!), bases[i]!, maxValueBytes + HEADER_SCAN))
+      return ids.map((id, i) => {
+        try {
+          return entryOf(table, id, replies[i] as GetReply)
+        } catch {
+          return undefined
+        }
+      })
     },
 
     async set(table: string, id: Id, entry: L2Write): Promise<boolean> {
@@ -284,7 +356,36 @@ export function redisL2(options: RedisL2Options): RedisL2 {
       return connection.cause(id === undefined ? undefined : nodeOf(l2Key(prefix, table, id)))
     },
 
-    leases: redisLeases(run, prefix, open),
+    leases: {
+      ...redisLeases(run, pipelined, prefix, open),
+      /** One script: the write of `set`, then the compare-and-delete of `release`. */
+      async setAndRelease(table: string, id: Id, entry: L2Write, token: string): Promise<boolean> {
+        open('leases.setAndRelease')
+        checkWrite(entry)
+        if (typeof token !== 'string' || token === '') throw badArgument(TypeError, `redisL2.leases.setAndRelease: token must be a non-empty string, got ${describe(token)}`)
+        const base = l2Key(prefix, table, id)
+        const data = encodeEntry(base, entry, codec, maxValueBytes)
+        const lifetime = entry.ttl + (entry.grace ?? 0)
+        return (await run(base, (s) => s.echostoreL2SetAndRelease(generationKey(prefix, table, id), base, leaseKey(prefix, table, id), entry.version, lifetime, data, token))) === 1
+      },
+      /** One script: the read of `get` and, when it finds no fill, the `SET NX PX` of `acquire`. */
+      async readOrAcquire(table: string, id: Id, token: string, ttl: number, floor: number): Promise<LeaseRead> {
+        open('leases.readOrAcquire')
+        if (typeof token !== 'string' || token === '') throw badArgument(TypeError, `redisL2.leases.readOrAcquire: token must be a non-empty string, got ${describe(token)}`)
+        if (!(Number.isSafeInteger(ttl) && ttl >= 1)) throw badNumber(ttl, `redisL2.leases.readOrAcquire: ttl must be an integer ≥ 1, got ${describe(ttl)}`)
+        if (!isVersion(floor)) throw badNumber(floor, `redisL2.leases.readOrAcquire: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
+        const base = l2Key(prefix, table, id)
+        const reply = await run(base, (s) => s.echostoreL2ReadOrLeaseBuffer(generationKey(prefix, table, id), base, leaseKey(prefix, table, id), maxValueBytes + HEADER_SCAN, token, ttl, floor))
+        const lease = reply[4] === LEASE_STATUS.taken ? 'taken' : reply[4] === LEASE_STATUS.busy ? 'busy' : 'unasked'
+        let entry: L2Entry | undefined
+        try {
+          entry = entryOf(table, id, reply.slice(0, 4) as GetReply)
+        } catch {
+          entry = undefined // what get would reject: no fill
+        }
+        return { entry, lease }
+      },
+    },
 
     close(): Promise<void> {
       closing ??= connection.close()

@@ -7,11 +7,16 @@
 import { MAX_VERSION } from '../core/versions.js'
 import { HEADER_SCAN } from './entry.js'
 
-/** The held entry's version from its header (`v7:`, `v7+5000:` when written with grace, `v7@…` when tagged), or nil when the key holds no readable one (any type is safe to ask). */
+/**
+ * The held entry's version from its header (`v7:`, `v7+5000:` when written with grace, `v7@…` when tagged), or nil
+ * when the key holds no readable one. `GETRANGE` under `pcall`: a key of another type answers an
+ * error, read as no version, without a `TYPE` first.
+ */
 const HELD_VERSION = `
 local function held_version(key)
-  if redis.call('TYPE', key).ok ~= 'string' then return nil end
-  local held = tonumber(string.match(redis.call('GETRANGE', key, 0, ${HEADER_SCAN - 1}), '^[vat](%d+)[+:@]') or '')
+  local head = redis.pcall('GETRANGE', key, 0, ${HEADER_SCAN - 1})
+  if type(head) ~= 'string' then return nil end
+  local held = tonumber(string.match(head, '^[vat](%d+)[+:@]') or '')
   if held and held <= ${MAX_VERSION} then return held end
   return nil
 end
@@ -22,14 +27,15 @@ export const GET_STATUS = { found: 0, wrongType: 1, tooLarge: 2, badGeneration: 
 
 /**
  * The generation held under `key` (a bucket's generation key), or -1 when it holds garbage (another
- * type, not an integer in range); 0 when there is none.
+ * type, not an integer in range); 0 when there is none. One `GET` under `pcall` (another type
+ * answers an error), no `TYPE`.
  */
 const READ_GENERATION = `
 local function read_generation(key)
-  local kind = redis.call('TYPE', key).ok
-  if kind == 'none' then return 0 end
-  if kind ~= 'string' then return -1 end
-  local generation = tonumber(redis.call('GET', key))
+  local held = redis.pcall('GET', key)
+  if held == false then return 0 end
+  if type(held) ~= 'string' then return -1 end
+  local generation = tonumber(held)
   if generation and generation >= 0 and generation < ${MAX_VERSION} and generation == math.floor(generation) then return generation end
   return -1
 end
@@ -44,6 +50,21 @@ end
 `
 
 /**
+ * The entry under `key` as {@link GET_LUA} answers it, past its generation: `false` when there is
+ * none (or it is empty: no entry is), else `{status, payload, pttl, generation}`. `STRLEN` under
+ * `pcall` tells a missing key (0), another type (an error) and the size, in one command.
+ */
+const READ_ENTRY = `
+local function read_entry(key, generation, max_bytes)
+  local size = redis.pcall('STRLEN', key)
+  if type(size) ~= 'number' then return {${GET_STATUS.wrongType}, false, 0, generation} end
+  if size == 0 then return false end
+  if size > max_bytes then return {${GET_STATUS.tooLarge}, false, 0, generation} end
+  return {${GET_STATUS.found}, redis.call('GET', key), redis.call('PTTL', key), generation}
+end
+`
+
+/**
  * Reads the entry of one id with its remaining lifetime, in one step, in its bucket's current
  * generation: KEYS[1] is the bucket's generation key, KEYS[2] the id's generation-0 entry key (the
  * entry itself is under `KEYS[2]:<generation>` once the bucket was cleared; same hash tag, same slot).
@@ -51,15 +72,51 @@ end
  * a string of at most ARGV[1] bytes, only the status when it is another type or larger (so a huge
  * entry never crosses the wire), or `{badGeneration}` when the generation key holds garbage.
  */
-export const GET_LUA = `${READ_GENERATION}${IN_GENERATION}
+export const GET_LUA = `${READ_GENERATION}${IN_GENERATION}${READ_ENTRY}
 local generation = read_generation(KEYS[1])
 if generation < 0 then return {${GET_STATUS.badGeneration}} end
-local key = in_generation(KEYS[2], generation)
-local kind = redis.call('TYPE', key).ok
-if kind == 'none' then return false end
-if kind ~= 'string' then return {${GET_STATUS.wrongType}, false, 0, generation} end
-if redis.call('STRLEN', key) > tonumber(ARGV[1]) then return {${GET_STATUS.tooLarge}, false, 0, generation} end
-return {${GET_STATUS.found}, redis.call('GET', key), redis.call('PTTL', key), generation}
+return read_entry(in_generation(KEYS[2], generation), generation, tonumber(ARGV[1]))
+`
+
+/** What {@link READ_OR_LEASE_LUA} says of the lease, in the fifth field of its answer. */
+export const LEASE_STATUS = { unasked: 0, taken: 1, busy: 2 } as const
+
+/**
+ * {@link GET_LUA} and, when what it read is no fill, the id's lease, in one step: KEYS[1] and KEYS[2]
+ * and ARGV[1] as for {@link GET_LUA}, KEYS[3] the id's lease key; ARGV[2] the token, ARGV[3] the
+ * lease's ttl, ARGV[4] the version the reader knows of. A fill is a value or negative row (`v`, `a`)
+ * of a version ≥ ARGV[4] whose logical lifetime (its `PTTL` less the grace in its header) is not
+ * over; anything else (no entry, a tombstone, an older or graced entry, garbage) asks for the lease
+ * with `SET NX PX`. Answers `{status, payload, pttl, generation, lease}` (`lease` from
+ * {@link LEASE_STATUS}; the first four as {@link GET_LUA}'s, `status` only 0 when found).
+ */
+export const READ_OR_LEASE_LUA = `${READ_GENERATION}${IN_GENERATION}${READ_ENTRY}
+local generation = read_generation(KEYS[1])
+local entry
+if generation < 0 then entry = {${GET_STATUS.badGeneration}, false, 0, 0} else entry = read_entry(in_generation(KEYS[2], generation), generation, tonumber(ARGV[1])) end
+if entry == false then entry = {${GET_STATUS.found}, false, -2, generation} end
+if entry[1] == ${GET_STATUS.found} and entry[2] then
+  local kind, version, grace = string.match(entry[2], '^([vat])(%d+)%+?(%d*)[:@]')
+  if kind and kind ~= 't' and tonumber(version) >= tonumber(ARGV[4]) and entry[3] - (tonumber(grace) or 0) > 0 then
+    entry[5] = ${LEASE_STATUS.unasked}
+    return entry
+  end
+end
+if redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3], 'NX') then entry[5] = ${LEASE_STATUS.taken} else entry[5] = ${LEASE_STATUS.busy} end
+return entry
+`
+
+/** The write of {@link SET_LUA} as a function: 1 when written, 0 when refused. */
+const WRITE_ENTRY = `
+local function write_entry(generation_key, base, version, ttl, data)
+  local generation = read_generation(generation_key)
+  if generation < 0 then generation = 0 end
+  local key = in_generation(base, generation)
+  local held = held_version(key)
+  if held and held > tonumber(version) then return 0 end
+  redis.call('SET', key, data, 'PX', ttl)
+  return 1
+end
 `
 
 /**
@@ -68,14 +125,19 @@ return {${GET_STATUS.found}, redis.call('GET', key), redis.call('PTTL', key), ge
  * overwritten. A garbage generation key writes in generation 0 (read by nobody until a clear repairs
  * the key). Answers 1 when written, 0 when refused.
  */
-export const SET_LUA = `${HELD_VERSION}${READ_GENERATION}${IN_GENERATION}
-local generation = read_generation(KEYS[1])
-if generation < 0 then generation = 0 end
-local key = in_generation(KEYS[2], generation)
-local held = held_version(key)
-if held and held > tonumber(ARGV[1]) then return 0 end
-redis.call('SET', key, ARGV[3], 'PX', ARGV[2])
-return 1
+export const SET_LUA = `${HELD_VERSION}${READ_GENERATION}${IN_GENERATION}${WRITE_ENTRY}
+return write_entry(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
+`
+
+/**
+ * {@link SET_LUA} (KEYS[1], KEYS[2], ARGV[1..3] as there), then the release of the id's lease
+ * KEYS[3] if ARGV[4] (the writer's token) still holds it, whether the write was refused or not, in
+ * one step: a lease holder's fill and its giving back in one round trip. Answers as {@link SET_LUA}.
+ */
+export const SET_AND_RELEASE_LUA = `${HELD_VERSION}${READ_GENERATION}${IN_GENERATION}${WRITE_ENTRY}
+local written = write_entry(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
+if redis.pcall('GET', KEYS[3]) == ARGV[4] then redis.call('DEL', KEYS[3]) end
+return written
 `
 
 /**
@@ -86,8 +148,9 @@ return 1
  */
 export const NEXT_VERSION_LUA = `${HELD_VERSION}${READ_GENERATION}${IN_GENERATION}
 local version = math.max(tonumber(ARGV[2]), 1)
-if redis.call('TYPE', KEYS[1]).ok == 'string' then
-  local issued = tonumber(redis.call('GET', KEYS[1]))
+local last = redis.pcall('GET', KEYS[1])
+if type(last) == 'string' then
+  local issued = tonumber(last)
   if issued and issued >= 0 and issued < ${MAX_VERSION} and issued + 1 > version then version = issued + 1 end
 end
 local generation = read_generation(KEYS[2])
@@ -117,7 +180,7 @@ return generation
 
 /** Releases the lease under KEYS[1] if ARGV[1] (the holder's token) still holds it: 1 when released, 0 otherwise. */
 export const RELEASE_LEASE_LUA = `
-if redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then
+if redis.pcall('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
   return 1
 end
