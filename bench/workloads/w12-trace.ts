@@ -27,7 +27,7 @@ export const UPDATE = 1
 /** The first update of a quick pair: once it finished, the instance reads the id (starting a load), and the pair's second update lands while that load is in flight. */
 export const UPDATE_THEN_READ = 2
 
-/** The knobs of one day; everything else follows from them and the seed. */
+/** The knobs of one day; everything else follows from them and its random seed. */
 export interface DayPlan {
   seed: number
   /** Length of the day in ms (real time). */
