@@ -122,6 +122,19 @@ export function evaluateTargets(results: Results): TargetRow[] {
     out.push(row('W8', 'with lease, a herd in 4 processes at once costs exactly 1 loader call', measured, undefined, max === undefined ? undefined : max === 1))
   }
   {
+    const timeouts = get(results, 'W8', SUBJECT, 'burstLeaseTimeouts')
+    const skipped = get(results, 'W8', SUBJECT, 'burstLeaseSkipped')
+    out.push(
+      row(
+        'W8',
+        'a cold start of 4 processes × 1,600 simultaneous fills with lease: no L2 timeout, no breaker opening',
+        timeouts === undefined || skipped === undefined ? undefined : `${num(timeouts)} timeouts, ${num(skipped)} calls skipped by an open breaker (worst round)`,
+        undefined,
+        timeouts === undefined || skipped === undefined ? undefined : timeouts === 0 && skipped === 0,
+      ),
+    )
+  }
+  {
     const max = get(results, 'W8', SUBJECT, 'clusterLeaseLoadsMax')
     out.push(row('W8', 'on a Redis Cluster, a lease herd in 4 processes costs exactly 1 loader call', max === undefined ? undefined : `at most ${num(max)} per herd`, undefined, max === undefined ? undefined : max === 1))
     const spread = get(results, 'W8', SUBJECT, 'clusterMasterOverMean')

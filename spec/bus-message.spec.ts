@@ -209,3 +209,22 @@ describe('decodeWire', () => {
     expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('polluted')
   })
 })
+
+describe('the unfilled message on the wire', () => {
+  const unfilled = { table: 'stock', id: 'hot', version: 7, kind: 'unfilled', origin: 'o1', lease: 'token-1' } as const
+
+  it('travels with its lease token, and with failed: true when the holder’s loader failed', () => {
+    expect(decodeWire(encodeWire(unfilled))).toEqual({ ok: true, message: unfilled })
+    expect(decodeWire(encodeWire({ ...unfilled, failed: true }))).toEqual({ ok: true, message: { ...unfilled, failed: true } })
+    expect(JSON.parse(encodeWire(unfilled))).not.toHaveProperty('failed')
+  })
+
+  it('carries its key space, as every other kind does, so a bus with a namespace hears its own holders', () => {
+    expect(decodeWire(encodeWire({ ...unfilled, failed: true }, 'prod:'))).toEqual({ ok: true, message: { ...unfilled, failed: true }, namespace: 'prod:' })
+  })
+
+  it('reads failed: false as absent, and refuses a failed that is not a boolean, naming it', () => {
+    expect(parseCoherenceMessage({ ...unfilled, failed: false })).toEqual({ ok: true, message: unfilled })
+    expect(parseCoherenceMessage({ ...unfilled, failed: 'yes' })).toEqual({ ok: false, reason: 'failed must be a boolean when present' })
+  })
+})

@@ -413,7 +413,7 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
       expect(await leases.acquire(t, 'x', 'one', 1_000)).toBe(true) // a refused call took nothing
     })
 
-    it('setAndRelease (when the store has it) writes as set does and gives the lease back under its token, written or refused', async ({ skip }) => {
+    it('setAndRelease (when the store has it) writes as set does; a write that landed ends the lease whoever holds it, a refused one releases it under its token only', async ({ skip }) => {
       const leases = h.store.leases!
       if (leases.setAndRelease === undefined) return skip('this store has no leases.setAndRelease')
       const t = freshTable()
@@ -423,8 +423,10 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
       expect(await leases.acquire(t, 'a', 'next', 60_000)).toBe(true) // given back
       expect(await leases.setAndRelease(t, 'a', value('older', 1), 'next')).toBe(false) // refused by the version guard
       expect(await leases.acquire(t, 'a', 'third', 60_000)).toBe(true) // still given back
+      expect(await leases.setAndRelease(t, 'a', value('older still', 1), 'not the holder')).toBe(false)
+      expect(await leases.acquire(t, 'a', 'fourth', 60_000)).toBe(false) // refused, another token's lease stays
       expect(await leases.setAndRelease(t, 'a', value('newer', 3), 'not the holder')).toBe(true)
-      expect(await leases.acquire(t, 'a', 'fourth', 60_000)).toBe(false) // another token's lease stays
+      expect(await leases.acquire(t, 'a', 'fifth', 60_000)).toBe(true) // the fill landed: whoever held the lease, it ended
       await expect(leases.setAndRelease(t, 'a', value('x', 4), '')).rejects.toThrow(TypeError)
       await expect(leases.setAndRelease(t, 'a', { kind: 'value', value: 1, version: 1, ttl: 0 }, 'third')).rejects.toThrow(RangeError)
     })

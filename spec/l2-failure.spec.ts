@@ -44,6 +44,31 @@ describe('L2 failure never fails a fetch', () => {
     await table.close()
   })
 
+  it('an answer that arrived while the event loop was busy past the timeout is taken, not counted a timeout', async () => {
+    const clock = manualClock(0)
+    const store = memoryL2({ clock })
+    await store.set('t', 'k', { kind: 'value', value: 'in L2', version: 1, ttl: 60_000 })
+    let answerNow: (() => void) | undefined
+    const busy: typeof store = {
+      ...store,
+      // The read is answered by the test, inside the same synchronous block that fires the timer.
+      get: (table, id) => new Promise((resolve) => (answerNow = () => void store.get(table, id).then(resolve))),
+    }
+    const table = createTable<string>({ name: 't', ttl: 60_000, clock, l2: busy, sweepInterval: 1e9 })
+    let loads = 0
+    const answer = outcome(table.fetch('k', () => (loads++, 'from origin')))
+    await settle()
+    // One busy stretch of the event loop: the timer comes due and the reply lands before anything else runs.
+    clock.advance(DEFAULT_L2_TIMEOUT + 20)
+    answerNow!()
+    await settle()
+    await settle()
+    expect(answer).toMatchObject({ state: 'fulfilled', value: 'in L2' })
+    expect(table.stats()).toMatchObject({ l2_hits: 1, l2_timeouts: 0, loads: 0 })
+    expect(loads).toBe(0)
+    await table.close()
+  })
+
   it('a garbage entry is a counted miss, not an outage', async () => {
     const { l2, table } = setup()
     l2.fail('get', { kind: 'corrupt' })

@@ -99,6 +99,60 @@ describe('a holder whose flight ends without a fill', () => {
   })
 })
 
+describe('how a holder whose loader failed ends its lease', () => {
+  /** A store whose lease calls are recorded by name; the rest is the world's memoryL2. */
+  function recorded(store: ReturnType<typeof memoryL2>) {
+    const leases = store.leases!
+    const calls: string[] = []
+    const spy = <A extends unknown[], T>(name: string, run: (...args: A) => Promise<T>) => (...args: A) => (calls.push(name), run(...args))
+    const l2: L2Store = {
+      get: store.get,
+      set: store.set,
+      nextVersion: store.nextVersion,
+      clear: store.clear,
+      close: store.close,
+      leases: {
+        acquire: spy('acquire', leases.acquire.bind(leases)),
+        release: spy('release', leases.release.bind(leases)),
+        void: spy('void', leases.void.bind(leases)),
+        readOrAcquire: spy('readOrAcquire', leases.readOrAcquire!.bind(leases)),
+      },
+    }
+    return { calls, l2 }
+  }
+
+  it('well within the lease’s ttl: a plain void, no read of its token (nobody else can hold it yet)', async () => {
+    const { clock, store, make } = world({ lease: { ttl: 2_000 } })
+    const { calls, l2 } = recorded(store)
+    const holder = make({ l2 })
+    const origin = latchedLoader<Row>()
+    const answer = outcome(holder.fetch('a', origin.loader))
+    await settle()
+    await advanceSettled(clock, 900) // under ttl / 2 less an L2 call's bound
+    origin.only().reject(new Error('origin down'))
+    await settle()
+    await settle()
+    expect(answer.state).toBe('rejected')
+    expect(calls).toEqual(['readOrAcquire', 'void'])
+    expect(await store.leases!.acquire(NAME, 'a', 'next', 1_000)).toBe(true) // it ended
+  })
+
+  it('later in its ttl: given back under its token (another process may hold it, had it run out)', async () => {
+    const { clock, store, make } = world({ lease: { ttl: 2_000 } })
+    const { calls, l2 } = recorded(store)
+    const holder = make({ l2 })
+    const origin = latchedLoader<Row>()
+    const answer = outcome(holder.fetch('a', origin.loader))
+    await settle()
+    await advanceSettled(clock, 1_000)
+    origin.only().reject(new Error('origin down'))
+    await settle()
+    await settle()
+    expect(answer.state).toBe('rejected')
+    expect(calls).toEqual(['readOrAcquire', 'release'])
+  })
+})
+
 describe('lease defaults', () => {
   it('bound a wait by what a web request can live with: a few seconds, not the load timeout', async () => {
     const { clock, make } = world({ loadTimeout: 30_000 })

@@ -93,6 +93,50 @@ describe('a herd across processes with leases', () => {
     await close()
   })
 
+  it('with a bus, a waiter looks at L2 on its own only after 25 ms (the fill message wakes it), and a lost fill message costs it that wait', async () => {
+    const clock = manualClock(0)
+    const store = memoryL2({ clock })
+    const local = localBus()
+    let dropFills = false
+    const lossy = { ...local, publish: (m: Parameters<typeof local.publish>[0]) => (dropFills && m.kind === 'fill' ? Promise.resolve() : local.publish(m)) }
+    const options = { name: NAME, ttl: 60_000, jitter: 0, sweepInterval: 1e9, loadTimeout: 1_000, clock, lease: true, bus: lossy } as const
+    const a = createTable<{ v: string } | undefined>({ ...options, l2: store })
+    const watched = chaosL2(store, clock) // B's view of the same L2, counting its calls
+    const b = createTable<{ v: string } | undefined>({ ...options, l2: watched })
+    const origin = latchedLoader<{ v: string }>()
+    const fromA = outcome(a.fetch('hot', origin.loader))
+    await settle()
+    const fromB = outcome(b.fetch('hot', origin.loader))
+    await settle()
+    const l2Calls = () => Object.values(watched.calls).reduce((n, c) => n + c, 0)
+    const afterFirstRead = l2Calls()
+    await advanceSettled(clock, 24)
+    expect(l2Calls()).toBe(afterFirstRead) // no look of its own yet
+    origin.only().resolve({ v: 'filled' })
+    for (let i = 0; i < 4; i++) await settle()
+    expect(fromB).toMatchObject({ state: 'fulfilled', value: { v: 'filled' } }) // woken by the fill message
+    expect(l2Calls()).toBe(afterFirstRead + 1) // one look, on the wake
+    // The same with the fill message lost: B finds the fill on its own look at 25 ms.
+    dropFills = true
+    await a.invalidate('hot')
+    for (let i = 0; i < 4; i++) await settle()
+    const again = outcome(a.fetch('hot', origin.loader))
+    await settle()
+    const fromBAgain = outcome(b.fetch('hot', origin.loader))
+    await settle()
+    origin.calls[1]!.resolve({ v: 'filled again' })
+    for (let i = 0; i < 4; i++) await settle()
+    expect(again.value).toEqual({ v: 'filled again' })
+    expect(fromBAgain.state).toBe('pending')
+    await advanceSettled(clock, 25)
+    expect(fromBAgain).toMatchObject({ state: 'fulfilled', value: { v: 'filled again' } })
+    expect(fromA.value).toEqual({ v: 'filled' })
+    expect(origin.calls).toHaveLength(2)
+    await Promise.all([a.close(), b.close()])
+    await store.close()
+    await local.close()
+  })
+
   it('a process that takes the lease just after the holder filled it and let go answers from the fill, not a second load', async () => {
     const clock = manualClock(0)
     const store = memoryL2({ clock })

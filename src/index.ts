@@ -22,6 +22,7 @@ export {
   TableClosedError,
   FetchTimeoutError,
   LoadTimeoutError,
+  LeaseHolderFailedError,
   SelfFetchError,
   L2TimeoutError,
   L2CorruptEntryError,

@@ -183,6 +183,15 @@ export async function runW12(ctx: BenchContext): Promise<W12Result> {
       headers: ['row', 'instances', ...COUNTERS],
       rows: counted.map(([shape, r]) => [r.name, shape, ...COUNTERS.map((c) => num(r.figures.counters[c] ?? Number.NaN))]),
     })
+  const scripted = four.filter((r) => r.name.startsWith('echostore') && r.figures.redisByCommand.length > 0)
+  if (scripted.length > 0) {
+    const names = [...new Set(scripted.flatMap((r) => r.figures.redisByCommand.map(([c]) => c)))]
+    tables.push({
+      caption: "**W12 EchoStore's Redis commands by name** (the four-instance shape; INFO commandstats, the commands inside each script counted too)",
+      headers: ['row', ...names],
+      rows: scripted.map((r) => [r.name, ...names.map((c) => num(r.figures.redisByCommand.find(([n]) => n === c)?.[1] ?? 0))]),
+    })
+  }
   tables.push({ caption: '**W12 set-up** (ttl, grace and deadline as in the method; capacity 100,000 rows per instance: none evicts)', headers: ['contender', 'notes: one instance', 'notes: four instances'], rows: setupRows })
   const o = plan.outage
   const method =

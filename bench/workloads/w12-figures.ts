@@ -36,6 +36,8 @@ export interface DayFigures {
   redisCommands: number
   /** The three commands Redis ran most, with their counts. */
   redisTop: string
+  /** Every command Redis ran over the day, with its count, most first (empty without Redis). */
+  redisByCommand: [string, number][]
   redisCpuMs: number
   /** CPU per instance over the day (user + system), ms. */
   cpuMs: number[]
@@ -171,6 +173,7 @@ export function dayFigures(plan: DayPlan, run: DayRun, grace: number): DayFigure
       .slice(0, 3)
       .map(([c, n]) => `${c} ${n}`)
       .join(', '),
+    redisByCommand: commands,
     redisCpuMs: run.redisCpuMs,
     cpuMs: run.reports.map((r) => r.cpuMs),
     lagMaxMs: Math.max(...run.reports.map((r) => r.lagMaxMs)),

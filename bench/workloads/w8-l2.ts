@@ -10,6 +10,7 @@ import { progress } from '../lib/progress.js'
 import { connectRedis, deletePrefix, quitRedis, redisUnreachable, redisVersion, runPrefix } from '../lib/redis.js'
 import { median, percentile, spreadPct } from '../lib/stats.js'
 import type { BenchContext, Metrics, WorkloadResult } from './context.js'
+import { runW8d } from './w8-burst.js'
 import { CLUSTER_URLS, clusterUnreachable, deleteOnCluster, runW8c } from './w8-cluster.js'
 
 /** The core entry and the Redis entry, loaded only when W8 runs. */
@@ -432,6 +433,8 @@ function skipped(reason: string): WorkloadResult {
  * fill, a loader fill through the L2 table and a loader fill without L2, in interleaved
  * repetitions. W8b: a herd on one cold id in each of 4 child processes sharing a Redis prefix,
  * started together and then staggered: loader calls across processes and l2_hits per process.
+ * W8d: a cold start, fresh processes each firing a burst of cold fills, with and without lease:
+ * L2 timeouts and breaker openings.
  * Keys go under a random prefix, deleted at the end (SCAN + DEL). Skipped, not failed, when
  * Redis does not answer or EchoStore is not selected.
  */
@@ -465,6 +468,10 @@ export async function runW8(ctx: BenchContext): Promise<WorkloadResult> {
       notes: [],
     }
     section.notes.push(...herdPart.notes)
+    const burst = await runW8d(ctx, prefix)
+    Object.assign(figures, burst.metrics)
+    section.tables.push(burst.table)
+    section.notes.push(...burst.notes)
     const clusterDown = await clusterUnreachable()
     if (clusterDown !== undefined) {
       section.notes.push(`W8c (one node against a cluster) skipped: the cluster at ${CLUSTER_URLS[0]} is not reachable (${clusterDown}); start it with \`bash .ci/redis-topology.sh start\`.`)

@@ -33,6 +33,9 @@ export interface FillMessage {
  * The holder of an id's lease ended its flight without a fill (its loader failed, its L2 write
  * failed, or it was released): receivers waiting on that lease give back `lease` (the holder's
  * token, compare-and-delete: its own release may have been lost) and one of them takes it over.
+ * With `failed` (its loader threw or rejected), the origin just failed for the id: a receiver that
+ * holds a graced value for it does not ask the origin again for its `graceBackoff` (its waiting
+ * flights take the failure as their own and answer that value; its later misses get it at once).
  */
 export interface UnfilledMessage {
   table: string
@@ -42,6 +45,8 @@ export interface UnfilledMessage {
   origin: string
   /** The holder's lease token. */
   lease: string
+  /** Present (`true`) when the holder's loader failed; absent when its write failed or it was released. */
+  failed?: true
 }
 
 /**

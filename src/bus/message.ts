@@ -7,13 +7,14 @@
  *   {"table":"emoji_sets","kind":"clear","origin":"b3f…"}
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"fill","origin":"b3f…"}
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"unfilled","origin":"b3f…","lease":"9c1…"}
+ *   {"table":"emoji_sets","id":"party","version":17,"kind":"unfilled","origin":"b3f…","lease":"9c1…","failed":true}
  *   {"table":"emoji_sets","kind":"tag","tag":"depot:7","scope":[],"version":17,"origin":"b3f…"}
  *   {"table":"emoji_sets","kind":"clear","scope":["tenant-a"],"version":17,"origin":"b3f…"}
  *
  * - `table`: non-empty string, at most `MAX_TABLE_LENGTH` UTF-16 code units;
  * - `kind`: `"put"` or `"invalidate"` (a change of one id), `"fill"` (a lease holder filled the
  *   id), `"unfilled"` (a lease holder ended without a fill; `lease`: its token, a non-empty string of
- *   at most `MAX_LEASE_LENGTH`), `"tag"` (a tag's invalidation: `tag`, a non-empty string of at
+ *   at most `MAX_LEASE_LENGTH`; `failed`, optional: `true` when its loader failed), `"tag"` (a tag's invalidation: `tag`, a non-empty string of at
  *   most `MAX_ID_LENGTH` code units, in the namespace path `scope`, and the `version` it got), or
  *   `"clear"` (the whole table; with `scope` and `version`, one namespace);
  * - `scope` (tags, and a namespace's clear): an array of at most `MAX_NAMESPACE_DEPTH` non-empty
@@ -35,7 +36,7 @@ import { badArgument } from '../core/errors.js'
 import { MAX_ID_LENGTH } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { MAX_NAMESPACE_DEPTH, MAX_NAMESPACE_LENGTH } from '../tags/scope.js'
-import type { ChangeMessage, CoherenceMessage, FillMessage } from './bus.js'
+import type { ChangeMessage, CoherenceMessage, FillMessage, UnfilledMessage } from './bus.js'
 
 /** Largest payload `decodeWire` reads, in bytes; larger payloads are refused before parsing. */
 export const MAX_WIRE_BYTES = 128 * 1024
@@ -115,7 +116,10 @@ function parseObject(raw: unknown): ParseResult {
   if (kind === 'unfilled') {
     const lease = own('lease')
     if (typeof lease !== 'string' || lease.length === 0 || lease.length > MAX_LEASE_LENGTH) return refuse(`lease must be a non-empty string of at most ${MAX_LEASE_LENGTH}`)
-    return { ok: true, message: { table, id: typeof id === 'number' ? id + 0 : id, version: version + 0, kind, origin, lease } }
+    const failed = own('failed')
+    if (failed !== undefined && typeof failed !== 'boolean') return refuse('failed must be a boolean when present')
+    const unfilled: UnfilledMessage = { table, id: typeof id === 'number' ? id + 0 : id, version: version + 0, kind, origin, lease }
+    return { ok: true, message: failed === true ? { ...unfilled, failed } : unfilled, ...space }
   }
 
   // `+ 0` turns -0 into 0, which is what JSON carries.
@@ -156,8 +160,8 @@ export function encodeWire(message: CoherenceMessage, namespace?: string): strin
     return JSON.stringify({ table, kind, tag, scope, version, origin, ...ns })
   }
   if (message.kind === 'unfilled') {
-    const { table, id, version, kind, origin, lease } = message
-    return JSON.stringify({ table, id, version, kind, origin, lease })
+    const { table, id, version, kind, origin, lease, failed } = message
+    return JSON.stringify(failed === true ? { table, id, version, kind, origin, lease, failed, ...ns } : { table, id, version, kind, origin, lease, ...ns })
   }
   const { table, id, version, kind, origin } = message
   return JSON.stringify({ table, id, version, kind, origin, ...ns })

@@ -105,6 +105,24 @@ export class LoadTimeoutError extends TableError {
 }
 
 /**
+ * The loader of this id failed in another process that held its lease, and this flight, waiting on
+ * that lease with a graced value in hand, took the failure as its own instead of calling the origin
+ * again: its callers get the graced value (the fail-safe), and this error goes to the `error` event.
+ * A caller sees it only when the graced value was gone by the time the flight ended.
+ */
+export class LeaseHolderFailedError extends TableError {
+  readonly code = 'ECHOSTORE_LEASE_HOLDER_FAILED'
+  constructor(table: string, id: Id) {
+    super(
+      table,
+      id,
+      `loading ${showId(id)} for table "${table}" failed in the process that held its lease; this process did not ask the origin again ` +
+        'and answered with its graced value (see graceBackoff). The holder\'s own error is in its error event.',
+    )
+  }
+}
+
+/**
  * An L2 store's `get` found an entry it cannot decode, or one that would pollute prototypes. The
  * table counts it (`l2_corrupt`) and reads it as a miss.
  */

@@ -311,7 +311,7 @@ export class L2Facade {
         resolve(L2_FAILED)
       }
       this.#inProgress.add(end)
-      const timer = this.clock.setTimeout(() => {
+      const timeOut = (): void => {
         if (done) return
         done = true
         this.#inProgress.delete(end)
@@ -320,7 +320,11 @@ export class L2Facade {
         this.#failed(shard, op, id, error)
         traced?.(true, error)
         resolve(L2_FAILED)
-      }, this.timeout)
+      }
+      // A timer that fires late (the event loop was busy: a burst of misses in a cold process) may
+      // find the answer already received, waiting to be read. The timeout is decided after the next
+      // I/O poll (`setImmediate` runs after it), so such an answer lands first and is no timeout.
+      const timer = this.clock.setTimeout(() => setImmediate(timeOut), this.timeout)
       const settle = (answer: L2Answer<T>, error?: unknown): void => {
         if (done) return
         done = true

@@ -66,7 +66,8 @@ export class MemoryLeases implements L2Leases {
     this.open('leases.setAndRelease')
     if (typeof token !== 'string' || token === '') throw badArgument(TypeError, `memoryL2.leases.setAndRelease: token must be a non-empty string, got ${describe(token)}`)
     const written = await this.write(table, id, entry)
-    await this.release(table, id, token)
+    if (written) await this.void(table, id)
+    else await this.release(table, id, token)
     return written
   }
 

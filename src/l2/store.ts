@@ -133,9 +133,11 @@ export interface L2Leases {
    */
   readOrAcquire?(table: string, id: Id, token: string, ttl: number, floor: number): Promise<LeaseRead>
   /**
-   * Optional: `set` (its answer and its rejections), then `release` under `token`, whatever the
-   * write did, in one step: a holder's fill and its giving back in one round trip. A holder uses it
-   * for its write when present (`set` then `release` otherwise).
+   * Optional: `set` (its answer and its rejections), then the end of the lease, in one step: a
+   * holder's fill and its giving back in one round trip. A write that landed ends the lease whoever
+   * holds it (as `void` does: with the fill in the store, every reader finds it before asking for the
+   * lease, so no read is spent on the token); a refused one releases it under `token` only. A holder
+   * uses it for its write when present (`set` then `release` otherwise).
    */
   setAndRelease?(table: string, id: Id, entry: L2Write, token: string): Promise<boolean>
   /** Gives the lease of (table, id) back if `token` still holds it (compare-and-delete): true when released. */

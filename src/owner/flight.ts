@@ -7,6 +7,7 @@ import { badArgument, badNumber, describe } from '../core/errors.js'
 import { MAX_TTL } from '../table/options.js'
 import type { TimerHandle } from '../core/clock.js'
 import type { FlightTrace } from '../core/fetch-trace.js'
+import type { HolderEnd } from './lease.js'
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import type { RowTags } from '../rows/writes.js'
@@ -77,9 +78,10 @@ export class Flight<V> {
   softTimer: TimerHandle | undefined = undefined
   /**
    * Set by the flight's runner while it waits on another process's lease (see `lease.ts`); called
-   * by the owner, after its turn, when a fill or a change of the id arrives: the runner looks at L2 at once.
+   * by the owner, after its turn, when a fill or a change of the id arrives (the runner looks at L2 at
+   * once), or when the holder says it ended without a fill (with how it ended).
    */
-  leaseWake: ((gaveUp?: string) => void) | undefined = undefined
+  leaseWake: ((ended?: HolderEnd) => void) | undefined = undefined
   /** Its record for `echostore:fetch`, when a traced fetch started it (see `core/fetch-trace.ts`). Set and written by the owner. */
   trace: FlightTrace | undefined = undefined
 

@@ -7,10 +7,14 @@
  * (an `unfilled` message naming its lease), so that a waiter takes over at once, even when that
  * release was lost. A flight that finds the lease held waits for that fill: it looks at L2 again
  * when the bus tells it (or a change of the id arrives), and otherwise on its own, after 2 ms, then
- * twice as long each time up to 50 ms. On each look it also tries to take the lease, so when the
- * holder died (its lease expired) or gave up, one waiter takes over, also a waiter whose `wait` has
- * just run out. Past `wait`, a waiter that cannot take the lease loads itself. L2 failing at any step
- * means a local load: a lease never fails a fetch, and its L2 calls are inside the flight's bound
+ * twice as long each time up to 50 ms; with a bus, whose messages wake it, after 25 ms first (its
+ * own looks then only cover a lost message or a dead holder, and cost Redis work on every wait). On
+ * each look it also tries to take the lease, so when the holder died (its lease expired) or gave
+ * up, one waiter takes over, also a waiter whose `wait` has just run out; but when the holder's
+ * loader failed, a waiter with a graced value in hand takes that failure as its own instead (the
+ * origin is down for this id: asking it once more from every process would only add load), and
+ * answers its graced value. Past `wait`, a waiter that cannot take the lease loads itself. L2
+ * failing at any step means a local load: a lease never fails a fetch, and its L2 calls are inside the flight's bound
  * (see `LEASE_L2_CALLS`). A batch asks for the leases of all its ids in one call (`askLeases`); each
  * id it finds held elsewhere waits on its own, as a single flight does.
  *
@@ -26,8 +30,6 @@ import type { L2Entry, LeaseRead } from '../l2/store.js'
 import type { LeaseSettings } from '../table/options.js'
 import type { Flight } from './flight.js'
 
-/** The first look at L2 while waiting, in ms after the lease was found held. */
-const FIRST_LOOK_MS = 2
 /** The longest pause between two looks, in ms. */
 const LONGEST_LOOK_MS = 50
 
@@ -44,6 +46,20 @@ export type LeaseOutcome =
   | { kind: 'load'; version: number }
   /** The flight was released while it waited: nothing more to do. */
   | { kind: 'gone' }
+  /** The holder's loader failed and this flight has a graced value: it fails too, without calling the origin (its callers get that value: the fail-safe). */
+  | { kind: 'failed' }
+
+/**
+ * How the holder of a lease this process waits on ended without a fill (an `unfilled` message), as
+ * the owner tells the waiting flight: the holder's `lease` token; whether its loader `failed`; and
+ * whether this process holds a `graced` value for the flight (its row's). A waiter takes a failure
+ * as its own when it has a graced value, its row's or one it found in L2.
+ */
+export interface HolderEnd {
+  readonly lease: string
+  readonly failed: boolean
+  readonly graced: boolean
+}
 
 /** What the lease protocol needs from the flight's table. */
 export interface LeaseDeps {
@@ -55,13 +71,14 @@ export interface LeaseDeps {
 /**
  * Asks for the lease of `flight.id`, then holds it, or waits for its holder's fill (see the module
  * comment). `version` is the highest version the flight knows of; an entry below it is no fill.
+ * `gracedInL2`: the flight found a graced entry in L2 (a fallback of its own).
  */
-export async function takeLeaseOrWait<V>(flight: Flight<V>, deps: LeaseDeps, version: number): Promise<LeaseOutcome> {
+export async function takeLeaseOrWait<V>(flight: Flight<V>, deps: LeaseDeps, version: number, gracedInL2: boolean): Promise<LeaseOutcome> {
   const token = leaseToken()
   const first = await deps.l2.leaseAcquire(flight.id, token, deps.lease.ttl)
   if (first === L2_FAILED) return { kind: 'load', version }
   if (first) return taken(flight, deps, token, version, 'lease_acquired', await deps.l2.get(flight.id))
-  return waitForLease(flight, deps, token, version)
+  return waitForLease(flight, deps, token, version, gracedInL2)
 }
 
 /** A token for a flight's (or a batch's) lease: random, so no two holders share one. */
@@ -75,10 +92,10 @@ export function leaseToken(): string {
  * this flight cannot answer with, such as an entry it could not decode) asks again as
  * {@link takeLeaseOrWait} does.
  */
-export function leaseAfterRead<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, lease: LeaseRead['lease']): Promise<LeaseOutcome> {
+export function leaseAfterRead<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, lease: LeaseRead['lease'], gracedInL2: boolean): Promise<LeaseOutcome> {
   if (lease === 'taken') return Promise.resolve({ kind: 'hold', token, role: 'lease_acquired' })
-  if (lease === 'busy') return waitForLease(flight, deps, token, version)
-  return takeLeaseOrWait(flight, deps, version)
+  if (lease === 'busy') return waitForLease(flight, deps, token, version, gracedInL2)
+  return takeLeaseOrWait(flight, deps, version, gracedInL2)
 }
 
 /** What a batch's first ask led to for one flight: its outcome now, or `wait` (another holds the lease: {@link waitForLease} next, under `token`). */
@@ -106,15 +123,18 @@ export async function askLeases<V>(runs: readonly { flight: Flight<V>; version: 
 
 /**
  * Waits for the fill of another holder of `flight.id`'s lease, looking at L2 and asking for the
- * lease (under `token`) on each look, up to `wait` from now (see the module comment).
+ * lease (under `token`) on each look, up to `wait` from now (see the module comment). `gracedInL2`:
+ * the flight found a graced entry in L2, so it may take a failed holder's failure as its own.
  */
-export async function waitForLease<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number): Promise<LeaseOutcome> {
+export async function waitForLease<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, gracedInL2: boolean): Promise<LeaseOutcome> {
   const { clock, l2, lease } = deps
   const deadline = clock.now() + lease.wait
-  let pause = FIRST_LOOK_MS
+  let pause = lease.firstLook
   for (;;) {
-    const gaveUp = await wakeOrPause(flight, clock, Math.min(pause, Math.max(0, deadline - clock.now())))
+    const ended = await wakeOrPause(flight, clock, Math.min(pause, Math.max(0, deadline - clock.now())))
     if (!flight.running) return { kind: 'gone' }
+    if (ended !== undefined && ended.failed && (ended.graced || gracedInL2) && !flight.fenced) return { kind: 'failed' }
+    const gaveUp = ended?.lease
     const looked = l2.readsWithLease ? await lookWithLease(flight, deps, token, version, gaveUp) : await look(flight, deps, token, version, gaveUp)
     if (looked !== undefined) return looked
     if (clock.now() >= deadline) return { kind: 'load', version }
@@ -179,14 +199,14 @@ function taken<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: nu
 
 /**
  * Resolves after `ms` on the clock, or sooner when the owner wakes the flight (a fill or a change of
- * its id, or its release); with the lease token of a holder that said it gave up, when that woke it.
+ * its id, or its release); with how the holder ended, when a holder that said it gave up woke it.
  */
-function wakeOrPause<V>(flight: Flight<V>, clock: Clock, ms: number): Promise<string | undefined> {
+function wakeOrPause<V>(flight: Flight<V>, clock: Clock, ms: number): Promise<HolderEnd | undefined> {
   return new Promise((resolve) => {
-    const done = (gaveUp?: string) => {
+    const done = (ended?: HolderEnd) => {
       clock.clearTimeout(timer)
       flight.leaseWake = undefined
-      resolve(gaveUp)
+      resolve(ended)
     }
     const timer = clock.setTimeout(done, ms)
     flight.leaseWake = done

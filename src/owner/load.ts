@@ -1,4 +1,5 @@
 import { traceLoad } from '../core/channels.js'
+import { LeaseHolderFailedError } from '../core/errors.js'
 import type { Clock } from '../core/clock.js'
 import type { Id } from '../core/id.js'
 import type { Expiry } from '../rows/expiry.js'
@@ -44,8 +45,8 @@ export interface RunnerDeps<V> {
   bornNow(): number
   /** Tells the other processes that this process, holding the lease of `id`, filled it at `version` (a bus message; nothing without a bus). */
   announceFill(id: Id, version: number): void
-  /** Tells them that this process's flight, holding the lease of `id` under `token`, ended without a fill (a bus message; nothing without a bus). */
-  announceUnfilled(id: Id, version: number, token: string): void
+  /** Tells them that this process's flight, holding the lease of `id` under `token`, ended without a fill, `failed` when its loader failed (a bus message; nothing without a bus). */
+  announceUnfilled(id: Id, version: number, token: string, failed: boolean): void
   /** Posts a message to the owner's mailbox. */
   post(message: Message<V>): void
 }
@@ -76,7 +77,7 @@ export async function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, dep
     const answer = readL2(run, await l2.get(flight.id), deps)
     if (answer !== undefined) return post(msg.flightDone(flight, answer))
     if (run.l2Answered && deps.lease !== undefined && flight.running) {
-      return loadAfterLease(run, takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease }, run.version), loader, deps)
+      return loadAfterLease(run, takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease }, run.version, run.fallback !== undefined), loader, deps)
     }
   }
   return loadFlight(run, loader, deps)
@@ -95,11 +96,11 @@ async function readWithLease<V>(run: FlightRun<V>, l2: L2Facade, lease: LeaseSet
   const goesOn = answer === undefined && read !== L2_FAILED && flight.running
   if (read !== L2_FAILED && read.lease === 'taken' && !goesOn) {
     giveBack(l2, flight.id, token)
-    deps.announceUnfilled(flight.id, run.version, token)
+    deps.announceUnfilled(flight.id, run.version, token, false)
   }
   if (answer !== undefined) return deps.post(msg.flightDone(flight, answer))
   if (!goesOn) return loadFlight(run, loader, deps) // L2 failed: a local load (or nothing, once released)
-  return loadAfterLease(run, leaseAfterRead(flight, { clock: deps.clock, l2, lease }, token, run.version, read.lease), loader, deps)
+  return loadAfterLease(run, leaseAfterRead(flight, { clock: deps.clock, l2, lease }, token, run.version, read.lease, run.fallback !== undefined), loader, deps)
 }
 
 /**
@@ -117,14 +118,16 @@ export async function loadAfterLease<V>(run: FlightRun<V>, step: Promise<LeaseOu
   }
   if (outcome.kind === 'gone') return
   if (outcome.kind === 'filled') return deps.post(msg.flightDone(flight, fromL2<V>(outcome.entry, deps.clock, true)))
-  takeOutcome(run, outcome)
+  if (outcome.kind === 'failed') return deps.post(msg.flightDone(flight, { ok: false, error: new LeaseHolderFailedError(deps.table, flight.id), fallback: run.fallback }))
+  takeOutcome(run, outcome, deps.clock.now())
   return loadFlight(run, loader, deps, batched)
 }
 
-/** Takes a lease outcome that leads to a load into the flight's run: the lease it holds and how, or the version it loads from after waiting. */
-export function takeOutcome<V>(run: FlightRun<V>, outcome: LeaseOutcome & { kind: 'hold' | 'load' }): void {
+/** Takes a lease outcome that leads to a load into the flight's run (`now`: as it arrived): the lease it holds and how, or the version it loads from after waiting. */
+export function takeOutcome<V>(run: FlightRun<V>, outcome: LeaseOutcome & { kind: 'hold' | 'load' }, now: number): void {
   if (outcome.kind === 'hold') {
     run.lease = outcome.token
+    run.leaseTakenAt = now
     run.role = outcome.role
   } else {
     run.version = outcome.version
@@ -147,6 +150,7 @@ async function loadFlight<V>(run: FlightRun<V>, loader: Loader<V, Id>, deps: Run
     const value = await traceLoad(deps.table, { id: flight.id }, () => callLoader(flight, loader, deps))
     result = await writeBack(run, value, flight.context.lifetime, flight.context.reported, deps, flight.context.tags)
   } catch (error) {
+    run.failed = true
     result = { ok: false, error, fallback: run.fallback }
   } finally {
     endLease(run, deps)
@@ -154,11 +158,20 @@ async function loadFlight<V>(run: FlightRun<V>, loader: Loader<V, Id>, deps: Run
   deps.post(msg.flightDone(flight, result))
 }
 
-/** The flight is done with the lease it holds, if it does: given back, and, without a fill (failed, released, its write lost or refused), said so, so the waiters take over now. */
+/**
+ * The flight is done with the lease it holds, if it does: given back, and, without a fill (failed,
+ * released, its write lost or refused), said so, so the waiters take over now (or, when its loader
+ * failed, take that failure as theirs where they can answer a graced value).
+ */
 export function endLease<V>(run: FlightRun<V>, deps: RunnerDeps<V>): void {
   if (run.lease === undefined) return
-  if (!run.released) giveBack(deps.l2!, run.flight.id, run.lease)
-  if (!run.filled) deps.announceUnfilled(run.flight.id, run.version, run.lease)
+  const l2 = deps.l2!
+  // Well within its ttl (less an L2 call's bound, the most the lease can have been taken before it
+  // was heard of), a lease no change voided is this flight's alone (one taken over is one that ran
+  // out): it ends with a plain DEL, without reading the token first.
+  const surelyOwn = !run.flight.fenced && deps.clock.now() - run.leaseTakenAt < deps.lease!.ttl / 2 - l2.timeout
+  if (!run.released) surelyOwn ? void l2.leaseVoid(run.flight.id) : giveBack(l2, run.flight.id, run.lease)
+  if (!run.filled) deps.announceUnfilled(run.flight.id, run.version, run.lease, run.failed)
   run.lease = undefined
 }
 
@@ -173,10 +186,14 @@ export interface FlightRun<V> {
   fallback: Fallback<V> | undefined
   /** The token of the lease this flight holds, if it does. */
   lease: string | undefined
+  /** When it took that lease, on the table's clock (as the answer that gave it arrived). */
+  leaseTakenAt: number
   /** How it came to hold the lease, or to load without it after waiting (counted with its load). */
   role: LeaseRole | undefined
   /** Set once this flight's fill is in L2 and announced. */
   filled: boolean
+  /** Set when its loader threw or rejected (told to the lease's waiters). */
+  failed: boolean
   /** Set when the write of this flight's answer gave its lease back in the same step. */
   released: boolean
   /** The birth of its answer, if it has tags: the flight's, raised to {@link RunnerDeps.bornNow} as its loader is called. */
@@ -185,7 +202,7 @@ export interface FlightRun<V> {
 
 /** A flight's run before anything was read. */
 export function newRun<V>(flight: Flight<V>): FlightRun<V> {
-  return { flight, version: flight.version, l2Answered: false, fallback: undefined, lease: undefined, role: undefined, filled: false, released: false, born: flight.born }
+  return { flight, version: flight.version, l2Answered: false, fallback: undefined, lease: undefined, leaseTakenAt: 0, role: undefined, filled: false, failed: false, released: false, born: flight.born }
 }
 
 /**

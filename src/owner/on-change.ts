@@ -10,7 +10,11 @@ import { busEvent } from '../core/channels.js'
 import { C } from '../core/counters.js'
 import { emitSafely } from '../core/events.js'
 import type { Id } from '../core/id.js'
+import type { UnfilledMessage } from '../bus/bus.js'
 import type { Flight } from './flight.js'
+import { fallbackFor } from './grace.js'
+import type { HolderEnd } from './lease.js'
+import { NOT_LIVE } from '../rows/row-store.js'
 import type { InvalidateMessage, PutMessage } from './messages.js'
 import { bury, known, store } from '../rows/writes.js'
 import { type OwnerState, type Turn, listening } from './state.js'
@@ -19,13 +23,18 @@ import { ROOT_SCOPE, Scope } from '../tags/scope.js'
 /**
  * Wakes the flights waiting on another process's lease of `id` (every id's, for `undefined`), after
  * this turn: a fill was announced, or a change arrived, so they look at L2 again at once; or the holder
- * said it ended without a fill (`gaveUp`: its lease token), so they take over. Called before a
- * fence takes the flight out of the flights map.
+ * said it ended without a fill (`ended` tells each flight how: see {@link onUnfilled}), so they take
+ * over. Called before a fence takes the flight out of the flights map.
  */
-function wakeWaiting<V>(turn: Turn<V>, id: Id | undefined, gaveUp?: string): void {
+function wakeWaiting<V>(turn: Turn<V>, id: Id | undefined, ended?: (flight: Flight<V>) => HolderEnd): void {
   const { flights, solo } = turn.state
-  const waiting: ((gaveUp?: string) => void)[] = []
-  const wake = (flight: Flight<V>) => flight.leaseWake !== undefined && waiting.push(flight.leaseWake)
+  const waking: (() => void)[] = []
+  const wake = (flight: Flight<V>) => {
+    const leaseWake = flight.leaseWake
+    if (leaseWake === undefined) return
+    const how = ended?.(flight)
+    waking.push(() => leaseWake(how))
+  }
   if (id === undefined) {
     for (const flight of flights.values()) wake(flight)
   } else {
@@ -33,7 +42,31 @@ function wakeWaiting<V>(turn: Turn<V>, id: Id | undefined, gaveUp?: string): voi
     if (flight !== undefined) wake(flight)
   }
   for (const flight of solo) if (id === undefined || flight.id === id) wake(flight)
-  if (waiting.length > 0) turn.defer(() => waiting.forEach((leaseWake) => leaseWake(gaveUp)))
+  if (waking.length > 0) turn.defer(() => waking.forEach((leaseWake) => leaseWake()))
+}
+
+/**
+ * The holder of `id`'s lease in another process ended without a fill: the flights waiting on it here
+ * give its lease back and one takes over. When its loader failed (the origin is failing for the id),
+ * this process does not ask the origin again for the id for `graceBackoff` where it holds a graced
+ * value: its waiting flights that can answer one (their row's, or one they found in L2) take the
+ * failure as their own (the fail-safe, as if their own load had failed), and a graced row is held
+ * off, so its next misses get that value at once (`stale` reason `backoff`), as in the holder's process.
+ */
+function onUnfilled<V>(turn: Turn<V>, message: UnfilledMessage): void {
+  const { id, lease } = message
+  const failed = message.failed === true && turn.env.grace > 0
+  if (failed) holdOffGraced(turn, id)
+  wakeWaiting(turn, id, (flight) => ({ lease, failed, graced: failed && fallbackFor(turn, flight) !== undefined }))
+}
+
+/** Keeps the origin from being tried for `id` for `graceBackoff` from now, when its row holds a graced value (never shortening a back-off already on). */
+function holdOffGraced<V>(turn: Turn<V>, id: Id): void {
+  const { state, env } = turn
+  const now = env.clock.now()
+  const slot = state.rows.find(id)
+  if (state.rows.fallbackAt(slot, now) === NOT_LIVE) return
+  state.rows.holdOff(slot, Math.max(state.rows.retryAt(slot), now + env.graceBackoff))
 }
 
 /** Fences every running flight of `id` that started from a version no newer than `version`. */
@@ -134,7 +167,7 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
     return onTags(turn, [scope.tagKey(message.tag)], [message.version], scope)
   }
   if (message.kind === 'fill') return wakeWaiting(turn, message.id)
-  if (message.kind === 'unfilled') return wakeWaiting(turn, message.id, message.lease)
+  if (message.kind === 'unfilled') return onUnfilled(turn, message)
   const { id, version, kind } = message
   // An equal version from another origin may be another change (two writers that minted alike while
   // L2 was down): dropping the row is always safe, so it applies.

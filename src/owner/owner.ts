@@ -107,8 +107,8 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
       announceFill(id, version) {
         void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
       },
-      announceUnfilled(id, version, lease) {
-        void publish(publisher, id, { table: name, id, version, kind: 'unfilled', origin, lease })
+      announceUnfilled(id, version, lease, failed) {
+        void publish(publisher, id, { table: name, id, version, kind: 'unfilled', origin, lease, ...(failed ? { failed: true as const } : {}) })
       },
       post,
     },

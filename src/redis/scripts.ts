@@ -130,13 +130,15 @@ return write_entry(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
 `
 
 /**
- * {@link SET_LUA} (KEYS[1], KEYS[2], ARGV[1..3] as there), then the release of the id's lease
- * KEYS[3] if ARGV[4] (the writer's token) still holds it, whether the write was refused or not, in
- * one step: a lease holder's fill and its giving back in one round trip. Answers as {@link SET_LUA}.
+ * {@link SET_LUA} (KEYS[1], KEYS[2], ARGV[1..3] as there), then the end of the id's lease KEYS[3], in
+ * one step: a lease holder's fill and its giving back in one round trip. A write that landed ends
+ * the lease whoever holds it (one `DEL`, unread: with the fill in L2, every reader finds it before it
+ * asks for the lease); a refused one releases it only if ARGV[4] (the writer's token) still holds
+ * it. Answers as {@link SET_LUA}.
  */
 export const SET_AND_RELEASE_LUA = `${HELD_VERSION}${READ_GENERATION}${IN_GENERATION}${WRITE_ENTRY}
 local written = write_entry(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
-if redis.pcall('GET', KEYS[3]) == ARGV[4] then redis.call('DEL', KEYS[3]) end
+if written == 1 or redis.pcall('GET', KEYS[3]) == ARGV[4] then redis.call('DEL', KEYS[3]) end
 return written
 `
 

@@ -108,8 +108,15 @@ export interface LeaseOptions {
 /** The largest `maxBatchSize`. */
 export const MAX_BATCH_SIZE = 100_000
 
-/** The lease settings of a table that has them. */
-export type LeaseSettings = Required<LeaseOptions>
+/**
+ * The lease settings of a table that has them, and `firstLook`: ms before a waiter first looks at L2
+ * on its own (see `owner/lease.ts`): soon without a bus, where looking is how it finds the fill;
+ * later with one, whose messages wake it, so its looks only cover a lost message or a dead holder.
+ */
+export type LeaseSettings = Required<LeaseOptions> & { firstLook: number }
+
+/** A waiter's first look of its own at L2 without a bus, then with one, in ms. */
+export const FIRST_LOOK_MS = { alone: 2, withBus: 25 } as const
 
 /** Options after defaults and validation. */
 export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout' | 'lease' | 'loader' | 'batchLoader'>> &
@@ -180,7 +187,7 @@ function checkRandom(random: () => number): void {
 }
 
 /** The `lease` option: off, or its settings; refused without an L2 that has leases. */
-function readLease(option: unknown, l2: L2Store | undefined, loadTimeout: number): LeaseSettings | undefined {
+function readLease(option: unknown, l2: L2Store | undefined, loadTimeout: number, withBus: boolean): LeaseSettings | undefined {
   if (option === undefined || option === false) return undefined
   if (option !== true && (option === null || typeof option !== 'object')) fail(TypeError, 'lease', 'must be true, false or { ttl?, wait? }', option)
   if (!hasMethods(l2?.leases, ['acquire', 'release', 'void'])) {
@@ -191,7 +198,7 @@ function readLease(option: unknown, l2: L2Store | undefined, loadTimeout: number
   const integer = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_TIMER_MS
   const ttl = number('lease.ttl', given.ttl ?? Math.min(Math.ceil(loadTimeout), DEFAULT_LEASE_TTL), integer, rule)
   const wait = number('lease.wait', given.wait ?? Math.min(2 * ttl, MAX_TIMER_MS), integer, rule)
-  return { ttl, wait }
+  return { ttl, wait, firstLook: withBus ? FIRST_LOOK_MS.withBus : FIRST_LOOK_MS.alone }
 }
 
 /** Applies defaults and validates once, at construction. Throws a TypeError/RangeError naming the option and the value. */
@@ -236,7 +243,7 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   }
   const closeStores = o.closeStores ?? false
   if (typeof closeStores !== 'boolean') fail(TypeError, 'closeStores', 'must be a boolean', closeStores)
-  const lease = readLease(o.lease, l2, loadTimeout)
+  const lease = readLease(o.lease, l2, loadTimeout, bus !== undefined)
   const maxBatchSize = number('maxBatchSize', o.maxBatchSize ?? 1_000, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_BATCH_SIZE, `must be an integer in [1, ${MAX_BATCH_SIZE}]`)
   const origin = readOrigin(o.loader, o.batchLoader, maxBatchSize)
   return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, lease, clock, random, l2, bus, closeStores, inspect, maxBatchSize, origin }
