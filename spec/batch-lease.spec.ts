@@ -84,12 +84,12 @@ function batchLeaseSuite(makeStore: MakeStore): void {
     await close()
   })
 
-  /** Process A loads 'x' holding its lease (a latched loader); then process B asks for `ids` in a batch, and its batch loader is called. */
-  async function batchBesideHolder(ids: Id[]) {
+  /** Process A loads 'x' holding its lease (a latched loader; its caller leaves on `signal`); then process B asks for `ids` in a batch, and its batch loader is called. */
+  async function batchBesideHolder(ids: Id[], signal?: AbortSignal) {
     const { tables, close } = processes(2)
     const [a, b] = tables as [Table<Row, Id>, Table<Row, Id>]
     const single = latchedLoader<Row>()
-    const holder = outcome(a.fetch('x', single.loader))
+    const holder = outcome(a.fetch('x', single.loader, signal === undefined ? undefined : { signal }))
     await until(() => single.calls.length === 1, 'the holder loading x')
     const origin = latchedBatchLoader<Row>()
     const page = outcome(b.fetchMany(ids, origin.loader))
@@ -113,9 +113,11 @@ function batchLeaseSuite(makeStore: MakeStore): void {
   })
 
   it('a waiter whose holder gives up takes its lease over and asks the batch loader for that id alone', async () => {
-    const { single, holder, origin, page, b, close } = await batchBesideHolder(['x', 'y'])
+    const leaving = new AbortController()
+    const { single, holder, origin, page, b, close } = await batchBesideHolder(['x', 'y'], leaving.signal)
     origin.calls[0]!.resolve([{ v: 'y' }])
-    single.only().reject(new Error('origin down for the holder'))
+    leaving.abort(new Error('the holder’s only caller left')) // its flight is released: it gives up the lease
+    single.only().reject(single.only().context.signal.reason) // as a loader that honours its signal does
     await until(() => origin.calls.length === 2, 'the batch loader call for x alone')
     expect(origin.calls.map((call) => call.ids)).toEqual([['y'], ['x']])
     origin.calls[1]!.resolve([{ v: 'x taken over' }])

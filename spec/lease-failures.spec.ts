@@ -1,13 +1,13 @@
 /**
  * Leases when things go wrong: a holder that died is taken over once, however the waiters were
  * spread in time; a holder whose flight ends without a fill tells the waiters, and one of them
- * takes over at once; a slow L2 (within its timeout) never fails a fetch; the lease counters keep
+ * takes over at once (or, when its loader failed, they fail with it); a slow L2 (within its timeout) never fails a fetch; the lease counters keep
  * their laws when a flight is released mid-lease, and a holder whose write failed announces no fill;
  * close() leaves no timer behind a flight released during a lease wait or a slow L2 read; and an L2
  * tombstone outlives every flight that could write behind it.
  */
 import { describe, expect, it } from 'vitest'
-import { type Table, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
+import { type Table, type TableOptions, LeaseHolderFailedError, createTable, localBus, memoryL2 } from '../src/index.js'
 import { type CoherenceMessage, type L2Store } from '../src/store.js'
 import { type ManualClock, manualClock } from '../src/testing.js'
 import { type LatchedCall, advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
@@ -88,14 +88,28 @@ describe('a holder whose flight ends without a fill', () => {
     expect(second.value).toEqual({ v: 'taken over' })
   })
 
-  it('when its loader fails: the waiter takes over at once', async () => {
+  it('when its loader fails: the waiter fails with it, as a waiter of a flight in one process does, and its next fetch loads afresh', async () => {
     const { clock, make } = world({ lease: { ttl: 5_000 } })
-    const { first, origin, second } = await holderEnds(clock, make(), make(), (held) => held.reject(new Error('origin down')))
-    expect(first.state).toBe('rejected')
-    expect(origin.calls).toHaveLength(1)
-    origin.only().resolve({ v: 'taken over' })
+    const waiter = make()
+    const held = latchedLoader<Row>()
+    const first = outcome(make().fetch('a', held.loader))
     await settle()
-    expect(second.value).toEqual({ v: 'taken over' })
+    const origin = latchedLoader<Row>()
+    const second = outcome(waiter.fetch('a', origin.loader))
+    await advanceSettled(clock, 10)
+    held.only().reject(new Error('origin down'))
+    for (let i = 0; i < 6; i++) await settle()
+    expect(first.state).toBe('rejected')
+    expect(second.state).toBe('rejected')
+    expect(second.error).toBeInstanceOf(LeaseHolderFailedError)
+    expect(origin.calls).toHaveLength(0) // one load for the herd across processes, and its one outcome
+    expect(waiter.stats()).toMatchObject({ loads: 0, load_errors: 1, lease_lost: 0 })
+    const again = outcome(waiter.fetch('a', origin.loader))
+    await settle()
+    await settle()
+    origin.only().resolve({ v: 'back' })
+    await settle()
+    expect(again.value).toEqual({ v: 'back' })
   })
 })
 

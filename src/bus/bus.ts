@@ -33,9 +33,9 @@ export interface FillMessage {
  * The holder of an id's lease ended its flight without a fill (its loader failed, its L2 write
  * failed, or it was released): receivers waiting on that lease give back `lease` (the holder's
  * token, compare-and-delete: its own release may have been lost) and one of them takes it over.
- * With `failed` (its loader threw or rejected), the origin just failed for the id: a receiver that
- * holds a graced value for it does not ask the origin again for its `graceBackoff` (its waiting
- * flights take the failure as their own and answer that value; its later misses get it at once).
+ * With `failed` (its loader threw or rejected), the waiters fail with it instead, as the waiters of
+ * a flight in one process do (the fail-safe answers their callers where there is a graced value),
+ * and a receiver with grace holds its graced row of the id off for its `graceBackoff`.
  */
 export interface UnfilledMessage {
   table: string

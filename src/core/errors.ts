@@ -106,9 +106,8 @@ export class LoadTimeoutError extends TableError {
 
 /**
  * The loader of this id failed in another process that held its lease, and this flight, waiting on
- * that lease with a graced value in hand, took the failure as its own instead of calling the origin
- * again: its callers get the graced value (the fail-safe), and this error goes to the `error` event.
- * A caller sees it only when the graced value was gone by the time the flight ended.
+ * that lease, failed with it instead of asking the origin again (as the waiters of a flight in one
+ * process do): its callers get this error, or a graced value (the fail-safe) where there is one.
  */
 export class LeaseHolderFailedError extends TableError {
   readonly code = 'ECHOSTORE_LEASE_HOLDER_FAILED'
@@ -116,8 +115,9 @@ export class LeaseHolderFailedError extends TableError {
     super(
       table,
       id,
-      `loading ${showId(id)} for table "${table}" failed in the process that held its lease; this process did not ask the origin again ` +
-        'and answered with its graced value (see graceBackoff). The holder\'s own error is in its error event.',
+      `loading ${showId(id)} for table "${table}" failed in the process that held its lease, and this fetch waited on that load ` +
+        "(one load per herd across processes, and its one outcome). The holder's own error is on its table's error event; " +
+        'a fetch after this one loads afresh, and with grace a graced value answers instead.',
     )
   }
 }

@@ -11,9 +11,10 @@
  * own looks then only cover a lost message or a dead holder, and cost Redis work on every wait). On
  * each look it also tries to take the lease, so when the holder died (its lease expired) or gave
  * up, one waiter takes over, also a waiter whose `wait` has just run out; but when the holder's
- * loader failed, a waiter with a graced value in hand takes that failure as its own instead (the
- * origin is down for this id: asking it once more from every process would only add load), and
- * answers its graced value. Past `wait`, a waiter that cannot take the lease loads itself. L2
+ * loader failed, the waiters take that failure as their own instead, as the waiters of a flight in
+ * one process do (one load per herd, and its one answer: asking the origin once more from every
+ * process would only add load where it fails). Past `wait`, a waiter that cannot take the lease
+ * loads itself. L2
  * failing at any step means a local load: a lease never fails a fetch, and its L2 calls are inside the flight's bound
  * (see `LEASE_L2_CALLS`). A batch asks for the leases of all its ids in one call (`askLeases`); each
  * id it finds held elsewhere waits on its own, as a single flight does.
@@ -46,19 +47,13 @@ export type LeaseOutcome =
   | { kind: 'load'; version: number }
   /** The flight was released while it waited: nothing more to do. */
   | { kind: 'gone' }
-  /** The holder's loader failed and this flight has a graced value: it fails too, without calling the origin (its callers get that value: the fail-safe). */
+  /** The holder's loader failed: the flight fails with it, without calling the origin (its callers get a graced value where there is one: the fail-safe). */
   | { kind: 'failed' }
 
-/**
- * How the holder of a lease this process waits on ended without a fill (an `unfilled` message), as
- * the owner tells the waiting flight: the holder's `lease` token; whether its loader `failed`; and
- * whether this process holds a `graced` value for the flight (its row's). A waiter takes a failure
- * as its own when it has a graced value, its row's or one it found in L2.
- */
+/** How the holder of a lease this process waits on ended without a fill (an `unfilled` message): its `lease` token, and whether its loader `failed`. */
 export interface HolderEnd {
   readonly lease: string
   readonly failed: boolean
-  readonly graced: boolean
 }
 
 /** What the lease protocol needs from the flight's table. */
@@ -71,14 +66,13 @@ export interface LeaseDeps {
 /**
  * Asks for the lease of `flight.id`, then holds it, or waits for its holder's fill (see the module
  * comment). `version` is the highest version the flight knows of; an entry below it is no fill.
- * `gracedInL2`: the flight found a graced entry in L2 (a fallback of its own).
  */
-export async function takeLeaseOrWait<V>(flight: Flight<V>, deps: LeaseDeps, version: number, gracedInL2: boolean): Promise<LeaseOutcome> {
+export async function takeLeaseOrWait<V>(flight: Flight<V>, deps: LeaseDeps, version: number): Promise<LeaseOutcome> {
   const token = leaseToken()
   const first = await deps.l2.leaseAcquire(flight.id, token, deps.lease.ttl)
   if (first === L2_FAILED) return { kind: 'load', version }
   if (first) return taken(flight, deps, token, version, 'lease_acquired', await deps.l2.get(flight.id))
-  return waitForLease(flight, deps, token, version, gracedInL2)
+  return waitForLease(flight, deps, token, version)
 }
 
 /** A token for a flight's (or a batch's) lease: random, so no two holders share one. */
@@ -92,10 +86,10 @@ export function leaseToken(): string {
  * this flight cannot answer with, such as an entry it could not decode) asks again as
  * {@link takeLeaseOrWait} does.
  */
-export function leaseAfterRead<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, lease: LeaseRead['lease'], gracedInL2: boolean): Promise<LeaseOutcome> {
+export function leaseAfterRead<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, lease: LeaseRead['lease']): Promise<LeaseOutcome> {
   if (lease === 'taken') return Promise.resolve({ kind: 'hold', token, role: 'lease_acquired' })
-  if (lease === 'busy') return waitForLease(flight, deps, token, version, gracedInL2)
-  return takeLeaseOrWait(flight, deps, version, gracedInL2)
+  if (lease === 'busy') return waitForLease(flight, deps, token, version)
+  return takeLeaseOrWait(flight, deps, version)
 }
 
 /** What a batch's first ask led to for one flight: its outcome now, or `wait` (another holds the lease: {@link waitForLease} next, under `token`). */
@@ -123,17 +117,17 @@ export async function askLeases<V>(runs: readonly { flight: Flight<V>; version: 
 
 /**
  * Waits for the fill of another holder of `flight.id`'s lease, looking at L2 and asking for the
- * lease (under `token`) on each look, up to `wait` from now (see the module comment). `gracedInL2`:
- * the flight found a graced entry in L2, so it may take a failed holder's failure as its own.
+ * lease (under `token`) on each look, up to `wait` from now (see the module comment).
  */
-export async function waitForLease<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, gracedInL2: boolean): Promise<LeaseOutcome> {
+export async function waitForLease<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number): Promise<LeaseOutcome> {
   const { clock, l2, lease } = deps
   const deadline = clock.now() + lease.wait
   let pause = lease.firstLook
   for (;;) {
     const ended = await wakeOrPause(flight, clock, Math.min(pause, Math.max(0, deadline - clock.now())))
     if (!flight.running) return { kind: 'gone' }
-    if (ended !== undefined && ended.failed && (ended.graced || gracedInL2) && !flight.fenced) return { kind: 'failed' }
+    // The holder's loader failed: so does this flight (unless a change fenced it: it loads afresh).
+    if (ended?.failed === true && !flight.fenced) return { kind: 'failed' }
     const gaveUp = ended?.lease
     const looked = l2.readsWithLease ? await lookWithLease(flight, deps, token, version, gaveUp) : await look(flight, deps, token, version, gaveUp)
     if (looked !== undefined) return looked

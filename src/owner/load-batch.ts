@@ -89,7 +89,7 @@ async function takeLeases<V>(pending: FlightRun<V>[], batch: Batch<V>, l2: L2Fac
     if (ask.kind === 'hold' || ask.kind === 'load') return takeOutcome(run, ask, deps.clock.now())
     elsewhere.add(run)
     if (ask.kind === 'filled') deps.post(msg.flightDone(run.flight, fromL2<V>(ask.entry, deps.clock, true)))
-    else if (ask.kind === 'wait') void loadAfterLease(run, waitForLease(run.flight, leaseDeps, ask.token, run.version, run.fallback !== undefined), alone(batch, deps), deps, true)
+    else if (ask.kind === 'wait') void loadAfterLease(run, waitForLease(run.flight, leaseDeps, ask.token, run.version), alone(batch, deps), deps, true)
   })
   return pending.filter((run) => !elsewhere.has(run))
 }
@@ -101,7 +101,7 @@ type BatchOutcome<V> = { ok: true; value: V | undefined } | { ok: false; error: 
 async function settle<V>(run: FlightRun<V>, answer: BatchOutcome<V>, context: BatchContext<V>, deps: RunnerDeps<V>): Promise<void> {
   let result: FlightResult<V>
   try {
-    run.failed = !answer.ok
+    run.failed = !answer.ok && run.flight.running
     result = answer.ok ? await writeBack(run, answer.value, context.lifetimes.get(run.flight.id), undefined, deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: run.fallback }
   } catch (error) {
     result = { ok: false, error, fallback: run.fallback }

@@ -77,7 +77,7 @@ export async function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, dep
     const answer = readL2(run, await l2.get(flight.id), deps)
     if (answer !== undefined) return post(msg.flightDone(flight, answer))
     if (run.l2Answered && deps.lease !== undefined && flight.running) {
-      return loadAfterLease(run, takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease }, run.version, run.fallback !== undefined), loader, deps)
+      return loadAfterLease(run, takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease }, run.version), loader, deps)
     }
   }
   return loadFlight(run, loader, deps)
@@ -100,7 +100,7 @@ async function readWithLease<V>(run: FlightRun<V>, l2: L2Facade, lease: LeaseSet
   }
   if (answer !== undefined) return deps.post(msg.flightDone(flight, answer))
   if (!goesOn) return loadFlight(run, loader, deps) // L2 failed: a local load (or nothing, once released)
-  return loadAfterLease(run, leaseAfterRead(flight, { clock: deps.clock, l2, lease }, token, run.version, read.lease, run.fallback !== undefined), loader, deps)
+  return loadAfterLease(run, leaseAfterRead(flight, { clock: deps.clock, l2, lease }, token, run.version, read.lease), loader, deps)
 }
 
 /**
@@ -150,7 +150,8 @@ async function loadFlight<V>(run: FlightRun<V>, loader: Loader<V, Id>, deps: Run
     const value = await traceLoad(deps.table, { id: flight.id }, () => callLoader(flight, loader, deps))
     result = await writeBack(run, value, flight.context.lifetime, flight.context.reported, deps, flight.context.tags)
   } catch (error) {
-    run.failed = true
+    // A released flight's loader that rejects was aborted (or is nobody's): the origin did not fail.
+    run.failed = flight.running
     result = { ok: false, error, fallback: run.fallback }
   } finally {
     endLease(run, deps)
@@ -192,7 +193,7 @@ export interface FlightRun<V> {
   role: LeaseRole | undefined
   /** Set once this flight's fill is in L2 and announced. */
   filled: boolean
-  /** Set when its loader threw or rejected (told to the lease's waiters). */
+  /** Set when its loader threw or rejected while the flight still ran (told to the lease's waiters). */
   failed: boolean
   /** Set when the write of this flight's answer gave its lease back in the same step. */
   released: boolean

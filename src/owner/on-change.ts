@@ -12,7 +12,6 @@ import { emitSafely } from '../core/events.js'
 import type { Id } from '../core/id.js'
 import type { UnfilledMessage } from '../bus/bus.js'
 import type { Flight } from './flight.js'
-import { fallbackFor } from './grace.js'
 import type { HolderEnd } from './lease.js'
 import { NOT_LIVE } from '../rows/row-store.js'
 import type { InvalidateMessage, PutMessage } from './messages.js'
@@ -47,17 +46,17 @@ function wakeWaiting<V>(turn: Turn<V>, id: Id | undefined, ended?: (flight: Flig
 
 /**
  * The holder of `id`'s lease in another process ended without a fill: the flights waiting on it here
- * give its lease back and one takes over. When its loader failed (the origin is failing for the id),
- * this process does not ask the origin again for the id for `graceBackoff` where it holds a graced
- * value: its waiting flights that can answer one (their row's, or one they found in L2) take the
- * failure as their own (the fail-safe, as if their own load had failed), and a graced row is held
- * off, so its next misses get that value at once (`stale` reason `backoff`), as in the holder's process.
+ * give its lease back and one takes over. When its loader failed, they fail with it instead, as the
+ * waiters of a flight fail with it in one process (the fail-safe answers their callers where there
+ * is a graced value); and with grace, a graced row of the id is held off for `graceBackoff`, so its
+ * next misses get that value at once (`stale` reason `backoff`), as in the holder's process.
  */
 function onUnfilled<V>(turn: Turn<V>, message: UnfilledMessage): void {
   const { id, lease } = message
-  const failed = message.failed === true && turn.env.grace > 0
-  if (failed) holdOffGraced(turn, id)
-  wakeWaiting(turn, id, (flight) => ({ lease, failed, graced: failed && fallbackFor(turn, flight) !== undefined }))
+  const failed = message.failed === true
+  if (failed && turn.env.grace > 0) holdOffGraced(turn, id)
+  const ended = { lease, failed }
+  wakeWaiting(turn, id, () => ended)
 }
 
 /** Keeps the origin from being tried for `id` for `graceBackoff` from now, when its row holds a graced value (never shortening a back-off already on). */
