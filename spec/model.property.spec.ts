@@ -19,6 +19,7 @@ const KEPT: { seed: number; path: string; what: string }[] = [
   { seed: 23, path: '7866:8', what: 'a put refused by L2 (which held a newer tombstone) left the older row it was meant to replace' },
   { seed: 7331, path: '5679:3:4:4:6:10:10:12:12', what: 'a forced refresh’s write-back, still on its way to L2, landed after a clear in the next generation' },
   { seed: 7331, path: '492:3:1:2:5:5:10:10:8:8:8:8:8', what: 'a forced refresh whose loader failed was answered by the fail-safe with the row it was to replace' },
+  { seed: -557831535, path: '274:11:0:8:8:8:2:3:5:0:3', what: 'a lease waiter failed with its holder in another table (LeaseHolderFailedError, a rejection its caller may get)' },
 ]
 
 const property = () =>

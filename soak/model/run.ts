@@ -7,14 +7,14 @@
  *   the fetch started (its own put, invalidate or clear resolved, or another table's delivered);
  * - a forced refresh is answered by a loader call that had not answered when it started;
  * - every rejection is one the caller may get (its own timeout or abort reason, the loader's error,
- *   `LoadTimeoutError`), and no table reports a fault in its own handlers;
+ *   `LoadTimeoutError`, `LeaseHolderFailedError`), and no table reports a fault in its own handlers;
  * - at the quiescent point, the counter laws hold against what the run saw;
  * - after `close()`: every promise settled (loaders included), and no timer is left on the clock.
  *
  * Returns the problems found (none: the run passed).
  */
 import type fc from 'fast-check'
-import { FetchTimeoutError, LoadTimeoutError, type LoaderContext, type Stats, type Table, createTable, memoryL2 } from '../../src/index.js'
+import { FetchTimeoutError, LeaseHolderFailedError, LoadTimeoutError, type LoaderContext, type Stats, type Table, createTable, memoryL2 } from '../../src/index.js'
 import { type CoherenceMessage } from '../../src/store.js'
 import { DEFAULT_L2_TIMEOUT } from '../../src/limits.js'
 import { manualClock } from '../../src/testing.js'
@@ -159,7 +159,8 @@ export async function runScenario(scenario: ModelScenario, scheduler: fc.Schedul
       (error: unknown) => {
         if (error instanceof FetchTimeoutError) seen[t]!.timedOut++
         else if (reason !== undefined && error === reason) seen[t]!.cancelled++
-        else if (!(error instanceof OriginError || error instanceof LoadTimeoutError)) problems.push(`table ${t} fetch ${id} (${mode}) rejected with ${String(error)}`)
+        // A loader's failure reaches every waiter of its flight, and with a lease the waiters in other processes too.
+        else if (!(error instanceof OriginError || error instanceof LoadTimeoutError || error instanceof LeaseHolderFailedError)) problems.push(`table ${t} fetch ${id} (${mode}) rejected with ${String(error)}`)
       },
     )
   }

@@ -95,7 +95,7 @@ export interface Stats extends Readonly<Record<CounterName, number>> {
   readonly l2_hits: number
   /** Loader calls: the origin work actually done. */
   readonly loads: number
-  /** Flights that ended in an error: the loader threw or rejected, or `loadTimeout` passed (in L2 or in the loader). */
+  /** Flights that ended in an error: the loader threw or rejected, or `loadTimeout` passed (in L2 or in the loader), or with `lease` the holder they waited on failed. */
   readonly load_errors: number
   /** Flights released because every waiter left by cancellation. */
   readonly abandoned: number
