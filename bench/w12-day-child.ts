@@ -169,10 +169,14 @@ async function runDay(t0: number): Promise<DayReport> {
         send({ type: 'tick', at: t, reads: reads.count, pending })
         nextTick += 1_000
       }
-      if (i < trace.length) setTimeout(pump, Math.max(0, Math.min(trace.at[i]! - elapsed(), 1)))
+      if (i < trace.length) setTimeout(arrive, Math.max(0, Math.min(trace.at[i]! - elapsed(), 1)))
       else dayOver()
     }
-    setTimeout(pump, Math.max(0, t0 - now()))
+    // Events are handled after the I/O already received, as a request arriving on a socket would be:
+    // a timer that fires late (a busy loop) runs before the poll, and would read ahead of a bus
+    // message that reached this process first.
+    const arrive = () => setImmediate(pump)
+    setTimeout(arrive, Math.max(0, t0 - now()))
   })
   if (pending > 0) {
     await new Promise<void>((resolve) => {

@@ -135,34 +135,29 @@ describe('how a holder whose loader failed ends its lease', () => {
     return { calls, l2 }
   }
 
-  it('well within the lease’s ttl: a plain void, no read of its token (nobody else can hold it yet)', async () => {
+  /** A holder (lease ttl 2 s) whose loader fails `ms` after it took the lease: its lease calls, and the store. */
+  async function failsAfter(ms: number) {
     const { clock, store, make } = world({ lease: { ttl: 2_000 } })
     const { calls, l2 } = recorded(store)
-    const holder = make({ l2 })
     const origin = latchedLoader<Row>()
-    const answer = outcome(holder.fetch('a', origin.loader))
+    const answer = outcome(make({ l2 }).fetch('a', origin.loader))
     await settle()
-    await advanceSettled(clock, 900) // under ttl / 2 less an L2 call's bound
+    await advanceSettled(clock, ms)
     origin.only().reject(new Error('origin down'))
     await settle()
     await settle()
     expect(answer.state).toBe('rejected')
+    return { calls, store }
+  }
+
+  it('well within the lease’s ttl: a plain void, no read of its token (nobody else can hold it yet)', async () => {
+    const { calls, store } = await failsAfter(900) // under ttl / 2 less an L2 call's bound
     expect(calls).toEqual(['readOrAcquire', 'void'])
     expect(await store.leases!.acquire(NAME, 'a', 'next', 1_000)).toBe(true) // it ended
   })
 
   it('later in its ttl: given back under its token (another process may hold it, had it run out)', async () => {
-    const { clock, store, make } = world({ lease: { ttl: 2_000 } })
-    const { calls, l2 } = recorded(store)
-    const holder = make({ l2 })
-    const origin = latchedLoader<Row>()
-    const answer = outcome(holder.fetch('a', origin.loader))
-    await settle()
-    await advanceSettled(clock, 1_000)
-    origin.only().reject(new Error('origin down'))
-    await settle()
-    await settle()
-    expect(answer.state).toBe('rejected')
+    const { calls } = await failsAfter(1_000)
     expect(calls).toEqual(['readOrAcquire', 'release'])
   })
 })

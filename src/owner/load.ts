@@ -162,7 +162,7 @@ async function loadFlight<V>(run: FlightRun<V>, loader: Loader<V, Id>, deps: Run
 /**
  * The flight is done with the lease it holds, if it does: given back, and, without a fill (failed,
  * released, its write lost or refused), said so, so the waiters take over now (or, when its loader
- * failed, take that failure as theirs where they can answer a graced value).
+ * failed, fail with it).
  */
 export function endLease<V>(run: FlightRun<V>, deps: RunnerDeps<V>): void {
   if (run.lease === undefined) return

@@ -22,18 +22,13 @@ import { ROOT_SCOPE, Scope } from '../tags/scope.js'
 /**
  * Wakes the flights waiting on another process's lease of `id` (every id's, for `undefined`), after
  * this turn: a fill was announced, or a change arrived, so they look at L2 again at once; or the holder
- * said it ended without a fill (`ended` tells each flight how: see {@link onUnfilled}), so they take
- * over. Called before a fence takes the flight out of the flights map.
+ * said it ended without a fill (`ended`: how, see {@link onUnfilled}), so they take over or fail
+ * with it. Called before a fence takes the flight out of the flights map.
  */
-function wakeWaiting<V>(turn: Turn<V>, id: Id | undefined, ended?: (flight: Flight<V>) => HolderEnd): void {
+function wakeWaiting<V>(turn: Turn<V>, id: Id | undefined, ended?: HolderEnd): void {
   const { flights, solo } = turn.state
-  const waking: (() => void)[] = []
-  const wake = (flight: Flight<V>) => {
-    const leaseWake = flight.leaseWake
-    if (leaseWake === undefined) return
-    const how = ended?.(flight)
-    waking.push(() => leaseWake(how))
-  }
+  const waiting: ((ended?: HolderEnd) => void)[] = []
+  const wake = (flight: Flight<V>) => flight.leaseWake !== undefined && waiting.push(flight.leaseWake)
   if (id === undefined) {
     for (const flight of flights.values()) wake(flight)
   } else {
@@ -41,7 +36,7 @@ function wakeWaiting<V>(turn: Turn<V>, id: Id | undefined, ended?: (flight: Flig
     if (flight !== undefined) wake(flight)
   }
   for (const flight of solo) if (id === undefined || flight.id === id) wake(flight)
-  if (waking.length > 0) turn.defer(() => waking.forEach((leaseWake) => leaseWake()))
+  if (waiting.length > 0) turn.defer(() => waiting.forEach((leaseWake) => leaseWake(ended)))
 }
 
 /**
@@ -55,8 +50,7 @@ function onUnfilled<V>(turn: Turn<V>, message: UnfilledMessage): void {
   const { id, lease } = message
   const failed = message.failed === true
   if (failed && turn.env.grace > 0) holdOffGraced(turn, id)
-  const ended = { lease, failed }
-  wakeWaiting(turn, id, () => ended)
+  wakeWaiting(turn, id, { lease, failed })
 }
 
 /** Keeps the origin from being tried for `id` for `graceBackoff` from now, when its row holds a graced value (never shortening a back-off already on). */
