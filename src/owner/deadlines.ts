@@ -17,7 +17,8 @@ export interface Expiring {
  * Written only by the owner; the timer callback only asks the owner to expire what is due.
  */
 export class Deadlines<T extends Expiring> {
-  #queue: T[] = []
+  /** The items in deadline order; the cells before `#head` are emptied as it passes them, so an ended item is garbage at once. */
+  #queue: (T | undefined)[] = []
   #head = 0
   /** Entries still queued whose item has ended. */
   #stale = 0
@@ -46,11 +47,11 @@ export class Deadlines<T extends Expiring> {
       if (item.running && item.deadline > now) break
       if (item.running) expired.push(item)
       else this.#stale--
-      this.#head++
+      queue[this.#head++] = undefined
     }
     this.#compact()
     this.#timer = undefined
-    if (this.#head < queue.length) this.#arm(queue[this.#head]!.deadline)
+    if (this.#head < this.#queue.length) this.#arm(this.#queue[this.#head]!.deadline)
     return expired
   }
 
@@ -59,7 +60,7 @@ export class Deadlines<T extends Expiring> {
     this.#stale++
     const queue = this.#queue
     while (this.#head < queue.length && !queue[this.#head]!.running) {
-      this.#head++
+      queue[this.#head++] = undefined
       this.#stale--
     }
     this.#compact()
@@ -83,7 +84,7 @@ export class Deadlines<T extends Expiring> {
       this.#queue = []
       this.#head = this.#stale = 0
     } else if (this.#stale > 1024 && this.#stale * 2 > queue.length - this.#head) {
-      this.#queue = queue.slice(this.#head).filter((item) => item.running)
+      this.#queue = queue.slice(this.#head).filter((item) => item!.running)
       this.#head = this.#stale = 0
     } else if (this.#head > 1024 && this.#head * 2 > queue.length) {
       this.#queue = queue.slice(this.#head)

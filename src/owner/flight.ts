@@ -92,6 +92,16 @@ export class Flight<V> {
     readonly joinable: boolean,
     /** The highest version known for the id when the flight started. */
     readonly version: number,
+    /**
+     * The slot of its id's row when it started (-1: none), so its fill need not look the id up again.
+     * While a joinable flight runs unfenced, no other flight of its id is joinable, and every change
+     * that writes its id's row fences it first: only a solo flight's write (`soloFills` moved) can
+     * have put a row where it found none. A slot it found may have been freed meanwhile (by the
+     * sweeper, an eviction or an L2 refusal), and is trusted only while it still holds the id.
+     */
+    readonly slot: number,
+    /** The owner's `soloFills` when it started. */
+    readonly soloFills: number,
     /** When its bound passes, on the table's clock: `loadTimeout`, plus the lease's `wait` and one L2 timeout with a lease. */
     readonly deadline: number,
     /** A forced refresh: it skips the L2 read (its answer replaces the row whatever L2 holds). */

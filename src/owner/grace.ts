@@ -9,7 +9,7 @@ import { emitSafely } from '../core/events.js'
 import { tracedStale } from '../core/fetch-trace.js'
 import type { Id } from '../core/id.js'
 import { NOT_LIVE } from '../rows/row-store.js'
-import { known, store } from '../rows/writes.js'
+import { fill, known } from '../rows/writes.js'
 import type { Fallback, Flight } from './flight.js'
 import { msg } from './messages.js'
 import { type Turn, listening } from './state.js'
@@ -68,7 +68,7 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
   flight.answeredStaleSince = fallback.expiresAt
   let slot = state.rows.find(flight.id)
   if (state.rows.fallbackAt(slot, env.clock.now()) === NOT_LIVE) {
-    if (store(turn, flight.id, fallback.value, fallback.expiresAt, fallback.version, slot) < 0) return
+    if (fill(turn, flight, fallback.value, fallback.expiresAt, fallback.version, slot) < 0) return
     slot = state.rows.find(flight.id)
   }
   state.rows.holdOff(slot, env.clock.now() + env.graceBackoff)

@@ -66,7 +66,7 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
     // Nothing to write back: every result is posted now, in one turn.
     pending.forEach((run, i) => {
       const answer = answers[i]!
-      const result: FlightResult<V> = answer.ok ? loaderResult(run, answer.value, context.lifetimes.get(run.flight.id), undefined, deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: undefined }
+      const result: FlightResult<V> = answer.ok ? loaderResult(run.flight.id, run.born, run.version, answer.value, context.lifetimes.get(run.flight.id), undefined, deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: undefined }
       post(msg.flightDone(run.flight, result))
     })
     return

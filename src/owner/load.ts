@@ -1,4 +1,4 @@
-import { traceLoad } from '../core/channels.js'
+import { loadChannel, observed, traceLoad } from '../core/channels.js'
 import { LeaseHolderFailedError } from '../core/errors.js'
 import type { Clock } from '../core/clock.js'
 import type { Id } from '../core/id.js'
@@ -56,8 +56,8 @@ export interface RunnerDeps<V> {
  * not past its logical lifetime answers, with its remaining lifetime; a forced refresh skips this);
  * with a lease, the id's lease next (see `lease.ts`: this flight may answer from another process's
  * fill instead of loading); else the loader, whose answer is written back to L2 (version-guarded)
- * with the row's own expiry and the table's grace. A plain async function that never rejects: a
- * loader that throws synchronously, rejects or returns a non-promise all become a
+ * with the row's own expiry and the table's grace. A plain function that never throws (with an L2, an
+ * async one that never rejects): a loader that throws synchronously, rejects or returns a non-promise all become a
  * {@link FlightResult}, posted to the owner; every L2 failure is a miss. A graced L2 entry (past its
  * logical lifetime, within its grace) is no answer, but travels with a failure as the fail-safe's
  * fallback. It reads the flight, never writes it (but for `leaseWake`); a flight the owner released
@@ -69,10 +69,16 @@ export interface RunnerDeps<V> {
  * L2 was down for the read (error, timeout, open breaker), the write-back is not awaited, so a fetch
  * costs at most one L2 timeout plus the loader; a refusal then arrives later, as its own message.
  */
-export async function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>): Promise<void> {
-  const { l2, post } = deps
+export function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>): void {
+  if (deps.l2 === undefined) loadWithoutL2(flight, loader, deps)
+  else void runWithL2(flight, loader, deps.l2, deps)
+}
+
+/** {@link runFlight} on a table with an L2. */
+async function runWithL2<V>(flight: Flight<V>, loader: Loader<V, Id>, l2: L2Facade, deps: RunnerDeps<V>): Promise<void> {
+  const { post } = deps
   const run = newRun(flight)
-  if (l2 !== undefined && !flight.forced) {
+  if (!flight.forced) {
     if (deps.lease !== undefined && l2.readsWithLease) return readWithLease(run, l2, deps.lease, loader, deps)
     const answer = readL2(run, await l2.get(flight.id), deps)
     if (answer !== undefined) return post(msg.flightDone(flight, answer))
@@ -121,6 +127,39 @@ export async function loadAfterLease<V>(run: FlightRun<V>, step: Promise<LeaseOu
   if (outcome.kind === 'failed') return deps.post(msg.flightDone(flight, { ok: false, error: new LeaseHolderFailedError(deps.table, flight.id), fallback: run.fallback }))
   takeOutcome(run, outcome, deps.clock.now())
   return loadFlight(run, loader, deps, batched)
+}
+
+/**
+ * {@link runFlight} on a table without an L2: there is nothing to read first, no lease and no
+ * write-back, so the loader is called now and its answer posted when it settles, with no async
+ * function between them (each would cost a cold miss its promises and suspended frames). The same
+ * messages, in the same order, as `loadFlight`. Never throws.
+ */
+function loadWithoutL2<V>(flight: Flight<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>): void {
+  if (!flight.running) return // released before its loader was due
+  let born: number
+  let pending: ReturnType<Loader<V, Id>>
+  try {
+    deps.post(msg.load(flight.id, undefined))
+    born = Math.max(flight.born, deps.bornNow())
+    pending = observed(loadChannel) ? traceLoad(deps.table, { id: flight.id }, () => callLoader(flight, loader, deps)) : callLoader(flight, loader, deps)
+  } catch (error) {
+    return deps.post(msg.flightDone(flight, { ok: false, error, fallback: undefined }))
+  }
+  Promise.resolve(pending).then(
+    (value) => deps.post(msg.flightDone(flight, loadedResult(flight, born, value, deps))),
+    (error: unknown) => deps.post(msg.flightDone(flight, { ok: false, error, fallback: undefined })),
+  )
+}
+
+/** The result of a flight without L2 whose loader, called at `born`, answered `value` (see {@link loaderResult}), or of its failure if that throws. */
+function loadedResult<V>(flight: Flight<V>, born: number, value: V | undefined, deps: RunnerDeps<V>): FlightResult<V> {
+  const { context } = flight
+  try {
+    return loaderResult(flight.id, born, flight.version, value, context.lifetime, context.reported, deps, context.tags)
+  } catch (error) {
+    return { ok: false, error, fallback: undefined }
+  }
 }
 
 /** Takes a lease outcome that leads to a load into the flight's run (`now`: as it arrived): the lease it holds and how, or the version it loads from after waiting. */
@@ -220,14 +259,15 @@ export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined
 }
 
 /**
- * The loader's answer `value` (with the lifetime, version and tags it reported) as the flight's
- * result, with the row's expiry drawn now; a row with tags (or of a namespace) is born when its flight started.
+ * The loader's answer `value` for `id` (with the lifetime, version and tags it reported) as the
+ * flight's result, with the row's expiry drawn now; `version` is the run's (the answer's unless the
+ * loader reported one), and a row with tags (or of a namespace) is `born` when its loader was called.
  */
-export function loaderResult<V>(run: FlightRun<V>, value: V | undefined, lifetime: number | undefined, reported: number | undefined, { clock, expiry }: RunnerDeps<V>, tags?: readonly string[]): FlightResult<V> & { ok: true } {
+export function loaderResult<V>(id: Id, born: number, version: number, value: V | undefined, lifetime: number | undefined, reported: number | undefined, { clock, expiry }: RunnerDeps<V>, tags?: readonly string[]): FlightResult<V> & { ok: true } {
   const expiresAt = expiry.draw(value, clock.now(), lifetime)
-  const keys = rowTagKeys(run.flight.id, tags)
-  const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: run.born }
-  return { ok: true, value, source: 'loader', expiresAt, version: reported ?? run.version, refused: false, tags: rowTags }
+  const keys = rowTagKeys(id, tags)
+  const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born }
+  return { ok: true, value, source: 'loader', expiresAt, version: reported ?? version, refused: false, tags: rowTags }
 }
 
 /**
@@ -238,7 +278,7 @@ export function loaderResult<V>(run: FlightRun<V>, value: V | undefined, lifetim
 export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, lifetime: number | undefined, reported: number | undefined, deps: RunnerDeps<V>, tags?: readonly string[]): Promise<FlightResult<V>> {
   const { clock, l2, post } = deps
   const { flight } = run
-  const result = loaderResult(run, value, lifetime, reported, deps, tags)
+  const result = loaderResult(flight.id, run.born, run.version, value, lifetime, reported, deps, tags)
   const { expiresAt } = result
   if (l2 === undefined || expiresAt === undefined || !flight.running || flight.fenced) return result
   const release = run.lease !== undefined && l2.releasesWithSet ? run.lease : undefined

@@ -22,6 +22,7 @@ import { ownerLogic } from './logic.js'
 import { Mailbox } from './mailbox.js'
 import { type Message, type WaitOptions, msg } from './messages.js'
 import { type OwnerEnv, type OwnerState, initialState } from './state.js'
+import type { RunnerDeps } from './load.js'
 
 /** What the table facade may do with its owner. */
 export interface Owner<V> {
@@ -74,8 +75,6 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const { name, clock } = options
   const state = initialState<V>(options.capacity, options.grace, options.coalesce, clock, () => send(msg.deadline()))
   const mailbox = new Mailbox<V>((messages) => deliver(messages), state)
-  /** The table's one closing flag: written only by `close` below; read by the facade, the change path and the transition. */
-  let closing = false
   const post = (message: Message<V>): void => mailbox.post(message)
   const send = (message: Message<V>): void => mailbox.send(message)
   const publisher: Publisher = { name, bus: options.bus, clock, events, count: (counter) => post(msg.count(counter)) }
@@ -113,7 +112,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
       post,
     },
     send,
-    closing: () => closing,
+    closing: () => owner.closed,
   }
   const actor = createActor(ownerLogic(env, state), options.inspect === undefined ? {} : { inspect: guardInspector(options.inspect) })
   const stopped = new Promise<void>((resolve) => {
@@ -123,6 +122,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   })
   /** What `close` resolves: the owner stopped, then, with `closeStores`, the table's L2 store and bus closed. */
   const closed = options.closeStores ? stopped.then(() => closeStores(options)) : stopped
+  const owner = new StartedOwner<V>(state, mailbox, env.runner, l2, publisher, stopped, closed)
 
   function deliver(messages: Message<V>[]): void {
     if (actor.getSnapshot().status === 'active') actor.send({ type: 'batch', messages })
@@ -147,32 +147,87 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
 
   actor.start()
   env.sweeper.start()
-  return {
-    miss: (id, loader) => mailbox.miss(id, loader),
-    repeat: (id) => mailbox.repeat(id),
-    insideLoaderOf: (id) => env.runner.loading.id === id || env.runner.loading.batch?.has(id) === true,
-    get closed() {
-      return closing
-    },
-    close() {
-      if (!closing) {
-        closing = true
-        send(msg.close())
-      }
-      return closed
-    },
-    forcedMiss: (id, loader) => mailbox.forcedMiss(id, loader),
-    refresh: (id, loader, staleness) => mailbox.refresh(id, loader, staleness),
-    wait(id, loader, options) {
-      return new Promise<V | undefined>((resolve, reject) => post(msg.wait(id, loader, options, resolve, reject)))
-    },
-    post,
-    send,
-    publisher,
-    state,
-    l2,
-    writesSettled: async () => void (await Promise.all([...env.runner.writing])),
-    stopped,
+  return owner
+}
+
+/**
+ * The {@link Owner} a started actor is seen through. A class, not an object literal: the facade
+ * calls it on every read, and an object literal with a getter is a dictionary-mode object, where
+ * each of those calls is a hash lookup.
+ */
+class StartedOwner<V> implements Owner<V> {
+  /** The table's one closing flag: written only by {@link close}; read by the facade, the change path and the transition. */
+  #closing = false
+  readonly #mailbox: Mailbox<V>
+  /** The id (or batch ids) whose loader runs now: written by the flight runners, read here (see `RunnerDeps.loading`). */
+  readonly #loading: RunnerDeps<V>['loading']
+  /** The flight write-backs to L2 in progress (see `RunnerDeps.writing`). */
+  readonly #writing: RunnerDeps<V>['writing']
+  /** What {@link close} resolves. */
+  readonly #closed: Promise<void>
+
+  constructor(
+    readonly state: OwnerState<V>,
+    mailbox: Mailbox<V>,
+    runner: RunnerDeps<V>,
+    readonly l2: L2Facade | undefined,
+    readonly publisher: Publisher,
+    readonly stopped: Promise<void>,
+    closed: Promise<void>,
+  ) {
+    this.#mailbox = mailbox
+    this.#loading = runner.loading
+    this.#writing = runner.writing
+    this.#closed = closed
+  }
+
+  get closed(): boolean {
+    return this.#closing
+  }
+
+  miss(id: Id, loader: Origin<V>): Promise<V | undefined> {
+    return this.#mailbox.miss(id, loader)
+  }
+
+  repeat(id: Id): Promise<V | undefined> | undefined {
+    return this.#mailbox.repeat(id)
+  }
+
+  insideLoaderOf(id: Id): boolean {
+    const loading = this.#loading
+    return loading.id === id || loading.batch?.has(id) === true
+  }
+
+  close(): Promise<void> {
+    if (!this.#closing) {
+      this.#closing = true
+      this.#mailbox.send(msg.close())
+    }
+    return this.#closed
+  }
+
+  forcedMiss(id: Id, loader: Origin<V>): Promise<V | undefined> {
+    return this.#mailbox.forcedMiss(id, loader)
+  }
+
+  refresh(id: Id, loader: Origin<V>, staleness: number): void {
+    this.#mailbox.refresh(id, loader, staleness)
+  }
+
+  wait(id: Id, loader: Origin<V>, options: WaitOptions): Promise<V | undefined> {
+    return new Promise<V | undefined>((resolve, reject) => this.#mailbox.post(msg.wait(id, loader, options, resolve, reject)))
+  }
+
+  post(message: Message<V>): void {
+    this.#mailbox.post(message)
+  }
+
+  send(message: Message<V>): void {
+    this.#mailbox.send(message)
+  }
+
+  async writesSettled(): Promise<void> {
+    await Promise.all([...this.#writing])
   }
 }
 

@@ -30,8 +30,8 @@ import { runFlight } from './load.js'
 import type { Batch, Origin } from './loader.js'
 import { runBatch } from './load-batch.js'
 import { type PlainMiss, type Refresh, type WaitMessage, type WaiterLeaving, msg } from './messages.js'
-import { store } from '../rows/writes.js'
-import { type Turn, listening } from './state.js'
+import { fill } from '../rows/writes.js'
+import { type OwnerState, type Turn, listening } from './state.js'
 import { Waiter } from './waiter.js'
 
 /** Where {@link joinOrStart} put a miss's callers: on a flight (one it `started`, or joined), or answered now with `value`. */
@@ -90,7 +90,7 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
     return { flight: undefined, value: without.value }
   }
   state.counters[C.coalesced] += count - 1
-  const started = startFlight(turn, id, loader, state.rows.versionAt(slot), forced)
+  const started = startFlight(turn, id, loader, slot, forced)
   tracedStart(started, trace, count)
   return { flight: started, started: true }
 }
@@ -211,14 +211,15 @@ function abortReason(signal: AbortSignal): unknown {
 }
 
 /**
- * Starts a flight for `id`, whose row holds `known` (-1: no row): registered (joinable while the
+ * Starts a flight for `id`, whose row is at `slot` (-1: no row): registered (joinable while the
  * gate is on), counted, bounded by `env.flightBound` (and by the soft timeout, when there is a graced
  * value). A `forced` one (a forced refresh) skips the L2 read. Its runner starts once the transition commits.
  */
-function startFlight<V>(turn: Turn<V>, id: Id, loader: Origin<V>, known: number, forced: boolean): Flight<V> {
+function startFlight<V>(turn: Turn<V>, id: Id, loader: Origin<V>, slot: number, forced: boolean): Flight<V> {
   const { state, env } = turn
   const now = env.clock.now()
-  const flight = new Flight<V>(id, state.coalesce, Math.max(known, 0), now + env.flightBound, forced, state.tags.tick(now), new FlightContext())
+  const known = Math.max(state.rows.versionAt(slot), 0)
+  const flight = new Flight<V>(id, state.coalesce, known, slot, state.soloFills, now + env.flightBound, forced, state.tags.tick(now), new FlightContext())
   if (flight.joinable) state.flights.set(id, flight)
   else state.solo.add(flight)
   state.inflight++
@@ -243,7 +244,8 @@ export function runStarted<V>(turn: Turn<V>): void {
       const flight = started[i] as Flight<V>
       const origin = started[i + 1] as Origin<V>
       if (typeof origin === 'function') {
-        runTraced(flight, () => void runFlight(flight, origin, deps))
+        if (flight.trace === undefined) runFlight(flight, origin, deps)
+        else runTraced(flight, () => runFlight(flight, origin, deps))
         continue
       }
       const group = (batches ??= new Map()).get(origin.load)
@@ -298,12 +300,13 @@ export function onFlightDone<V>(turn: Turn<V>, flight: Flight<V>, result: Flight
   if (result.ok) {
     if (result.source === 'l2') state.counters[C.l2_hits]++
     if (result.leaseWaited === true) state.counters[C.lease_waited]++
-    const slot = state.rows.find(flight.id)
+    const fenced = flight.fenced || result.refused
+    const slot = fenced ? -1 : rowSlot(state, flight)
     // An answer older than one of its tags (invalidated while it loaded) is fenced too.
     const tags = result.tags
-    const stale = flight.fenced || result.refused || state.rows.versionAt(slot) > result.version || (tags !== undefined && state.tags.stale(tags.keys, tags.born))
+    const stale = fenced || state.rows.versionAt(slot) > result.version || (tags !== undefined && state.tags.stale(tags.keys, tags.born))
     if (stale) state.counters[C.fenced]++
-    else flight.stored = store(turn, flight.id, result.value, result.expiresAt, result.version, slot, tags)
+    else flight.stored = fill(turn, flight, result.value, result.expiresAt, result.version, slot, tags)
     const stored = flight.stored >= 0
     if (stored) state.counters[C.fills]++
     if (listening(turn)) turn.defer(() => emitSafely(env.events, 'fill', { table: env.name, id: flight.id, source: result.source, stored }))
@@ -312,6 +315,13 @@ export function onFlightDone<V>(turn: Turn<V>, flight: Flight<V>, result: Flight
     state.counters[C.load_errors]++
     failed(turn, flight, result.error, result.fallback)
   }
+}
+
+/** The slot of `flight`'s id's row now (-1: none): the one it started with when that still holds (see `Flight.slot`), else looked up. */
+function rowSlot<V>(state: OwnerState<V>, flight: Flight<V>): number {
+  const { slot } = flight
+  if (!flight.joinable || flight.soloFills !== state.soloFills || (slot >= 0 && !state.rows.holdsAt(slot, flight.id))) return state.rows.find(flight.id)
+  return slot
 }
 
 /** Every flight whose bound (`loadTimeout`, with a lease's wait) has passed: released, its loader aborted, its waiters answered with `LoadTimeoutError`. */

@@ -34,6 +34,12 @@ export interface OwnerState<V> {
   readonly counters: Float64Array
   /** How many flights run now, joinable or not. */
   inflight: number
+  /**
+   * Rows written so far by flights that were not joinable (solo flights, started with the gate off),
+   * their fills and their fail-safe's: the only writes of an id's row that do not fence the id's
+   * joinable flight first (see `Flight.slot`).
+   */
+  soloFills: number
   /** The coalescing gate. */
   coalesce: boolean
   /** The sweep pass walking the rows now, if any. */
@@ -96,6 +102,7 @@ export function initialState<V>(capacity: number, grace: number, coalesce: boole
     deadlines: new Deadlines<Flight<V>>(clock, deadlineDue),
     counters: newOwnerCounters(),
     inflight: 0,
+    soloFills: 0,
     coalesce,
     sweep: undefined,
     nextSweepAt: 0,

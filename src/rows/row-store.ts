@@ -305,6 +305,11 @@ export class RowStore<V> {
     return slot < 0 ? -1 : this.#versions === undefined ? 0 : this.#versions[slot]!
   }
 
+  /** True when `slot` (from an earlier {@link find}) still holds `id`'s row (or tombstone): the slot was not freed since. */
+  holdsAt(slot: number, id: Id): boolean {
+    return this.#ids[slot] === id
+  }
+
   /** True when `id` has a row (or a tombstone). */
   has(id: Id): boolean {
     return this.#index.get(id) !== undefined

@@ -1,10 +1,11 @@
 /**
- * The owner's writes to the rows, beside the rows: a fill or a put (`store`), a tombstone (`bury`),
- * and the version the table knows for an id (`known`). `store` and `bury` are called only from the
- * owner's transition; `known`, a read, also from the change path to mint and guard versions.
+ * The owner's writes to the rows, beside the rows: a fill or a put (`store`; a flight's through
+ * `fill`), a tombstone (`bury`), and the version the table knows for an id (`known`). `store`, `fill`
+ * and `bury` are called only from the owner's transition; `known`, a read, also from the change path to mint and guard versions.
  */
 import { C } from '../core/counters.js'
 import type { Id } from '../core/id.js'
+import type { Flight } from '../owner/flight.js'
 import type { OwnerState, Turn } from '../owner/state.js'
 
 /** The tag keys a row carries and its birth on the tag version clock (see `tags/tag-versions.ts`). */
@@ -40,6 +41,12 @@ export function store<V>(turn: Turn<V>, id: Id, value: V | undefined, expiresAt:
     counters[C.evictions]++
   }
   return rows.write(id, value, expiresAt, version, slot, tags)
+}
+
+/** Stores `flight`'s answer (or its fail-safe's graced value) as its id's row, as {@link store} does; a solo flight's write is counted in `soloFills` (see `Flight.slot`). */
+export function fill<V>(turn: Turn<V>, flight: Flight<V>, value: V | undefined, expiresAt: number | undefined, version: number, slot: number, tags?: RowTags): number {
+  if (!flight.joinable) turn.state.soloFills++
+  return store(turn, flight.id, value, expiresAt, version, slot, tags)
 }
 
 /** The forget time after which a tombstone may still fence a running flight: one younger than a flight's bound stays. */
