@@ -14,8 +14,9 @@
  * - `table`: non-empty string, at most `MAX_TABLE_LENGTH` UTF-16 code units;
  * - `kind`: `"put"` or `"invalidate"` (a change of one id), `"fill"` (a lease holder filled the
  *   id), `"unfilled"` (a lease holder ended without a fill; `lease`: its token, a non-empty string of
- *   at most `MAX_LEASE_LENGTH`; `failed`, optional: `true` when its loader failed), `"tag"` (a tag's invalidation: `tag`, a non-empty string of at
- *   most `MAX_ID_LENGTH` code units, in the namespace path `scope`, and the `version` it got), or
+ *   at most `MAX_LEASE_LENGTH`; `failed`, optional: `true` when its loader failed), `"tag"` (a
+ *   tag's invalidation: `tag`, a non-empty string of at most `MAX_ID_LENGTH` code units, in the
+ *   namespace path `scope`, and the `version` it got), or
  *   `"clear"` (the whole table; with `scope` and `version`, one namespace);
  * - `scope` (tags, and a namespace's clear): an array of at most `MAX_NAMESPACE_DEPTH` non-empty
  *   strings of at most `MAX_NAMESPACE_LENGTH` code units each;

@@ -14,8 +14,8 @@
  * loader failed, the waiters take that failure as their own instead, as the waiters of a flight in
  * one process do (one load per herd, and its one answer: asking the origin once more from every
  * process would only add load where it fails). Past `wait`, a waiter that cannot take the lease
- * loads itself. L2
- * failing at any step means a local load: a lease never fails a fetch, and its L2 calls are inside the flight's bound
+ * loads itself. L2 failing at any step means a local load: a lease never fails a fetch, and its L2
+ * calls are inside the flight's bound
  * (see `LEASE_L2_CALLS`). A batch asks for the leases of all its ids in one call (`askLeases`); each
  * id it finds held elsewhere waits on its own, as a single flight does.
  *
