@@ -5,7 +5,7 @@
  * valid and must be served. The workload tries one entry at a time, in catalog order, so a run
  * of a few seconds already covers every entry; nothing a bad input returns may stay pending.
  */
-import { type Id, type Loader, LoadTimeoutError, createTable } from '../src/index.js'
+import { type Id, LeaseHolderFailedError, type Loader, LoadTimeoutError, createTable } from '../src/index.js'
 import { MAX_ID_LENGTH } from '../src/limits.js'
 import type { PromiseLedger } from './ledger.js'
 import { hostileEntries } from './hostile-inputs.js'
@@ -256,8 +256,8 @@ export class BadInputs {
         if (entry.expect === 'settle' && value !== undefined) fail(String(value))
       },
       (error: unknown) => {
-        // A served edge id may share a flight whose loader failed; it must never be refused as a bad argument.
-        const named = entry.expect === 'serve' ? error instanceof OriginError || error instanceof LoadTimeoutError : refusal(error)
+        // A served edge id may share a flight whose loader failed (with a lease, in another table); it must never be refused as a bad argument.
+        const named = entry.expect === 'serve' ? error instanceof OriginError || error instanceof LoadTimeoutError || error instanceof LeaseHolderFailedError : refusal(error)
         if (!named) fail(`rejected with ${show(error)}`)
       },
     )

@@ -116,7 +116,7 @@ export function runChecks(f: Figures): Check[] {
   rule(RULES.neverThrows, `${num(f.workload.fetchCalls + f.workload.ops.put + f.workload.ops.invalidate)} calls`)
   rule(RULES.answerForId, `${num(f.workload.fetchCalls)} fetches`)
   rule(RULES.herd, `${num(f.workload.ops.herd)} herds, ${num(f.workload.herdCallers)} callers`)
-  rule(RULES.namedRejections, 'loader errors, FetchTimeoutError, LoadTimeoutError and the caller’s own abort reason only')
+  rule(RULES.namedRejections, 'loader errors, FetchTimeoutError, LoadTimeoutError, LeaseHolderFailedError and the caller’s own abort reason only')
   rule(RULES.changes, `${num(f.workload.ops.put + f.workload.ops.invalidate)} changes`)
   for (const category of CATEGORIES) rule(ruleOf(category), `${num(f.badInputs.tried[category])} tried`)
   rule(INTERNAL_FAULT, 'no `error` event without an id')

@@ -6,7 +6,7 @@
  * share, to ids that do not exist. Every choice comes from the worker's own seeded PRNG; which
  * calls overlap is decided by the workers and the tables, never by sleeps.
  */
-import { type ChangeResult, FetchTimeoutError, type FetchOptions, type Id, LoadTimeoutError } from '../src/index.js'
+import { type ChangeResult, FetchTimeoutError, type FetchOptions, type Id, LeaseHolderFailedError, LoadTimeoutError } from '../src/index.js'
 import { seeded } from '../examples/support/prng.js'
 import type { BadInputs } from './bad-inputs.js'
 import type { PromiseLedger } from './ledger.js'
@@ -124,7 +124,8 @@ export async function runWorkload(deps: WorkloadDeps, deadline: number): Promise
   function checkRejection(t: SoakTable, id: Id, error: unknown, signal: AbortSignal | undefined): void {
     if (signal !== undefined && error === signal.reason) t.tally.cancelled++
     else if (error instanceof FetchTimeoutError && error.id === id) t.tally.timedOut++
-    else if (!(error instanceof OriginError || (error instanceof LoadTimeoutError && error.id === id))) {
+    // A loader's failure reaches every waiter of its flight, and with a lease the waiters in the other tables too.
+    else if (!(error instanceof OriginError || (error instanceof LoadTimeoutError && error.id === id) || (error instanceof LeaseHolderFailedError && error.id === id))) {
       problems.add(RULES.namedRejections, `${t.label}: fetch(${show(id)}) rejected with ${show(error)}`)
     }
   }
