@@ -40,13 +40,54 @@ export function badNumber(value: unknown, message: string): TypeError | RangeErr
   return badArgument(typeof value === 'number' ? RangeError : TypeError, message)
 }
 
+/**
+ * The brand every EchoStore error carries: the names of its classes, from its own up to
+ * {@link EchoStoreError}. It is a registered symbol (`Symbol.for`), so two copies of the package in
+ * one process (an ES module and a CommonJS build, or two versions under `node_modules`) see the
+ * same brand, and `instanceof` holds across them. Written once, by the {@link EchoStoreError}
+ * constructor.
+ */
+const BRAND: unique symbol = Symbol.for('echostore.error.classes') as never
+
+/** Each error class's names, computed once per class; written only by {@link classNames}. */
+const namesByClass = new WeakMap<Function, readonly string[]>()
+
+/** The class names of an error's chain, own class first, up to and including `EchoStoreError`. */
+function classNames(target: Function): readonly string[] {
+  let names = namesByClass.get(target)
+  if (names === undefined) {
+    const chain: string[] = []
+    for (let at = target; at !== Error && typeof at === 'function' && at.name !== ''; at = Object.getPrototypeOf(at)) {
+      chain.push(at.name)
+      if (at.name === 'EchoStoreError') break
+    }
+    names = Object.freeze(chain)
+    namesByClass.set(target, names)
+  }
+  return names
+}
+
 /** Base of every error EchoStore raises for a condition of its own; `code` is stable across releases. */
 export abstract class EchoStoreError extends Error {
   /** A stable machine-readable code, `ECHOSTORE_*`. */
   abstract readonly code: string
+  /** Its class names (the brand `instanceof` reads), not enumerable. */
+  declare readonly [BRAND]: readonly string[]
   constructor(message: string, options?: ErrorOptions) {
     super(PREFIX + message, options)
     this.name = new.target.name
+    Object.defineProperty(this, BRAND, { value: classNames(new.target) })
+  }
+
+  /**
+   * `error instanceof TableClosedError` (or any EchoStore error class) holds for an error raised by
+   * another copy of the package too: by its prototype chain, or else by its brand.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true
+    if (typeof value !== 'object' || value === null) return false
+    const names = (value as { [BRAND]?: unknown })[BRAND]
+    return Array.isArray(names) && names.includes(this.name)
   }
 }
 
