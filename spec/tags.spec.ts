@@ -402,3 +402,39 @@ describe('bad tags', () => {
     await expect(table.invalidateTags(['t'])).rejects.toThrow(/closed/)
   })
 })
+
+describe('a tag change racing close()', () => {
+  /** A memoryL2 whose tag invalidations and clears wait until the test lets them go (never, here). */
+  function stuckL2(clock: ReturnType<typeof manualClock>) {
+    const inner = memoryL2({ clock })
+    const asked: string[] = []
+    const store: L2Store = {
+      get: (table, id) => inner.get(table, id),
+      set: (table, id, entry) => inner.set(table, id, entry),
+      nextVersion: (table, id, floor) => inner.nextVersion(table, id, floor),
+      clear: () => (asked.push('clear'), new Promise<void>(() => {})),
+      tagVersions: (table, tags) => inner.tagVersions!(table, tags),
+      invalidateTags: () => (asked.push('invalidateTags'), new Promise<number[]>(() => {})),
+      close: () => inner.close(),
+    }
+    return { store, asked }
+  }
+
+  it('settles invalidateTags, a namespace clear() and a table clear() still waiting on L2 when the table closes (L2 failed)', async () => {
+    const clock = manualClock(0)
+    const { store, asked } = stuckL2(clock)
+    const table = createTable<string>({ name: 'tags', ttl: TTL, jitter: 0, sweepInterval: 1e9, clock, l2: store })
+    await table.fetch('a', tagged('v1', ['t']).loader)
+    const tags = outcome(table.invalidateTags(['t']))
+    const scoped = outcome(table.namespace('n').clear())
+    const cleared = outcome(table.clear())
+    await settle()
+    expect(asked.sort()).toEqual(['clear', 'invalidateTags', 'invalidateTags'])
+    await table.close()
+    await settle()
+    expect([tags.state, scoped.state, cleared.state]).toEqual(['fulfilled', 'fulfilled', 'fulfilled'])
+    expect(tags.value).toMatchObject({ applied: false, l2: 'failed' })
+    expect(scoped.value).toMatchObject({ l2: 'failed' })
+    expect(cleared.value).toMatchObject({ l2: 'failed' })
+  })
+})
