@@ -438,3 +438,66 @@ describe('a tag change racing close()', () => {
     expect(cleared.value).toMatchObject({ l2: 'failed' })
   })
 })
+
+describe('a tag invalidation that L2 did not take (l2: failed)', () => {
+  /** Two tables on one memoryL2 and one localBus whose store fails every tag invalidation (an error); a third table can be made cold. */
+  function failingTags(options: Partial<TableOptions<string | undefined>> = {}) {
+    const clock = manualClock(0)
+    const inner = memoryL2({ clock })
+    const l2: L2Store = {
+      get: (table, id) => inner.get(table, id),
+      getMany: (table, ids) => inner.getMany!(table, ids),
+      set: (table, id, entry) => inner.set(table, id, entry),
+      nextVersion: (table, id, floor) => inner.nextVersion(table, id, floor),
+      clear: (table) => inner.clear(table),
+      tagVersions: (table, tags) => inner.tagVersions!(table, tags),
+      invalidateTags: () => Promise.reject(new Error('L2 is down for tag invalidations')),
+      close: () => inner.close(),
+    }
+    const bus = localBus()
+    const make = (): Table<string | undefined> => createTable<string | undefined>({ name: 'tags', ttl: TTL, jitter: 0, sweepInterval: 1e9, clock, l2, bus, ...options })
+    return { clock, make, here: make(), there: make() }
+  }
+
+  it('answers no later fetch the old value from L2, in the process that ran it nor in one that heard it on the bus', async () => {
+    const { here, there } = failingTags()
+    await here.fetch('a', tagged('v1', ['t']).loader)
+    expect(await there.fetch('a', tagged('unused', ['t']).loader)).toBe('v1') // from L2
+    expect(await here.invalidateTags(['t'])).toMatchObject({ l2: 'failed', broadcast: true })
+    await settle()
+    expect([here.has('a'), there.has('a')]).toEqual([false, false])
+    const fresh = tagged('v2', ['t'])
+    expect(await here.fetch('a', fresh.loader)).toBe('v2')
+    expect(await there.fetch('a', fresh.loader)).toBe('v2') // the reload here replaced the L2 entry
+    expect(fresh.calls()).toBe(1)
+    expect(here.stats()).toMatchObject({ tag_stale: 2, fenced: 0 }) // the row in L1, the entry in L2
+    await Promise.all([here.close(), there.close()])
+  })
+
+  it('answers no graced value from before it out of L2 (the fail-safe gets the error)', async () => {
+    const { clock, here, there } = failingTags({ grace: 5 * TTL })
+    await there.fetch('a', tagged('v1', ['t']).loader)
+    await here.invalidateTags(['t'])
+    await settle()
+    clock.advance(TTL + 1) // the L2 entry is past its lifetime, within its grace
+    const failing = async (_id: Id, context: LoaderContext): Promise<string> => {
+      context.setTags(['t'])
+      throw new Error('origin down')
+    }
+    await expect(here.fetch('a', failing)).rejects.toThrow('origin down')
+    await expect(there.fetch('a', failing)).rejects.toThrow('origin down')
+    await Promise.all([here.close(), there.close()])
+  })
+
+  it('answers no old value from L2 to a batch read (getMany) either', async () => {
+    const batchLoader = async (ids: readonly Id[], context: { setTags(id: Id, tags: string[]): void }) => {
+      for (const id of ids) context.setTags(id, ['t'])
+      return ids.map(() => 'v2')
+    }
+    const { here } = failingTags({ batchLoader })
+    await here.fetch('a', tagged('v1', ['t']).loader)
+    await here.invalidateTags(['t'])
+    expect(await here.getMany(['a', 'b'])).toEqual(['v2', 'v2'])
+    await here.close()
+  })
+})

@@ -78,7 +78,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const post = (message: Message<V>): void => mailbox.post(message)
   const send = (message: Message<V>): void => mailbox.send(message)
   const publisher: Publisher = { name, bus: options.bus, clock, events, count: (counter) => post(msg.count(counter)) }
-  const l2 = options.l2 && new L2Facade(options.l2, name, clock, (counter) => post(msg.count(counter)), events)
+  const l2 = options.l2 && new L2Facade(options.l2, name, clock, (counter) => post(msg.count(counter)), events, state.tags)
   const env: OwnerEnv<V> = {
     name,
     origin,
