@@ -501,3 +501,38 @@ describe('a tag invalidation that L2 did not take (l2: failed)', () => {
     await here.close()
   })
 })
+
+describe('a reload after a tag invalidation', () => {
+  it("lands in L2 over a put's entry (a minted version): the next process reads it from there", async () => {
+    const { l2, here, make } = twoProcesses()
+    const put = await here.put('a', 'v1', { tags: ['t'] })
+    expect(put.version).toBeGreaterThan(0)
+    await here.invalidateTags(['t'])
+    const cold = make()
+    const fresh = tagged('v2', ['t'])
+    expect(await cold.fetch('a', fresh.loader)).toBe('v2')
+    // The reload carries the stale entry's version (L2's guard refuses only a lower one).
+    expect(await l2.get('tags', 'a')).toMatchObject({ kind: 'value', value: 'v2', version: put.version })
+    const next = make()
+    expect(await next.fetch('a', fresh.loader)).toBe('v2')
+    expect(await here.fetch('a', fresh.loader)).toBe('v2')
+    expect(fresh.calls()).toBe(1)
+    expect(next.stats()).toMatchObject({ l2_hits: 1, loads: 0 })
+    await Promise.all([here.close(), cold.close(), next.close()])
+  })
+
+  it("lands in L2 from the process that put it, once its own stale row was swept", async () => {
+    const { l2, clock, here, make } = twoProcesses({ sweepInterval: 1_000 })
+    const put = await here.put('a', 'v1', { tags: ['t'] })
+    await here.invalidateTags(['t'])
+    await advanceSettled(clock, 2_000) // the sweeper reclaims the stale row
+    expect(here.size).toBe(0)
+    const fresh = tagged('v2', ['t'])
+    expect(await here.fetch('a', fresh.loader)).toBe('v2')
+    expect(await l2.get('tags', 'a')).toMatchObject({ value: 'v2', version: put.version })
+    const next = make()
+    expect(await next.fetch('a', fresh.loader)).toBe('v2')
+    expect(fresh.calls()).toBe(1)
+    await Promise.all([here.close(), next.close()])
+  })
+})
