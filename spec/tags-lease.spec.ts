@@ -3,8 +3,10 @@
  * entry older than one of its tags is no fill there either: the flight takes the lease and loads.
  */
 import { describe, expect, it } from 'vitest'
-import { createTable, memoryL2 } from '../src/index.js'
+import { createTable, localBus, memoryL2 } from '../src/index.js'
+import type { L2Store } from '../src/store.js'
 import { manualClock } from '../src/testing.js'
+import { settle } from './support/latch.js'
 
 describe('a tagged L2 entry older than its tag, read by a flight with a lease', () => {
   it('is no fill: the flight takes the lease, loads once and answers the new value; tag_stale counts the entry', async () => {
@@ -27,5 +29,28 @@ describe('a tagged L2 entry older than its tag, read by a flight with a lease', 
     expect(writer.stats()).toMatchObject({ loads: 1, l2_hits: 1 })
     await Promise.all([writer.close(), reader.close()])
     await l2.close()
+  })
+
+  it('is no fill when the invalidation did not reach L2 but this process knows of it: the flight loads and its fill replaces the entry', async () => {
+    const clock = manualClock(1_000)
+    const inner = memoryL2({ clock })
+    const l2: L2Store = { ...inner, get: inner.get.bind(inner), set: inner.set.bind(inner), nextVersion: inner.nextVersion.bind(inner), clear: inner.clear.bind(inner), tagVersions: inner.tagVersions!.bind(inner), leases: inner.leases, close: inner.close.bind(inner), invalidateTags: () => Promise.reject(new Error('down')) }
+    const bus = localBus()
+    const writer = createTable<string>({ name: 'stock', clock, l2, bus, lease: true })
+    const reader = createTable<string>({ name: 'stock', clock, l2, bus, lease: true })
+    let origin = 'before'
+    const load = (_: string, { setTags }: { setTags(tags: string[]): void }) => {
+      setTags(['depot:7'])
+      return origin
+    }
+    expect(await writer.fetch('sku', load)).toBe('before')
+    origin = 'after'
+    expect(await writer.invalidateTags(['depot:7'])).toMatchObject({ l2: 'failed' })
+    await settle()
+    expect(await reader.fetch('sku', load)).toBe('after')
+    expect(reader.stats()).toMatchObject({ loads: 1, l2_hits: 0, tag_stale: 1, lease_acquired: 1 })
+    expect(await writer.fetch('sku', () => 'not asked')).toBe('after')
+    await Promise.all([writer.close(), reader.close()])
+    await inner.close()
   })
 })

@@ -402,3 +402,137 @@ describe('bad tags', () => {
     await expect(table.invalidateTags(['t'])).rejects.toThrow(/closed/)
   })
 })
+
+describe('a tag change racing close()', () => {
+  /** A memoryL2 whose tag invalidations and clears wait until the test lets them go (never, here). */
+  function stuckL2(clock: ReturnType<typeof manualClock>) {
+    const inner = memoryL2({ clock })
+    const asked: string[] = []
+    const store: L2Store = {
+      get: (table, id) => inner.get(table, id),
+      set: (table, id, entry) => inner.set(table, id, entry),
+      nextVersion: (table, id, floor) => inner.nextVersion(table, id, floor),
+      clear: () => (asked.push('clear'), new Promise<void>(() => {})),
+      tagVersions: (table, tags) => inner.tagVersions!(table, tags),
+      invalidateTags: () => (asked.push('invalidateTags'), new Promise<number[]>(() => {})),
+      close: () => inner.close(),
+    }
+    return { store, asked }
+  }
+
+  it('settles invalidateTags, a namespace clear() and a table clear() still waiting on L2 when the table closes (L2 failed)', async () => {
+    const clock = manualClock(0)
+    const { store, asked } = stuckL2(clock)
+    const table = createTable<string>({ name: 'tags', ttl: TTL, jitter: 0, sweepInterval: 1e9, clock, l2: store })
+    await table.fetch('a', tagged('v1', ['t']).loader)
+    const tags = outcome(table.invalidateTags(['t']))
+    const scoped = outcome(table.namespace('n').clear())
+    const cleared = outcome(table.clear())
+    await settle()
+    expect(asked.sort()).toEqual(['clear', 'invalidateTags', 'invalidateTags'])
+    await table.close()
+    await settle()
+    expect([tags.state, scoped.state, cleared.state]).toEqual(['fulfilled', 'fulfilled', 'fulfilled'])
+    expect(tags.value).toMatchObject({ applied: false, l2: 'failed' })
+    expect(scoped.value).toMatchObject({ l2: 'failed' })
+    expect(cleared.value).toMatchObject({ l2: 'failed' })
+  })
+})
+
+describe('a tag invalidation that L2 did not take (l2: failed)', () => {
+  /** Two tables on one memoryL2 and one localBus whose store fails every tag invalidation (an error); a third table can be made cold. */
+  function failingTags(options: Partial<TableOptions<string | undefined>> = {}) {
+    const clock = manualClock(0)
+    const inner = memoryL2({ clock })
+    const l2: L2Store = {
+      get: (table, id) => inner.get(table, id),
+      getMany: (table, ids) => inner.getMany!(table, ids),
+      set: (table, id, entry) => inner.set(table, id, entry),
+      nextVersion: (table, id, floor) => inner.nextVersion(table, id, floor),
+      clear: (table) => inner.clear(table),
+      tagVersions: (table, tags) => inner.tagVersions!(table, tags),
+      invalidateTags: () => Promise.reject(new Error('L2 is down for tag invalidations')),
+      close: () => inner.close(),
+    }
+    const bus = localBus()
+    const make = (): Table<string | undefined> => createTable<string | undefined>({ name: 'tags', ttl: TTL, jitter: 0, sweepInterval: 1e9, clock, l2, bus, ...options })
+    return { clock, make, here: make(), there: make() }
+  }
+
+  it('answers no later fetch the old value from L2, in the process that ran it nor in one that heard it on the bus', async () => {
+    const { here, there } = failingTags()
+    await here.fetch('a', tagged('v1', ['t']).loader)
+    expect(await there.fetch('a', tagged('unused', ['t']).loader)).toBe('v1') // from L2
+    expect(await here.invalidateTags(['t'])).toMatchObject({ l2: 'failed', broadcast: true })
+    await settle()
+    expect([here.has('a'), there.has('a')]).toEqual([false, false])
+    const fresh = tagged('v2', ['t'])
+    expect(await here.fetch('a', fresh.loader)).toBe('v2')
+    expect(await there.fetch('a', fresh.loader)).toBe('v2') // the reload here replaced the L2 entry
+    expect(fresh.calls()).toBe(1)
+    expect(here.stats()).toMatchObject({ tag_stale: 2, fenced: 0 }) // the row in L1, the entry in L2
+    await Promise.all([here.close(), there.close()])
+  })
+
+  it('answers no graced value from before it out of L2 (the fail-safe gets the error)', async () => {
+    const { clock, here, there } = failingTags({ grace: 5 * TTL })
+    await there.fetch('a', tagged('v1', ['t']).loader)
+    await here.invalidateTags(['t'])
+    await settle()
+    clock.advance(TTL + 1) // the L2 entry is past its lifetime, within its grace
+    const failing = async (_id: Id, context: LoaderContext): Promise<string> => {
+      context.setTags(['t'])
+      throw new Error('origin down')
+    }
+    await expect(here.fetch('a', failing)).rejects.toThrow('origin down')
+    await expect(there.fetch('a', failing)).rejects.toThrow('origin down')
+    await Promise.all([here.close(), there.close()])
+  })
+
+  it('answers no old value from L2 to a batch read (getMany) either', async () => {
+    const batchLoader = async (ids: readonly Id[], context: { setTags(id: Id, tags: string[]): void }) => {
+      for (const id of ids) context.setTags(id, ['t'])
+      return ids.map(() => 'v2')
+    }
+    const { here } = failingTags({ batchLoader })
+    await here.fetch('a', tagged('v1', ['t']).loader)
+    await here.invalidateTags(['t'])
+    expect(await here.getMany(['a', 'b'])).toEqual(['v2', 'v2'])
+    await here.close()
+  })
+})
+
+describe('a reload after a tag invalidation', () => {
+  it("lands in L2 over a put's entry (a minted version): the next process reads it from there", async () => {
+    const { l2, here, make } = twoProcesses()
+    const put = await here.put('a', 'v1', { tags: ['t'] })
+    expect(put.version).toBeGreaterThan(0)
+    await here.invalidateTags(['t'])
+    const cold = make()
+    const fresh = tagged('v2', ['t'])
+    expect(await cold.fetch('a', fresh.loader)).toBe('v2')
+    // The reload carries the stale entry's version (L2's guard refuses only a lower one).
+    expect(await l2.get('tags', 'a')).toMatchObject({ kind: 'value', value: 'v2', version: put.version })
+    const next = make()
+    expect(await next.fetch('a', fresh.loader)).toBe('v2')
+    expect(await here.fetch('a', fresh.loader)).toBe('v2')
+    expect(fresh.calls()).toBe(1)
+    expect(next.stats()).toMatchObject({ l2_hits: 1, loads: 0 })
+    await Promise.all([here.close(), cold.close(), next.close()])
+  })
+
+  it("lands in L2 from the process that put it, once its own stale row was swept", async () => {
+    const { l2, clock, here, make } = twoProcesses({ sweepInterval: 1_000 })
+    const put = await here.put('a', 'v1', { tags: ['t'] })
+    await here.invalidateTags(['t'])
+    await advanceSettled(clock, 2_000) // the sweeper reclaims the stale row
+    expect(here.size).toBe(0)
+    const fresh = tagged('v2', ['t'])
+    expect(await here.fetch('a', fresh.loader)).toBe('v2')
+    expect(await l2.get('tags', 'a')).toMatchObject({ value: 'v2', version: put.version })
+    const next = make()
+    expect(await next.fetch('a', fresh.loader)).toBe('v2')
+    expect(fresh.calls()).toBe(1)
+    await Promise.all([here.close(), next.close()])
+  })
+})

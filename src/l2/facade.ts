@@ -7,6 +7,7 @@ import { L2CorruptEntryError, L2TimeoutError, L2UnfitValueError, TableClosedErro
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { MAX_TTL } from '../table/options.js'
 import type { Id } from '../core/id.js'
+import type { TagVersions } from '../tags/tag-versions.js'
 import { DEFAULT_L2_TIMEOUT, type L2Entry, type L2Store, type L2Write, type LeaseRead } from './store.js'
 
 /** Consecutive failures (errors or timeouts) that open the breaker. */
@@ -60,13 +61,15 @@ export class L2Facade {
     private readonly clock: Clock,
     private readonly count: (counter: OwnerCounterName) => void,
     private readonly events: Emitter<TableEvents>,
+    /** The owner's tag versions (its own invalidations and the bus's), read here only: an entry older than one of them is no answer either. */
+    private readonly known: TagVersions,
   ) {
     this.timeout = store.timeout ?? DEFAULT_L2_TIMEOUT
   }
 
   /**
-   * The live entry, `undefined` on a miss (a corrupt entry included, and a tagged entry older than
-   * one of its tags: see {@link #fresh}), or {@link L2_FAILED}.
+   * The live entry, `undefined` on a miss (a corrupt entry included), or {@link L2_FAILED}; a tagged
+   * entry older than one of its tags reads as a tombstone of its version (see {@link #fresh}).
    */
   async get(id: Id): Promise<L2Answer<L2Entry | undefined>> {
     const entry = await this.#call('get', id, () => this.store.get(this.table, id), undefined, badEntry)
@@ -96,9 +99,13 @@ export class L2Facade {
   }
 
   /**
-   * `entries` with every tagged one checked against its tags' versions in the store (one call for
-   * all of them): one older than a tag invalidated since its birth, by any process, is a miss
-   * (`undefined`, counted `tag_stale`), and so is every tagged one when the versions cannot be read.
+   * `entries` with every tagged one checked, where every L2 answer enters: one older than a tag
+   * invalidated since its birth, by any process (the tag's version in the store) or known to this
+   * one (its owner's tag versions: an invalidation L2 did not take, heard on the bus or made here),
+   * is no answer (counted `tag_stale`), and neither is any tagged one when the store's versions
+   * cannot be read. Such an entry reads as a tombstone of its version: nothing answers from it (no
+   * graced value either), and the flight that reloads the id carries that version, so its write-back
+   * replaces the entry in L2 (the store's guard refuses only a lower version).
    */
   async #fresh(entries: (L2Entry | undefined)[]): Promise<(L2Entry | undefined)[]> {
     const keys = [...new Set(entries.flatMap((entry) => entry?.tags ?? []))]
@@ -111,9 +118,10 @@ export class L2Facade {
     return entries.map((entry) => {
       if (entry?.tags === undefined) return entry
       const born = entry.born ?? 0
-      if (versions !== L2_FAILED && entry.tags.every((key) => of.get(key)! < born)) return entry
-      if (versions !== L2_FAILED) this.count('tag_stale')
-      return undefined
+      if (versions === L2_FAILED) return staleAs(entry)
+      if (entry.tags.every((key) => of.get(key)! < born) && !this.known.stale(entry.tags, born)) return entry
+      this.count('tag_stale')
+      return staleAs(entry)
     })
   }
 
@@ -198,7 +206,7 @@ export class L2Facade {
   /**
    * Reads `id` and, unless it holds a fill of a version ≥ `floor`, takes its lease, in one step (see
    * `L2Leases.readOrAcquire`), or answers {@link L2_FAILED}. A tagged fill older than one of its tags
-   * is no fill: it reads as a miss (`tag_stale`), and the lease the store did not ask for is asked now.
+   * is no fill: it reads as a tombstone of its version (`tag_stale`), and the lease the store did not ask for is asked now.
    */
   async leaseReadOrAcquire(id: Id, token: string, ttl: number, floor: number): Promise<L2Answer<LeaseRead>> {
     const leases = this.store.leases!
@@ -209,9 +217,9 @@ export class L2Facade {
     })
     if (read === L2_FAILED || read.entry?.tags === undefined) return read
     const [entry] = await this.#fresh([read.entry])
-    if (entry !== undefined || read.lease !== 'unasked') return { entry, lease: read.lease }
+    if (entry === read.entry || read.lease !== 'unasked') return { entry, lease: read.lease }
     const taken = await this.leaseAcquire(id, token, ttl)
-    return taken === L2_FAILED ? L2_FAILED : { entry: undefined, lease: taken ? 'taken' : 'busy' }
+    return taken === L2_FAILED ? L2_FAILED : { entry, lease: taken ? 'taken' : 'busy' }
   }
 
   /** Gives `id`'s lease back if `token` still holds it. */
@@ -378,6 +386,11 @@ export class L2Facade {
     if (breaker.failures >= BREAKER_FAILURES) breaker.openUntil = this.clock.now() + BREAKER_COOLDOWN
     if (this.events.all.size > 0) emitSafely(this.events, 'l2_error', { table: this.table, op, id, error })
   }
+}
+
+/** A tagged entry that may not answer, as a tombstone of its version with its remaining lifetime (see `L2Facade.#fresh`). */
+function staleAs(entry: L2Entry): L2Entry {
+  return { kind: 'tombstone', version: entry.version, ttl: entry.ttl }
 }
 
 /** True for a promise or a promise-like value (what an L2 call must return). */

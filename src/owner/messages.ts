@@ -120,8 +120,9 @@ export interface PutMessage<V> {
 /**
  * Tag keys got new versions (`table.invalidateTags`, a namespace's `clear()`, here or heard on the
  * bus): rows carrying one of them from before are stale, and every flight in `scope` is fenced.
+ * `reply(true)` once done; a stopped owner answers `reply(false)`.
  */
-export interface TagsMessage { type: 'tags'; keys: readonly string[]; versions: readonly number[]; scope: Scope; reply: (() => void) | undefined }
+export interface TagsMessage { type: 'tags'; keys: readonly string[]; versions: readonly number[]; scope: Scope; reply: ((applied: boolean) => void) | undefined }
 /** Drop a row and leave a tombstone carrying `version` (`table.invalidate`). */
 export interface InvalidateMessage { type: 'invalidate'; id: Id; version: number; reply: ChangeReply }
 /** Drop every row and fence every flight (`table.clear()`); `reply` once done. */
@@ -193,7 +194,7 @@ export const msg = {
     tags,
     reply,
   }),
-  tags: (keys: readonly string[], versions: readonly number[], scope: Scope, reply?: () => void): TagsMessage => ({ type: 'tags', keys, versions, scope, reply }),
+  tags: (keys: readonly string[], versions: readonly number[], scope: Scope, reply?: (applied: boolean) => void): TagsMessage => ({ type: 'tags', keys, versions, scope, reply }),
   invalidate: (id: Id, version: number, reply: ChangeReply): InvalidateMessage => ({ type: 'invalidate', id, version, reply }),
   clear: (reply: () => void): ClearRowsMessage => ({ type: 'clear', reply }),
   fence: (reply: () => void): FenceAllMessage => ({ type: 'fence', reply }),

@@ -104,7 +104,7 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
  * goes stale at once (its next read compares, nothing walks the rows), and every flight in `scope`
  * is fenced, as its answer's tags are known only once it ends (its waiters still get it).
  */
-export function onTags<V>(turn: Turn<V>, keys: readonly string[], versions: readonly number[], scope: Scope, reply?: () => void): void {
+export function onTags<V>(turn: Turn<V>, keys: readonly string[], versions: readonly number[], scope: Scope, reply?: (applied: boolean) => void): void {
   const { state } = turn
   wakeWaiting(turn, undefined)
   keys.forEach((key, i) => state.tags.raise(key, versions[i]!))
@@ -115,7 +115,7 @@ export function onTags<V>(turn: Turn<V>, keys: readonly string[], versions: read
   }
   for (const flight of state.solo) if (scope.holds(flight.id)) flight.fenced = true
   state.counters[C.tag_invalidations] += keys.length
-  reply?.()
+  reply?.(true)
 }
 
 /** A local invalidate: a tombstone unless something newer is known; fences older flights of the id. */

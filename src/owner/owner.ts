@@ -78,7 +78,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const post = (message: Message<V>): void => mailbox.post(message)
   const send = (message: Message<V>): void => mailbox.send(message)
   const publisher: Publisher = { name, bus: options.bus, clock, events, count: (counter) => post(msg.count(counter)) }
-  const l2 = options.l2 && new L2Facade(options.l2, name, clock, (counter) => post(msg.count(counter)), events)
+  const l2 = options.l2 && new L2Facade(options.l2, name, clock, (counter) => post(msg.count(counter)), events, state.tags)
   const env: OwnerEnv<V> = {
     name,
     origin,
@@ -129,7 +129,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     else for (const message of messages) refuse(message)
   }
 
-  /** Answers a message that reached a stopped owner: nothing is left pending. */
+  /** Answers a message that reached a stopped owner: nothing is left pending (every message with a reply is answered here). */
   function refuse(message: Message<V>): void {
     switch (message.type) {
       case 'miss':
@@ -140,7 +140,10 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
       case 'put':
       case 'invalidate':
         return message.reply(false, message.version)
+      case 'tags':
+        return message.reply?.(false)
       case 'clear':
+      case 'fence':
         return message.reply()
     }
   }

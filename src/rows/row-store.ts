@@ -151,6 +151,16 @@ export class RowStore<V> {
     this.#latest = new Float64Array(this.#index.shards).fill(Number.NEGATIVE_INFINITY)
   }
 
+  /** The earliest birth of a tagged row held (stale ones included); +∞ when none is. */
+  oldestBirth(): number {
+    let oldest = Number.POSITIVE_INFINITY
+    const keys = this.#tagKeys
+    if (keys === undefined) return oldest
+    const born = this.#born
+    for (let slot = 0; slot < this.#used; slot++) if (keys[slot] !== undefined && born[slot]! < oldest) oldest = born[slot]!
+    return oldest
+  }
+
   /** Rows held, tombstones included. */
   get size(): number {
     return this.#size

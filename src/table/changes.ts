@@ -47,7 +47,7 @@ export interface PutOptions extends ChangeOptions {
 export interface ChangeResult {
   /** The version the change carried (given, or assigned). */
   version: number
-  /** False when something newer was already known (L1 or L2): the change was refused locally, but still broadcast. */
+  /** False when something newer was already known (L1 or L2), or the table closed before the change reached it: the change was refused locally, but still broadcast. */
   applied: boolean
   /**
    * What L2 did with the change: `'written'`; `'refused'` (L2, or this table, holds a newer version); `'failed'` (an
@@ -154,9 +154,9 @@ export class Changes<V> {
     if (list.length === 0) throw badArgument(TypeError, 'invalidateTags(tags) takes at least one tag')
     const { version } = options === undefined ? {} : (readOptions(options, ['version'], 'invalidateTags(tags)') as ChangeOptions)
     if (version !== undefined && !isVersion(version)) throw badNumber(version, `invalidateTags(tags) option "version" must be an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
-    const { versions, l2 } = await this.#bump(scope, list.map((tag) => scope.tagKey(tag)), version ?? 0)
+    const { versions, applied, l2 } = await this.#bump(scope, list.map((tag) => scope.tagKey(tag)), version ?? 0)
     const sent = await Promise.all(list.map((tag, i) => this.#publish(undefined, { table: name, kind: 'tag', tag, scope: [...scope.path], version: versions[i]!, origin: this.deps.origin })))
-    return { version: Math.max(...versions), applied: true, l2, broadcast: sent.every(Boolean) }
+    return { version: Math.max(...versions), applied, l2, broadcast: sent.every(Boolean) }
   }
 
   /** See `Table.clear` on a namespace: its mark gets a new version (in L2 first), so every row of the namespace is stale, in O(1). */
@@ -168,15 +168,19 @@ export class Changes<V> {
     return { l2: l2 === 'written' ? 'cleared' : l2, broadcast }
   }
 
-  /** New versions for tag keys (no lower than `least`): L2's, else a floor from this table's tag clock; then applied by the owner. */
-  async #bump(scope: Scope, keys: string[], least: number): Promise<{ versions: number[]; l2: 'written' | 'failed' | 'none' }> {
+  /**
+   * New versions for tag keys (no lower than `least`): L2's, else a floor from this table's tag
+   * clock; then applied by the owner (`applied` false when the table closed first: the owner had
+   * stopped, and L2's call in progress answered as failed).
+   */
+  async #bump(scope: Scope, keys: string[], least: number): Promise<{ versions: number[]; applied: boolean; l2: 'written' | 'failed' | 'none' }> {
     const { owner, clock } = this.deps
     // The millisecond's last version: rows another process loaded earlier in it are older too.
     const floor = Math.max(least, owner.state.tags.floor(clock.now()))
     const minted = owner.l2 === undefined ? undefined : await owner.l2.invalidateTags(keys, floor)
     const versions = minted === undefined || minted === L2_FAILED ? keys.map(() => floor) : minted
-    await new Promise<void>((resolve) => owner.send(msg.tags(keys, versions, scope, resolve)))
-    return { versions, l2: minted === undefined ? 'none' : minted === L2_FAILED ? 'failed' : 'written' }
+    const applied = await new Promise<boolean>((resolve) => owner.send(msg.tags(keys, versions, scope, resolve)))
+    return { versions, applied, l2: minted === undefined ? 'none' : minted === L2_FAILED ? 'failed' : 'written' }
   }
 
   /** Validates a change's id and options (a put takes `ttl` and `tags` too); returns what it was given. */

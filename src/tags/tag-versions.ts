@@ -15,10 +15,22 @@
  */
 import { MAX_VERSION, PER_MS, clockVersion } from '../core/versions.js'
 
-/** A table's tag versions. Written only by the owner; read by the hit path (through the rows) and by the change path (a floor). */
+/**
+ * A table's tag versions. Written only by the owner; read by the hit path (through the rows), by the
+ * change path (a floor) and by the L2 facade (an entry's check).
+ *
+ * A tag key's version is kept only while it can still change an answer: {@link forget} drops the
+ * versions below the oldest birth the rows and flights hold, and keeps one number in their place,
+ * the highest version dropped, at or below which every tagged birth counts as stale. No row held
+ * was born that early, so forgetting changes no row's answer; an L2 entry born that early (it may
+ * carry a dropped tag) is reloaded, and its reload is born above it. Memory stays bounded by the
+ * rows held, however many distinct tags a process invalidates over its life.
+ */
 export class TagVersions {
-  /** The version of each tag key that was invalidated (absent: never, since the table's last clear). */
+  /** The version of each tag key that was invalidated and may still change an answer (absent: never, or forgotten). */
   readonly #versions = new Map<string, number>()
+  /** The highest version forgotten (0: none): a tagged row or entry born at or below it is stale. */
+  #forgotten = 0
   /** The last reading of the version clock: every birth and every floor handed out is above it. */
   #last = 0
   /** Bumped whenever a tag key's version rises or the versions are reset: a row checked under the current epoch needs no check. */
@@ -53,25 +65,39 @@ export class TagVersions {
     if (version > this.#last) this.#last = version
   }
 
-  /** Raises `key` to `version` (no lower); true when that changed it. */
+  /** Raises `key` to `version` (no lower; not at all when at or below what was forgotten, which already makes those births stale); true when that changed it. */
   raise(key: string, version: number): boolean {
     this.observe(version)
-    if (version <= (this.#versions.get(key) ?? 0)) return false
+    if (version <= this.#forgotten || version <= (this.#versions.get(key) ?? 0)) return false
     this.#versions.set(key, version)
     this.epoch++
     return true
   }
 
-  /** True when any of `keys` was invalidated at or after `born`. */
+  /** True when any of `keys` was invalidated at or after `born`, or `born` is no later than a forgotten version. */
   stale(keys: readonly string[], born: number): boolean {
+    if (born <= this.#forgotten) return true
     if (this.#versions.size === 0) return false
     for (const key of keys) if ((this.#versions.get(key) ?? 0) >= born) return true
     return false
   }
 
-  /** Forgets every tag's version (the table was cleared: no row or flight from before remains). The clock goes on. */
+  /**
+   * Forgets the version of every tag key below `oldest` (the earliest birth a row or flight holds
+   * now): those versions make no row held stale, so no row's answer changes (the epoch stays), and
+   * the highest of them becomes the floor of stale births.
+   */
+  forget(oldest: number): void {
+    for (const [key, version] of this.#versions) {
+      if (version >= oldest) continue
+      this.#versions.delete(key)
+      if (version > this.#forgotten) this.#forgotten = version
+    }
+  }
+
+  /** Forgets every tag's version (the table was cleared, or its bus lost messages: no row or flight from before remains). The clock goes on. */
   reset(): void {
-    this.#versions.clear()
+    this.forget(Number.POSITIVE_INFINITY)
     this.epoch++
   }
 

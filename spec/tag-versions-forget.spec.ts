@@ -1,0 +1,123 @@
+/**
+ * Tag versions are kept only while they can change an answer: once no row or flight born before a
+ * tag's version remains, the version goes, and one number (the highest version forgotten) stands for
+ * all of them. So the memory of tags stays bounded by the rows held, whatever the number of distinct
+ * tags invalidated over a process's life; and forgetting changes no answer a process gives.
+ */
+import mitt from 'mitt'
+import { describe, expect, it } from 'vitest'
+import { type Id, type LoaderContext, type Table, createTable, localBus, memoryL2 } from '../src/index.js'
+import type { L2Store } from '../src/store.js'
+import { manualClock } from '../src/testing.js'
+import { onSweep } from '../src/owner/on-sweep.js'
+import { type OwnerEnv, type Turn, initialState } from '../src/owner/state.js'
+import { advanceSettled, latchedLoader, settle } from './support/latch.js'
+
+const SWEEP = 100
+
+/** An owner's state and a turn over it that runs the sweeper's passes (one every {@link SWEEP} ms), no actor. */
+function owner() {
+  const clock = manualClock(0)
+  const state = initialState<string>(100_000, 0, true, clock, () => {})
+  const env = { name: 'tags', clock, sweepInterval: SWEEP, sweepPeriod: SWEEP, sweeper: { continueSoon() {} }, events: mitt() } as unknown as OwnerEnv<string>
+  const turn: Turn<string> = { state, env, defer: (effect: () => void) => effect() } as unknown as Turn<string>
+  /** Moves the clock to `at` and runs a whole sweep pass there. */
+  const passAt = (at: number) => {
+    clock.set(at)
+    onSweep(turn, true)
+    while (state.sweep !== undefined) onSweep(turn, false)
+  }
+  /** A row `id` carrying the tag `tag`, born now, expiring at `expiresAt`; then the tag invalidated. */
+  const rowThenInvalidate = (id: string, tag: string, expiresAt: number) => {
+    state.rows.write(id, id, expiresAt, 0, state.rows.find(id), { keys: [tag], born: state.tags.tick(clock.now()) })
+    state.tags.raise(tag, state.tags.floor(clock.now()))
+  }
+  return { clock, state, passAt, rowThenInvalidate }
+}
+
+describe('tag versions are forgotten once nothing born before them remains', () => {
+  it('one tag per row, each invalidated: the map of tag versions is empty once the rows were swept', () => {
+    const { state, passAt, rowThenInvalidate } = owner()
+    for (let i = 0; i < 10_000; i++) rowThenInvalidate(`user:${i}`, `user:${i}`, 1_000)
+    expect(state.tags.size).toBe(10_000)
+    passAt(1_500) // reclaims the rows (stale, and expired); their tags' versions are still held as it starts
+    expect(state.rows.size).toBe(0)
+    passAt(1_600)
+    expect(state.tags.size).toBe(0)
+    // What was forgotten still makes a birth before it stale; a row born now is fresh.
+    expect(state.tags.stale(['user:7'], 1)).toBe(true)
+    expect(state.tags.stale(['user:7'], state.tags.tick(1_600))).toBe(false)
+  })
+
+  it('keeps the versions at or above the earliest birth of a tagged row held', () => {
+    const { clock, state, passAt, rowThenInvalidate } = owner()
+    rowThenInvalidate('old', 'a', 1_000)
+    clock.set(10)
+    state.rows.write('kept', 'kept', 1e9, 0, -1, { keys: ['k'], born: state.tags.tick(10) })
+    clock.set(20)
+    rowThenInvalidate('new', 'b', 1_000)
+    state.tags.raise('c', state.tags.floor(20)) // a tag no row carries
+    passAt(2_000)
+    passAt(2_100)
+    // `a` was invalidated before `kept` was born: forgotten. `b` and `c` after it: kept, as `kept` is fresh.
+    expect(state.tags.size).toBe(2)
+    expect(state.rows.live('kept', clock)).toBe('kept')
+    state.rows.delete('kept')
+    passAt(2_200)
+    expect(state.tags.size).toBe(0)
+  })
+})
+
+describe('forgetting tag versions changes no answer', () => {
+  /** A loader answering `value` with `tags`. */
+  const tagged = (value: string, tags: string[]) => async (_id: Id, context: LoaderContext) => (context.setTags(tags), value)
+
+  it('a fresh row of another tag is still a hit after the versions before it were forgotten', async () => {
+    const clock = manualClock(0)
+    const table = createTable<string>({ name: 'tags', ttl: 1_000, jitter: 0, sweepInterval: SWEEP, clock })
+    for (let i = 0; i < 50; i++) {
+      await table.fetch(`user:${i}`, tagged(`u${i}`, [`user:${i}`]))
+      await table.invalidateTags([`user:${i}`])
+    }
+    await advanceSettled(clock, 600)
+    expect(await table.fetch('kept', tagged('kept', ['other']))).toBe('kept')
+    await advanceSettled(clock, 800) // the first rows were swept (stale, then expired); `kept` lives until 1,600
+    expect(table.stats()).toMatchObject({ swept: 50 })
+    expect(await table.fetch('kept', tagged('reloaded', ['other']))).toBe('kept') // a hit
+    await table.close()
+  })
+
+  it('a flight in progress keeps the versions after its birth: its answer is stored when it lands after a sweep pass', async () => {
+    const clock = manualClock(0)
+    const table = createTable<string>({ name: 'tags', ttl: 60_000, jitter: 0, sweepInterval: SWEEP, clock })
+    const origin = latchedLoader<string>()
+    const read = table.fetch('f', origin.loader)
+    await settle()
+    await advanceSettled(clock, 10)
+    await table.namespace('n').invalidateTags(['z']) // after the flight's birth; no flight of the namespace runs
+    await advanceSettled(clock, 8_000) // sweep passes start: no row is held, the flight is
+    origin.only().context.setTags(['y'])
+    origin.only().resolve('loaded')
+    expect(await read).toBe('loaded')
+    expect(await table.fetch('f', async () => 'loaded again')).toBe('loaded') // a hit: the answer was stored
+    expect(table.stats()).toMatchObject({ loads: 1, fenced: 0 })
+    await table.close()
+  })
+
+  it('an L2 entry loaded before an invalidation L2 did not take stays hidden once this process forgot that version', async () => {
+    const clock = manualClock(0)
+    const inner = memoryL2({ clock })
+    const l2: L2Store = { ...inner, get: inner.get.bind(inner), set: inner.set.bind(inner), nextVersion: inner.nextVersion.bind(inner), clear: inner.clear.bind(inner), tagVersions: inner.tagVersions!.bind(inner), close: inner.close.bind(inner), invalidateTags: () => Promise.reject(new Error('down')) }
+    const bus = localBus()
+    const make = (): Table<string> => createTable<string>({ name: 'tags', ttl: 60_000, jitter: 0, sweepInterval: SWEEP, clock, l2, bus })
+    const here = make()
+    const there = make()
+    await here.fetch('a', tagged('v1', ['t']))
+    expect(await here.invalidateTags(['t'])).toMatchObject({ l2: 'failed' })
+    await settle()
+    // `there` holds no row: its next sweep passes forget the version of `t` at once.
+    await advanceSettled(clock, 8_000)
+    expect(await there.fetch('a', tagged('v2', ['t']))).toBe('v2')
+    await Promise.all([here.close(), there.close()])
+  })
+})
