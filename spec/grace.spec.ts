@@ -127,6 +127,21 @@ describe('the fail-safe', () => {
     expect(await b.fetch('k', () => 'never')).toBe('from A') // re-armed in B: the back-off answers it
     await Promise.all([a.close(), b.close()])
   })
+
+  it('answers the newest graced value it knows: a newer one its flight read in L2 beats its own older row', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const options = { name: 'shared', ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 1e9, clock, l2 }
+    const [a, b] = [createTable<string | undefined>(options), createTable<string | undefined>(options)]
+    expect(await a.fetch('k', () => 'bar')).toBe('bar')
+    expect((await b.put('k', 'baz')).applied).toBe(true) // no bus: A still holds 'bar', L2 the newer 'baz'
+    clock.set(TTL + 2_000) // both graced
+    expect(await a.fetch('k', fail)).toBe('baz')
+    expect(a.stats()).toMatchObject({ failsafe: 1, stale_hits: 1 })
+    expect(await a.fetch('k', () => 'never')).toBe('baz') // the back-off answers the newer value too
+    expect(a.peek('k')).toBeUndefined() // graced, not live
+    await Promise.all([a.close(), b.close()])
+  })
 })
 
 describe('stale-while-revalidate', () => {

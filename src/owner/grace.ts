@@ -18,9 +18,10 @@ import { type Turn, listening } from './state.js'
 export type StaleReason = 'swr' | 'failsafe' | 'backoff' | 'soft'
 
 /**
- * The graced value a flight's callers may get: its row's (fresh or within grace), else one the
- * flight found in L2 within its grace and no older than what the table knows. None without grace,
- * none for a fenced flight (a change beats grace), and none for a forced refresh (its loader answers).
+ * The graced value a flight's callers may get: the newest one known, its row's (fresh or within
+ * grace) or one the flight found in L2 within its grace (`fromL2`), the row's when both carry one
+ * version; an L2 value older than what the table knows never answers. None without grace, none for a fenced flight (a change beats
+ * grace), and none for a forced refresh (its loader answers).
  */
 export function fallbackFor<V>(turn: Turn<V>, flight: Flight<V>, fromL2?: Fallback<V>): Fallback<V> | undefined {
   const { state, env } = turn
@@ -29,9 +30,9 @@ export function fallbackFor<V>(turn: Turn<V>, flight: Flight<V>, fromL2?: Fallba
   const now = env.clock.now()
   const slot = state.rows.find(flight.id)
   const value = state.rows.fallbackAt(slot, now)
-  if (value !== NOT_LIVE) return { value, expiresAt: state.rows.expiryAt(slot), version: state.rows.versionAt(slot) }
-  if (fromL2 !== undefined && fromL2.expiresAt + env.grace > now && fromL2.version >= known(state, flight.id)) return fromL2
-  return undefined
+  const own = value === NOT_LIVE ? undefined : { value, expiresAt: state.rows.expiryAt(slot), version: state.rows.versionAt(slot) }
+  const l2 = fromL2 !== undefined && fromL2.expiresAt + env.grace > now && fromL2.version >= known(state, flight.id) ? fromL2 : undefined
+  return l2 !== undefined && (own === undefined || l2.version > own.version) ? l2 : own
 }
 
 /** The graced value that answers a miss on `id` during the fail-safe's back-off, if the id is in one. */
@@ -67,7 +68,8 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
   flight.answer({ ok: true, value: fallback.value })
   flight.answeredStaleSince = fallback.expiresAt
   let slot = state.rows.find(flight.id)
-  if (state.rows.fallbackAt(slot, env.clock.now()) === NOT_LIVE) {
+  // The row is re-armed when it holds the value answered; stored first when that came from L2 (newer, or the row has none).
+  if (state.rows.fallbackAt(slot, env.clock.now()) === NOT_LIVE || state.rows.versionAt(slot) < fallback.version) {
     if (fill(turn, flight, fallback.value, fallback.expiresAt, fallback.version, slot) < 0) return
     slot = state.rows.find(flight.id)
   }
