@@ -231,6 +231,46 @@ describe('soft timeouts', () => {
     await table.close()
   })
 
+  it('answer a graced L2 entry another process wrote, in a process whose L1 is cold: table-wide, and per fetch even when L2 answered after it passed', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const options = { name: 'shared', ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 1e9, clock, l2 }
+    const a = createTable<string | undefined>(options)
+    expect(await a.fetch('k', () => 'from A')).toBe('from A')
+    expect(await a.fetch('j', () => 'j from A')).toBe('j from A')
+    clock.set(TTL + 2_000) // past the entries' ttl, within their grace in L2
+    const b = createTable<string | undefined>({ ...options, softTimeout: 200 })
+    const stale: TableEvents['stale'][] = []
+    b.events.on('stale', (event) => stale.push(event))
+    const origin = latchedLoader<string>()
+    const early = outcome(b.fetch('k', origin.loader))
+    await settle()
+    clock.advance(199)
+    await settle()
+    expect(early.state).toBe('pending')
+    clock.advance(1)
+    await settle()
+    expect(early).toMatchObject({ state: 'fulfilled', value: 'from A' })
+    expect(stale).toEqual([{ table: 'shared', id: 'k', callers: 1, staleness: 2_200, reason: 'soft' }])
+    // L2 answers after the caller's own soft timeout passed: the caller is answered as the entry arrives.
+    const c = createTable<string | undefined>(options)
+    const slowGet = l2.get.bind(l2)
+    let letL2Answer = () => {}
+    l2.get = (...args) => new Promise((resolve) => (letL2Answer = () => resolve(slowGet(...args))))
+    const hurried = outcome(c.fetch('j', origin.loader, { softTimeout: 10, timeout: 60_000 }))
+    await settle()
+    clock.advance(10)
+    await settle()
+    expect(hurried.state).toBe('pending')
+    letL2Answer()
+    await settle()
+    expect(hurried).toMatchObject({ state: 'fulfilled', value: 'j from A' })
+    for (const call of origin.calls) call.resolve('fresh')
+    await settle()
+    expect(await b.fetch('k', () => 'never')).toBe('fresh')
+    await Promise.all([a.close(), b.close(), c.close()])
+  })
+
   it('do nothing without a graced value: the caller waits for the load', async () => {
     const clock = manualClock(0)
     const table = createTable<string | undefined>({ grace: GRACE, softTimeout: 100, clock })

@@ -249,12 +249,15 @@ export function newRun<V>(flight: Flight<V>): FlightRun<V> {
  * What L2's answer to a flight's read means: a live entry no older than what the flight knows is its
  * answer (returned); a newer tombstone raises its version; a graced entry becomes its fallback.
  */
-export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined>, { clock }: RunnerDeps<V>): FlightResult<V> | undefined {
+export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined>, { clock, post }: RunnerDeps<V>): FlightResult<V> | undefined {
   run.l2Answered = entry !== L2_FAILED
   if (entry === undefined || entry === L2_FAILED || entry.version < run.version) return undefined
   if (entry.kind === 'tombstone') run.version = entry.version
   else if (entry.ttl > 0) return fromL2<V>(entry, clock)
-  else run.fallback = { value: entryValue<V>(entry), expiresAt: clock.now() + entry.ttl, version: entry.version }
+  else {
+    run.fallback = { value: entryValue<V>(entry), expiresAt: clock.now() + entry.ttl, version: entry.version }
+    post(msg.l2Graced(run.flight, run.fallback)) // the soft timeouts may answer it while the flight loads
+  }
   return undefined
 }
 
