@@ -144,6 +144,23 @@ describe('the fail-safe', () => {
   })
 })
 
+describe('a graced L2 entry another process wrote', () => {
+  it('does not keep a cold process from caching its own load: the load carries the entry\'s version, and replaces it in L2', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const options = { name: 'shared', ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 1e9, clock, l2 }
+    const a = createTable<string | undefined>(options)
+    expect((await a.put('k', 'from A')).l2).toBe('written')
+    clock.set(TTL + 2_000) // past the entry's ttl, within its grace in L2
+    const [b, c] = [createTable<string | undefined>(options), createTable<string | undefined>(options)]
+    expect(await b.fetch('k', () => 'from B')).toBe('from B')
+    expect(b.has('k')).toBe(true)
+    expect(b.stats()).toMatchObject({ fills: 1, fenced: 0 })
+    expect(await c.fetch('k', () => 'never')).toBe('from B')
+    await Promise.all([a.close(), b.close(), c.close()])
+  })
+})
+
 describe('stale-while-revalidate', () => {
   it('answers a herd of stale readers at once with the graced value and refreshes it with one flight', async () => {
     const { table, stale } = await gracedTable({ staleWhileRevalidate: true })
@@ -344,7 +361,7 @@ describe('loader-chosen lifetimes and forced refreshes', () => {
     await table.close()
   })
 
-  it('forceRefresh ignores a live row and the L2 read, counts a miss, and its answer replaces the row', async () => {
+  it('forceRefresh ignores a live row and the L2 entry (read for its version only), counts a miss, and its answer replaces the row', async () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })
     const table = createTable<string | undefined>({ name: 'f', clock, l2 })
@@ -353,7 +370,7 @@ describe('loader-chosen lifetimes and forced refreshes', () => {
     const get = l2.get.bind(l2)
     l2.get = (...args) => (l2Reads++, get(...args))
     expect(await table.fetch('k', () => 'v2', { forceRefresh: true })).toBe('v2')
-    expect(l2Reads).toBe(0)
+    expect(l2Reads).toBe(1)
     expect(await table.fetch('k', () => 'never')).toBe('v2')
     expect(table.stats()).toMatchObject({ misses: 2, hits: 1, loads: 2 })
     await expect(table.fetch('k', () => 'x', { forceRefresh: 'yes' as never })).rejects.toThrow(/option "forceRefresh" must be a boolean/)
