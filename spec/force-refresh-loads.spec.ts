@@ -54,4 +54,19 @@ describe('a forced refresh', () => {
     expect(table.peek('a')).toEqual({ v: 'live' }) // the row stays: nothing replaced it
     await table.close()
   })
+
+  it('in a process that never read the id: its answer replaces the entry another process wrote at a real version, in L2 and in its own L1', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const options = { name: 'forced', jitter: 0, sweepInterval: 1e9, clock, l2 }
+    const [writer, refresher, reader] = [createTable<Row>(options), createTable<Row>(options), createTable<Row>(options)]
+    expect((await writer.put('a', { v: 'old' })).l2).toBe('written')
+    expect(await refresher.fetch('a', () => ({ v: 'new' }), { forceRefresh: true })).toEqual({ v: 'new' })
+    expect(refresher.has('a')).toBe(true)
+    expect(await refresher.fetch('a', () => ({ v: 'never' }))).toEqual({ v: 'new' })
+    expect(await reader.fetch('a', () => ({ v: 'never' }))).toEqual({ v: 'new' })
+    expect(refresher.stats()).toMatchObject({ fenced: 0, fills: 1 })
+    await Promise.all([writer.close(), refresher.close(), reader.close()])
+  })
 })
+

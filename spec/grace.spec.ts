@@ -127,6 +127,38 @@ describe('the fail-safe', () => {
     expect(await b.fetch('k', () => 'never')).toBe('from A') // re-armed in B: the back-off answers it
     await Promise.all([a.close(), b.close()])
   })
+
+  it('answers the newest graced value it knows: a newer one its flight read in L2 beats its own older row', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const options = { name: 'shared', ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 1e9, clock, l2 }
+    const [a, b] = [createTable<string | undefined>(options), createTable<string | undefined>(options)]
+    expect(await a.fetch('k', () => 'bar')).toBe('bar')
+    expect((await b.put('k', 'baz')).applied).toBe(true) // no bus: A still holds 'bar', L2 the newer 'baz'
+    clock.set(TTL + 2_000) // both graced
+    expect(await a.fetch('k', fail)).toBe('baz')
+    expect(a.stats()).toMatchObject({ failsafe: 1, stale_hits: 1 })
+    expect(await a.fetch('k', () => 'never')).toBe('baz') // the back-off answers the newer value too
+    expect(a.peek('k')).toBeUndefined() // graced, not live
+    await Promise.all([a.close(), b.close()])
+  })
+})
+
+describe('a graced L2 entry another process wrote', () => {
+  it('does not keep a cold process from caching its own load: the load carries the entry\'s version, and replaces it in L2', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const options = { name: 'shared', ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 1e9, clock, l2 }
+    const a = createTable<string | undefined>(options)
+    expect((await a.put('k', 'from A')).l2).toBe('written')
+    clock.set(TTL + 2_000) // past the entry's ttl, within its grace in L2
+    const [b, c] = [createTable<string | undefined>(options), createTable<string | undefined>(options)]
+    expect(await b.fetch('k', () => 'from B')).toBe('from B')
+    expect(b.has('k')).toBe(true)
+    expect(b.stats()).toMatchObject({ fills: 1, fenced: 0 })
+    expect(await c.fetch('k', () => 'never')).toBe('from B')
+    await Promise.all([a.close(), b.close(), c.close()])
+  })
 })
 
 describe('stale-while-revalidate', () => {
@@ -216,6 +248,46 @@ describe('soft timeouts', () => {
     await table.close()
   })
 
+  it('answer a graced L2 entry another process wrote, in a process whose L1 is cold: table-wide, and per fetch even when L2 answered after it passed', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const options = { name: 'shared', ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 1e9, clock, l2 }
+    const a = createTable<string | undefined>(options)
+    expect(await a.fetch('k', () => 'from A')).toBe('from A')
+    expect(await a.fetch('j', () => 'j from A')).toBe('j from A')
+    clock.set(TTL + 2_000) // past the entries' ttl, within their grace in L2
+    const b = createTable<string | undefined>({ ...options, softTimeout: 200 })
+    const stale: TableEvents['stale'][] = []
+    b.events.on('stale', (event) => stale.push(event))
+    const origin = latchedLoader<string>()
+    const early = outcome(b.fetch('k', origin.loader))
+    await settle()
+    clock.advance(199)
+    await settle()
+    expect(early.state).toBe('pending')
+    clock.advance(1)
+    await settle()
+    expect(early).toMatchObject({ state: 'fulfilled', value: 'from A' })
+    expect(stale).toEqual([{ table: 'shared', id: 'k', callers: 1, staleness: 2_200, reason: 'soft' }])
+    // L2 answers after the caller's own soft timeout passed: the caller is answered as the entry arrives.
+    const c = createTable<string | undefined>(options)
+    const slowGet = l2.get.bind(l2)
+    let letL2Answer = () => {}
+    l2.get = (...args) => new Promise((resolve) => (letL2Answer = () => resolve(slowGet(...args))))
+    const hurried = outcome(c.fetch('j', origin.loader, { softTimeout: 10, timeout: 60_000 }))
+    await settle()
+    clock.advance(10)
+    await settle()
+    expect(hurried.state).toBe('pending')
+    letL2Answer()
+    await settle()
+    expect(hurried).toMatchObject({ state: 'fulfilled', value: 'j from A' })
+    for (const call of origin.calls) call.resolve('fresh')
+    await settle()
+    expect(await b.fetch('k', () => 'never')).toBe('fresh')
+    await Promise.all([a.close(), b.close(), c.close()])
+  })
+
   it('do nothing without a graced value: the caller waits for the load', async () => {
     const clock = manualClock(0)
     const table = createTable<string | undefined>({ grace: GRACE, softTimeout: 100, clock })
@@ -289,7 +361,7 @@ describe('loader-chosen lifetimes and forced refreshes', () => {
     await table.close()
   })
 
-  it('forceRefresh ignores a live row and the L2 read, counts a miss, and its answer replaces the row', async () => {
+  it('forceRefresh ignores a live row and the L2 entry (read for its version only), counts a miss, and its answer replaces the row', async () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })
     const table = createTable<string | undefined>({ name: 'f', clock, l2 })
@@ -298,7 +370,7 @@ describe('loader-chosen lifetimes and forced refreshes', () => {
     const get = l2.get.bind(l2)
     l2.get = (...args) => (l2Reads++, get(...args))
     expect(await table.fetch('k', () => 'v2', { forceRefresh: true })).toBe('v2')
-    expect(l2Reads).toBe(0)
+    expect(l2Reads).toBe(1)
     expect(await table.fetch('k', () => 'never')).toBe('v2')
     expect(table.stats()).toMatchObject({ misses: 2, hits: 1, loads: 2 })
     await expect(table.fetch('k', () => 'x', { forceRefresh: 'yes' as never })).rejects.toThrow(/option "forceRefresh" must be a boolean/)

@@ -444,6 +444,21 @@ export function l2ContractSuite(make: () => L2Harness | Promise<L2Harness>): voi
       expect(await leases.acquire(t, 'a', 'two', 60_000)).toBe(true)
     })
 
+    it('names the token that holds a lease, none once it is released or ran out', async () => {
+      const t = freshTable()
+      const leases = h.store.leases!
+      expect(await leases.holder!(t, 'a')).toBeUndefined()
+      expect(await leases.acquire(t, 'a', 'first', 5_000)).toBe(true)
+      expect(await leases.holder!(t, 'a')).toBe('first')
+      expect(await leases.holder!(t, 1)).toBeUndefined()
+      await h.expireLease(t, 'a', 5_000)
+      expect(await leases.holder!(t, 'a')).toBeUndefined()
+      expect(await leases.acquire(t, 'a', 'second', 5_000)).toBe(true)
+      expect(await leases.holder!(t, 'a')).toBe('second')
+      expect(await leases.release(t, 'a', 'second')).toBe(true)
+      expect(await leases.holder!(t, 'a')).toBeUndefined()
+    })
+
     it('a lease ends by itself after its ttl, and a void ends it whoever holds it', async () => {
       const t = freshTable()
       const leases = h.store.leases!

@@ -163,4 +163,32 @@ describe('a lease holder whose loader fails', () => {
     expect(fromA.state === 'fulfilled' ? fromA.value : undefined).not.toEqual({ v: 'old' })
     await close()
   })
+
+  it('concerns only the waiters of its own lease: a holder whose lease ran out and was taken over fails alone, and the waiter of the new holder gets its fill', async () => {
+    const { clock, tables, close } = processes(3)
+    const [a, b, c] = tables as [Table<Row>, Table<Row>, Table<Row>]
+    const slow = latchedLoader<Row>()
+    const fromA = outcome(a.fetch('cold', slow.loader))
+    await quiet()
+    expect(slow.calls).toHaveLength(1) // A holds the lease and loads
+    await advanceSettled(clock, 3_001) // A's lease (ttl 3 s) runs out; its load goes on
+    const fromB = outcome(b.fetch('cold', slow.loader))
+    await quiet()
+    expect(slow.calls).toHaveLength(2) // B took the lease over and loads
+    const fromC = outcome(c.fetch('cold', slow.loader))
+    await quiet()
+    expect(slow.calls).toHaveLength(2) // C waits on B's lease
+    slow.calls[0]!.reject(new Error('A timed out at the origin')) // A says so on the bus
+    await quiet()
+    expect(fromA.state).toBe('rejected')
+    expect(fromC.state).toBe('pending')
+    slow.calls[1]!.resolve({ v: 'from B' })
+    await quiet()
+    expect(fromB.value).toEqual({ v: 'from B' })
+    expect(fromC).toMatchObject({ state: 'fulfilled', value: { v: 'from B' } })
+    expect(c.stats()).toMatchObject({ loads: 0, load_errors: 0, lease_waited: 1 })
+    expect(slow.calls).toHaveLength(2)
+    await close()
+  })
 })
+

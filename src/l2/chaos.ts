@@ -128,6 +128,9 @@ export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
         ...(leases.acquireMany !== undefined && {
           acquireMany: (table: string, ids: readonly Id[], token: string, ttl: number) => run('lease', table, ids[0], () => leases.acquireMany!(table, ids, token, ttl)),
         }),
+        ...(leases.holder !== undefined && {
+          holder: (table: string, id: Id) => run('lease', table, id, () => leases.holder!(table, id)),
+        }),
         release: (table: string, id: Id, token: string) => run('lease', table, id, () => leases.release(table, id, token)),
         void: (table: string, id: Id) => run('lease', table, id, () => leases.void(table, id)),
       },

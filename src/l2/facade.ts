@@ -222,6 +222,19 @@ export class L2Facade {
     return taken === L2_FAILED ? L2_FAILED : { entry, lease: taken ? 'taken' : 'busy' }
   }
 
+  /**
+   * Whether another lease than `token`'s holds `id` now (see `L2Leases.holder`): `false` when `token`
+   * or nobody holds it, and when the store cannot tell (no `holder`, or it failed).
+   */
+  async leaseHeldByAnother(id: Id, token: string): Promise<boolean> {
+    const leases = this.store.leases!
+    if (leases.holder === undefined) return false
+    const holder = await this.#call('leases.holder', id, () => leases.holder!(this.table, id), L2_FAILED, (answer) =>
+      answer === undefined || (typeof answer === 'string' && answer !== '') ? undefined : `${describe(answer)}, not a token or undefined`,
+    )
+    return holder !== L2_FAILED && holder !== undefined && holder !== token
+  }
+
   /** Gives `id`'s lease back if `token` still holds it. */
   leaseRelease(id: Id, token: string): Promise<L2Answer<boolean>> {
     return this.#call('leases.release', id, () => this.store.leases!.release(this.table, id, token), L2_FAILED, notBoolean)

@@ -71,6 +71,11 @@ export class MemoryLeases implements L2Leases {
     return written
   }
 
+  async holder(table: string, id: Id): Promise<string | undefined> {
+    this.open('leases.holder')
+    return this.#live(leaseKey('', table, id), this.clock.now())?.token
+  }
+
   async release(table: string, id: Id, token: string): Promise<boolean> {
     this.open('leases.release')
     const key = leaseKey('', table, id)

@@ -140,6 +140,13 @@ export interface L2Leases {
    * uses it for its write when present (`set` then `release` otherwise).
    */
   setAndRelease?(table: string, id: Id, entry: L2Write, token: string): Promise<boolean>
+  /**
+   * Optional: the token that holds the lease of (table, id) now, `undefined` when none does. A waiter
+   * reads it when a holder says its loader failed, to take that failure as its own only when it
+   * concerns the lease it waits on (not one that ran out and was taken over); without it, every
+   * holder's failure of the id is taken as the waiters' own.
+   */
+  holder?(table: string, id: Id): Promise<string | undefined>
   /** Gives the lease of (table, id) back if `token` still holds it (compare-and-delete): true when released. */
   release(table: string, id: Id, token: string): Promise<boolean>
   /** Ends the lease of (table, id), whoever holds it (an invalidate voids it). */

@@ -74,6 +74,8 @@ export class Flight<V> {
   answeredStaleSince: number | undefined = undefined
   /** The graced value its callers were answered because its soft timeout passed (it expired at `expiresAt`): later joiners get it too. */
   softened: { value: V | undefined; expiresAt: number } | undefined = undefined
+  /** A graced value its runner found in L2 (reported by an `l2.graced` message): the soft timeouts and the fail-safe may answer it. Written by the owner. */
+  l2Fallback: Fallback<V> | undefined = undefined
   /** The soft timeout's timer, while armed. */
   softTimer: TimerHandle | undefined = undefined
   /**

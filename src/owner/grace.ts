@@ -13,25 +13,27 @@ import { fill, known } from '../rows/writes.js'
 import type { Fallback, Flight } from './flight.js'
 import { msg } from './messages.js'
 import { type Turn, listening } from './state.js'
+import type { Waiter } from './waiter.js'
 
 /** Why callers got a graced value (see the `stale` event). */
 export type StaleReason = 'swr' | 'failsafe' | 'backoff' | 'soft'
 
 /**
- * The graced value a flight's callers may get: its row's (fresh or within grace), else one the
- * flight found in L2 within its grace and no older than what the table knows. None without grace,
- * none for a fenced flight (a change beats grace), and none for a forced refresh (its loader answers).
+ * The graced value a flight's callers may get: the newest one known, its row's (fresh or within
+ * grace) or one the flight found in L2 within its grace (`fromL2`, by default the one its runner
+ * reported: `Flight.l2Fallback`), the row's when both carry one version; an L2 value older than what the table knows never answers. None without grace, none for a fenced flight (a change beats
+ * grace), and none for a forced refresh (its loader answers).
  */
-export function fallbackFor<V>(turn: Turn<V>, flight: Flight<V>, fromL2?: Fallback<V>): Fallback<V> | undefined {
+export function fallbackFor<V>(turn: Turn<V>, flight: Flight<V>, fromL2: Fallback<V> | undefined = flight.l2Fallback): Fallback<V> | undefined {
   const { state, env } = turn
   // A forced refresh is answered by its loader (or its error), never by the row it was asked to replace.
   if (env.grace === 0 || flight.fenced || flight.forced) return undefined
   const now = env.clock.now()
   const slot = state.rows.find(flight.id)
   const value = state.rows.fallbackAt(slot, now)
-  if (value !== NOT_LIVE) return { value, expiresAt: state.rows.expiryAt(slot), version: state.rows.versionAt(slot) }
-  if (fromL2 !== undefined && fromL2.expiresAt + env.grace > now && fromL2.version >= known(state, flight.id)) return fromL2
-  return undefined
+  const own = value === NOT_LIVE ? undefined : { value, expiresAt: state.rows.expiryAt(slot), version: state.rows.versionAt(slot) }
+  const l2 = fromL2 !== undefined && fromL2.expiresAt + env.grace > now && fromL2.version >= known(state, flight.id) ? fromL2 : undefined
+  return l2 !== undefined && (own === undefined || l2.version > own.version) ? l2 : own
 }
 
 /** The graced value that answers a miss on `id` during the fail-safe's back-off, if the id is in one. */
@@ -67,7 +69,8 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
   flight.answer({ ok: true, value: fallback.value })
   flight.answeredStaleSince = fallback.expiresAt
   let slot = state.rows.find(flight.id)
-  if (state.rows.fallbackAt(slot, env.clock.now()) === NOT_LIVE) {
+  // The row is re-armed when it holds the value answered; stored first when that came from L2 (newer, or the row has none).
+  if (state.rows.fallbackAt(slot, env.clock.now()) === NOT_LIVE || state.rows.versionAt(slot) < fallback.version) {
     if (fill(turn, flight, fallback.value, fallback.expiresAt, fallback.version, slot) < 0) return
     slot = state.rows.find(flight.id)
   }
@@ -82,6 +85,42 @@ export function armSoftTimeout<V>(turn: Turn<V>, flight: Flight<V>): void {
   turn.defer(() => {
     if (flight.running) flight.softTimer = env.clock.setTimeout(() => env.send(msg.soft(flight)), ms)
   })
+}
+
+/**
+ * A flight's runner found a graced value in L2: it is the flight's to answer with (see
+ * {@link fallbackFor}). A cold process has no graced row to arm a soft timeout with at the flight's
+ * start: the table's soft timeout is armed now, for what remains of it (answered at once when it
+ * passed already), and waiters whose own soft timeout passed with nothing to answer are answered now.
+ */
+export function onL2Graced<V>(turn: Turn<V>, flight: Flight<V>, fallback: Fallback<V>): void {
+  if (!flight.running) return
+  flight.l2Fallback = fallback
+  const { env } = turn
+  for (const waiter of flight.waiters ?? []) if (waiter.softDue && !waiter.settled) softLeave(turn, waiter)
+  const ms = env.softTimeout
+  if (ms === undefined || flight.softTimer !== undefined || flight.softened !== undefined || !flight.running) return
+  // A flight's deadline is its start plus the flight bound.
+  const left = flight.deadline - env.flightBound + ms - env.clock.now()
+  if (left <= 0) return onSoftTimeout(turn, flight)
+  turn.defer(() => {
+    if (flight.running && flight.softTimer === undefined) flight.softTimer = env.clock.setTimeout(() => env.send(msg.soft(flight)), left)
+  })
+}
+
+/** A waiter's soft timeout passed: it takes the graced value, if there is one, and leaves the flight, which goes on; else it may take one its flight finds in L2 later (`softDue`). */
+export function softLeave<V>(turn: Turn<V>, waiter: Waiter<V>): void {
+  const flight = waiter.flight
+  if (flight === undefined || !flight.running || waiter.settled) return
+  const fallback = fallbackFor(turn, flight)
+  if (fallback === undefined) {
+    waiter.softDue = true
+    return
+  }
+  servedStale(turn, flight.id, 1, fallback.expiresAt, 'soft')
+  if (waiter.trace !== undefined) waiter.trace.stale = true
+  waiter.resolve(fallback.value)
+  flight.waiting--
 }
 
 /** The graced value a flight past its soft timeout answers joiners with, while it is still within the grace; else undefined (they wait for the flight). */

@@ -78,13 +78,18 @@ export function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, deps: Run
 async function runWithL2<V>(flight: Flight<V>, loader: Loader<V, Id>, l2: L2Facade, deps: RunnerDeps<V>): Promise<void> {
   const { post } = deps
   const run = newRun(flight)
-  if (!flight.forced) {
-    if (deps.lease !== undefined && l2.readsWithLease) return readWithLease(run, l2, deps.lease, loader, deps)
-    const answer = readL2(run, await l2.get(flight.id), deps)
-    if (answer !== undefined) return post(msg.flightDone(flight, answer))
-    if (run.l2Answered && deps.lease !== undefined && flight.running) {
-      return loadAfterLease(run, takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease }, run.version), loader, deps)
-    }
+  if (flight.forced) {
+    // A forced refresh is answered by its loader, never by L2: it reads L2 for the version its answer
+    // must carry only. Its write-back is not awaited (`l2Answered` stays false): a forced refresh that
+    // joins the flight then must not get an answer its loader gave before it asked.
+    versionFrom(run, await l2.get(flight.id))
+    return loadFlight(run, loader, deps)
+  }
+  if (deps.lease !== undefined && l2.readsWithLease) return readWithLease(run, l2, deps.lease, loader, deps)
+  const answer = readL2(run, await l2.get(flight.id), deps)
+  if (answer !== undefined) return post(msg.flightDone(flight, answer))
+  if (run.l2Answered && deps.lease !== undefined && flight.running) {
+    return loadAfterLease(run, takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease }, run.version), loader, deps)
   }
   return loadFlight(run, loader, deps)
 }
@@ -247,15 +252,28 @@ export function newRun<V>(flight: Flight<V>): FlightRun<V> {
 
 /**
  * What L2's answer to a flight's read means: a live entry no older than what the flight knows is its
- * answer (returned); a newer tombstone raises its version; a graced entry becomes its fallback.
+ * answer (returned); else a newer entry raises its version (see {@link versionFrom}), and a graced
+ * one becomes its fallback.
  */
-export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined>, { clock }: RunnerDeps<V>): FlightResult<V> | undefined {
+export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined>, { clock, post }: RunnerDeps<V>): FlightResult<V> | undefined {
   run.l2Answered = entry !== L2_FAILED
-  if (entry === undefined || entry === L2_FAILED || entry.version < run.version) return undefined
-  if (entry.kind === 'tombstone') run.version = entry.version
-  else if (entry.ttl > 0) return fromL2<V>(entry, clock)
-  else run.fallback = { value: entryValue<V>(entry), expiresAt: clock.now() + entry.ttl, version: entry.version }
+  if (!versionFrom(run, entry) || entry === undefined || entry === L2_FAILED || entry.kind === 'tombstone') return undefined
+  if (entry.ttl > 0) return fromL2<V>(entry, clock)
+  run.fallback = { value: entryValue<V>(entry), expiresAt: clock.now() + entry.ttl, version: entry.version }
+  post(msg.l2Graced(run.flight, run.fallback)) // the soft timeouts may answer it while the flight loads
   return undefined
+}
+
+/**
+ * A load's version, from what L2 answered its read: the entry's when that is newer than what the
+ * flight knew, whatever the entry holds (a tombstone, a graced value, or, for a forced refresh, a
+ * live one), so that the load's write-back is not refused by the entry it replaces and its answer is
+ * not older than anything any layer holds. True when L2 held an entry no older than the run's version.
+ */
+function versionFrom<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined>): boolean {
+  if (entry === undefined || entry === L2_FAILED || entry.version < run.version) return false
+  run.version = entry.version
+  return true
 }
 
 /**

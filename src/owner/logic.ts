@@ -21,7 +21,7 @@ import { C } from '../core/counters.js'
 import { emitSafely } from '../core/events.js'
 import { onClear, onFenceAll, onDelivery, onInvalidate, onPut, onTags } from './on-change.js'
 import type { BatchEvent, Message } from './messages.js'
-import { onSoftTimeout } from './grace.js'
+import { onL2Graced, onSoftTimeout } from './grace.js'
 import { onBatchLoad, onDeadline, onFlightDone, onL2Refused, onLoad, onPlainMiss, onRefresh, onWait, onWaiterLeft, runStarted } from './single-flight.js'
 import type { OwnerEnv, OwnerState, Turn } from './state.js'
 import { onSweep } from './on-sweep.js'
@@ -50,6 +50,8 @@ function handle<V>(turn: Turn<V>, message: Message<V>): void {
       return onRefresh(turn, message)
     case 'soft':
       return onSoftTimeout(turn, message.flight)
+    case 'l2.graced':
+      return onL2Graced(turn, message.flight, message.fallback)
     case 'wait':
       return onWait(turn, message)
     case 'waiter.left':

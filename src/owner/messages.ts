@@ -6,7 +6,7 @@ import type { BusDelivery } from '../bus/bus.js'
 import type { OwnerCounterName } from '../core/counters.js'
 import type { FetchTrace } from '../core/fetch-trace.js'
 import type { Id } from '../core/id.js'
-import type { Flight, FlightResult } from './flight.js'
+import type { Fallback, Flight, FlightResult } from './flight.js'
 import type { LeaseRole } from './lease.js'
 import type { Origin } from './loader.js'
 import type { Waiter } from './waiter.js'
@@ -100,6 +100,8 @@ export interface DeadlineMessage { type: 'deadline' }
 export interface WaiterLeftMessage<V> { type: 'waiter.left'; waiter: Waiter<V>; reason: WaiterLeaving }
 /** Why a waiter leaves: its deadline, its signal, its soft timeout, or a signal that could not be listened to (`refused`, with what it threw). */
 export type WaiterLeaving = 'timeout' | 'cancel' | 'soft' | { refused: unknown }
+/** A flight's runner found a graced value in L2 (`fallback`): the soft timeouts may answer it. */
+export interface L2GracedMessage<V> { type: 'l2.graced'; flight: Flight<V>; fallback: Fallback<V> }
 /** A flight's soft timeout passed: its waiters take the graced value, if there is one. */
 export interface SoftTimeoutMessage<V> { type: 'soft'; flight: Flight<V> }
 /** How the owner answers a local put or invalidate: whether L1 changed, and the version it used. */
@@ -144,6 +146,7 @@ export type Message<V> =
   | WaitMessage<V>
   | Refresh<V>
   | SoftTimeoutMessage<V>
+  | L2GracedMessage<V>
   | CountMessage
   | LoadMessage
   | BatchLoadMessage
@@ -184,6 +187,7 @@ export const msg = {
   deadline: (): DeadlineMessage => ({ type: 'deadline' }),
   waiterLeft: <V>(waiter: Waiter<V>, reason: WaiterLeaving): WaiterLeftMessage<V> => ({ type: 'waiter.left', waiter, reason }),
   soft: <V>(flight: Flight<V>): SoftTimeoutMessage<V> => ({ type: 'soft', flight }),
+  l2Graced: <V>(flight: Flight<V>, fallback: Fallback<V>): L2GracedMessage<V> => ({ type: 'l2.graced', flight, fallback }),
   put: <V>(id: Id, value: V | undefined, expiresAt: number | undefined, version: number, refused: boolean, tags: RowTags | undefined, reply: ChangeReply): PutMessage<V> => ({
     type: 'put',
     id,

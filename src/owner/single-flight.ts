@@ -24,7 +24,7 @@ import { type FetchTrace, runTraced, tracedJoin, tracedStart } from '../core/fet
 import type { Id } from '../core/id.js'
 import { NOT_LIVE } from '../rows/row-store.js'
 import { type Fallback, Flight, FlightContext, type FlightResult } from './flight.js'
-import { absorbFailure, armSoftTimeout, backedOff, fallbackFor, servedStale, softAnswer } from './grace.js'
+import { absorbFailure, armSoftTimeout, backedOff, fallbackFor, servedStale, softAnswer, softLeave } from './grace.js'
 import type { LeaseRole } from './lease.js'
 import { runFlight } from './load.js'
 import type { Batch, Origin } from './loader.js'
@@ -187,18 +187,6 @@ export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, leaving: Waite
     state.counters[C.abandoned]++
     flight.context.abort(error)
   }
-}
-
-/** A waiter's soft timeout passed: it takes the graced value, if there is one, and leaves the flight, which goes on. */
-function softLeave<V>(turn: Turn<V>, waiter: Waiter<V>): void {
-  const flight = waiter.flight
-  if (flight === undefined || !flight.running || waiter.settled) return
-  const fallback = fallbackFor(turn, flight)
-  if (fallback === undefined) return
-  servedStale(turn, flight.id, 1, fallback.expiresAt, 'soft')
-  if (waiter.trace !== undefined) waiter.trace.stale = true
-  waiter.resolve(fallback.value)
-  flight.waiting--
 }
 
 /** A signal's reason; what its getter threw, when it throws (a hostile subclass): the waiter is answered either way. */

@@ -14,6 +14,8 @@ export class Waiter<V> {
   flight: Flight<V> | undefined = undefined
   /** True once answered; later answers are ignored. */
   settled = false
+  /** Set by the owner when its soft timeout passed with no graced value known: a graced L2 entry its flight reports later answers it. */
+  softDue = false
   /** The caller's record for `echostore:fetch`, when it is traced. Set by the owner as it creates the waiter. */
   trace: FetchTrace | undefined = undefined
   #deadline: TimerHandle | undefined = undefined

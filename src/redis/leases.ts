@@ -13,7 +13,7 @@ export interface ReleaseScript {
 /**
  * Per-id leases on Redis: one string key per lease (`leaseKey`: the pair's key + `:lease`, in the
  * pair's slot) holding the holder's token. Taken with `SET key token NX PX ttl`, released by a
- * script that deletes the key only while it holds the caller's token, voided by `DEL`. `open(op)`
+ * script that deletes the key only while it holds the caller's token, voided by `DEL`, its holder read with `GET`. `open(op)`
  * throws once the store is closed; `run(key, command)` runs one command on the store's client
  * (the store's error handling around it).
  */
@@ -39,6 +39,12 @@ export function redisLeases(
       const keys = ids.map((id) => leaseKey(prefix, table, id))
       const replies = await pipelined(keys, (pipeline, i) => pipeline.set(keys[i]!, token, 'PX', ttl, 'NX'))
       return replies.map((reply) => reply === 'OK')
+    },
+    /** The token under the lease key (`GET`). */
+    async holder(table: string, id: Id): Promise<string | undefined> {
+      open('leases.holder')
+      const key = leaseKey(prefix, table, id)
+      return (await run(key, (client) => client.get(key))) ?? undefined
     },
     async release(table: string, id: Id, token: string): Promise<boolean> {
       open('leases.release')
