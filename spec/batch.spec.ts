@@ -68,6 +68,23 @@ describe('fetchMany', () => {
     await table.close()
   })
 
+  it('an array with holes answers undefined (absent) for each hole, as an entry of undefined does, with or without L2', async () => {
+    // The DataLoader-style answer: an array of the right length, filled at the index of each row the origin had.
+    const byIndex = (ids: Id[]) => {
+      const out = new Array<Row>(ids.length)
+      for (const id of ids.filter((id) => id !== 'gone')) out[ids.indexOf(id)] = rowOf(id)
+      return out
+    }
+    for (const l2 of [undefined, memoryL2()]) {
+      const { table } = rows({ l2 })
+      expect(await table.fetchMany(['a', 'gone', 'c'], byIndex)).toEqual([rowOf('a'), undefined, rowOf('c')])
+      expect(table.has('gone')).toBe(true)
+      expect(table.peek('gone')).toBeUndefined()
+      expect(table.stats()).toMatchObject({ load_errors: 0, fills: 3, inflight: 0 })
+      await table.close()
+    }
+  })
+
   it('coalesces per id with every kind of read: a fetch of an id in a running batch joins it, and a batch joins an id already in flight', async () => {
     const { table } = rows()
     const single = latchedLoader<Row>()

@@ -4,8 +4,9 @@
  * id that reads it, in one round trip; the batch loader is asked only for the ids L2 did not answer
  * and whose flights still run; each answer is written back to L2 (the writes go out together) and
  * posted to the owner as that flight's result. What the batch loader answers is checked here: an
- * `Error` in an id's place fails that id alone; an array of the wrong length, an answer that is
- * neither an array nor a `Map`, or a thrown or rejected call fails every id of the call.
+ * `Error` in an id's place fails that id alone; a hole in an array is an absent id, as an entry of
+ * `undefined` is; an array of the wrong length, an answer that is neither an array nor a `Map`, or a
+ * thrown or rejected call fails every id of the call.
  *
  * With `lease`, the ids that missed L2 ask for their leases in one call, and the ones taken are read
  * from L2 once more in one call (see `askLeases` in `lease.ts`); the batch loader call holds the ids
@@ -127,7 +128,8 @@ function align<V>(answer: BatchAnswer<V, Id>, ids: Id[]): BatchOutcome<V>[] {
   if (answer instanceof Map) return ids.map((id) => of(answer.get(id)))
   if (!Array.isArray(answer)) throw badArgument(TypeError, `the batch loader answered ${describe(answer)} for ${ids.length} ids: answer an array (one entry per id, in order) or a Map from id to value`)
   if (answer.length !== ids.length) throw badArgument(TypeError, `the batch loader answered an array of ${answer.length} entries for ${ids.length} ids: answer one entry per id, in the order of the ids (or a Map)`)
-  return answer.map(of)
+  // Read by index, not with `map` (which skips them): a hole is an absent id, as an entry of `undefined` is.
+  return ids.map((_, i) => of(answer[i]))
 }
 
 /** A loader for one id of a batch: the batch loader asked for that id alone. */
