@@ -262,6 +262,50 @@ describe('get and getMany through the table’s own loader', () => {
     await table.close()
   })
 
+  it('reads made any number of promise hops apart share one call, as DataLoader batches them; a read after the tick gets a call of its own', async () => {
+    const origin = latchedBatchLoader<Row>()
+    const { table } = rows({ batchLoader: origin.loader })
+    const hops = async (n: number) => {
+      for (let i = 0; i < n; i++) await Promise.resolve()
+    }
+    // Resolvers that await different depths before reading: an auth check, a parent field.
+    const reads = ['a', 'b', 'c', 'd'].map(async (id, depth) => {
+      await hops(depth * 3)
+      return table.get(id)
+    })
+    const nested = (async () => table.getMany(await Promise.resolve(['b', 'e'])))()
+    await settle()
+    expect(origin.only().ids).toEqual(['a', 'b', 'e', 'c', 'd'])
+    origin.only().resolve(new Map(origin.only().ids.map((id) => [id, rowOf(id)])))
+    expect(await Promise.all(reads)).toEqual(['a', 'b', 'c', 'd'].map(rowOf))
+    expect(await nested).toEqual([rowOf('b'), rowOf('e')])
+    const later = table.get('f')
+    await settle()
+    expect(origin.calls.map((call) => call.ids)).toEqual([['a', 'b', 'e', 'c', 'd'], ['f']])
+    origin.calls[1]!.resolve([rowOf('f')])
+    expect(await later).toEqual(rowOf('f'))
+    expect(table.stats()).toMatchObject({ batch_loads: 2, batch_ids: 6, fills: 6, inflight: 0 })
+    await table.close()
+  })
+
+  it('a batch read released while its tick’s promise jobs run is not asked for', async () => {
+    const origin = latchedBatchLoader<Row>()
+    const { table } = rows({ batchLoader: origin.loader })
+    const leaving = new AbortController()
+    const left = outcome(table.fetchMany(['a'], origin.loader, { signal: leaving.signal }))
+    const staying = table.get('b')
+    await Promise.resolve()
+    await Promise.resolve()
+    leaving.abort(new Error('left'))
+    await settle()
+    expect(origin.only().ids).toEqual(['b'])
+    expect(left.state).toBe('rejected')
+    origin.only().resolve([rowOf('b')])
+    expect(await staying).toEqual(rowOf('b'))
+    expect(table.stats()).toMatchObject({ abandoned: 1, batch_ids: 1, inflight: 0 })
+    await table.close()
+  })
+
   it('with loader, get reads one id through it, and getMany one flight per id', async () => {
     const asked: Id[] = []
     const { table } = rows({ loader: (id: Id) => (asked.push(id), rowOf(id)) })

@@ -1,6 +1,6 @@
 /**
- * The runner of a batch: the flights one owner turn started with the same batch loader, loaded in
- * one origin call. Per id it does what `runFlight` does for one (see `load.ts`): L2 first, for every
+ * The runner of a batch: the flights one tick started with the same batch loader (see
+ * `batch-window.ts`), loaded in one origin call. Per id it does what `runFlight` does for one (see `load.ts`): L2 first, for every
  * id that reads it, in one round trip; the batch loader is asked only for the ids L2 did not answer
  * and whose flights still run; each answer is written back to L2 (the writes go out together) and
  * posted to the owner as that flight's result. What the batch loader answers is checked here: an

@@ -56,8 +56,9 @@ export type BatchAnswer<V, K extends Id = string> = ReadonlyArray<V | undefined 
 export type BatchLoader<V, K extends Id = string> = (ids: K[], context: BatchLoaderContext<K>) => BatchAnswer<V, K> | PromiseLike<BatchAnswer<V, K>>
 
 /**
- * A batch loader as a flight's origin: the flights started in one owner turn with the same batch
- * loader go to it as one call (split at `maxBatchSize`). Made by the table; read by the owner.
+ * A batch loader as a flight's origin: the flights started in one tick with the same batch loader
+ * go to it as one call, split at `maxBatchSize` (see `batch-window.ts`). Made by the table; read by
+ * the owner.
  */
 export class Batch<V> {
   constructor(
