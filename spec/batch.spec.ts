@@ -220,6 +220,30 @@ describe('fetchMany', () => {
     await table.close()
   })
 
+  it('setVersion(id, n) reports one id’s version, as a loader’s setVersion does: the row and its L2 entry carry it, so a change below it is stale', async () => {
+    const l2 = memoryL2()
+    const { table } = rows({ l2 })
+    await table.fetchMany(['a', 'b'], (ids, { setVersion }) => (setVersion('a', 3), setVersion('a', 42), ids.map(rowOf)))
+    expect(await l2.get('rows', 'a')).toMatchObject({ kind: 'value', version: 42 })
+    expect(await l2.get('rows', 'b')).toMatchObject({ kind: 'value', version: 0 }) // unreported: the version known when it started
+    await table.invalidate('a', { version: 41 })
+    await table.invalidate('b', { version: 41 })
+    expect([table.has('a'), table.has('b')]).toEqual([true, false])
+    await table.invalidate('a', { version: 43 })
+    expect(table.has('a')).toBe(false)
+    await table.close()
+  })
+
+  it('setVersion refuses, inside the batch loader, an id not in the call or a version that is not one, and works destructured', async () => {
+    const { table } = rows()
+    await expect(table.fetchMany(['x'], (ids, { setVersion }) => (setVersion('y', 1), ids.map(rowOf)))).rejects.toThrow(/setVersion\("y", n\): "y" is not one of this call's ids/)
+    for (const bad of [-1, 1.5, Number.NaN, Number.MAX_SAFE_INTEGER + 1, '7' as unknown as number]) {
+      await expect(table.fetchMany(['x'], (ids, { setVersion }) => (setVersion('x', bad), ids.map(rowOf)))).rejects.toThrow(/setVersion takes an integer/)
+    }
+    expect(table.stats()).toMatchObject({ fills: 0, inflight: 0 })
+    await table.close()
+  })
+
   it('a batch loader that fetches one of its own ids meets SelfFetchError', async () => {
     const { table } = rows()
     let inner: unknown

@@ -21,7 +21,7 @@ import { badArgument, describe, showId } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import type { L2Facade } from '../l2/facade.js'
 import type { LeaseSettings } from '../table/options.js'
-import { type Flight, type FlightResult, checkLifetime } from './flight.js'
+import { type Flight, type FlightResult, checkLifetime, checkReportedVersion } from './flight.js'
 import { checkTags } from '../tags/scope.js'
 import { askLeases, waitForLease } from './lease.js'
 import { type FlightRun, type RunnerDeps, endLease, fromL2, loadAfterLease, loaderResult, newRun, readL2, takeOutcome, writeBack } from './load.js'
@@ -67,7 +67,7 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
     // Nothing to write back: every result is posted now, in one turn.
     pending.forEach((run, i) => {
       const answer = answers[i]!
-      const result: FlightResult<V> = answer.ok ? loaderResult(run.flight.id, run.born, run.version, answer.value, context.lifetimes.get(run.flight.id), undefined, deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: undefined }
+      const result: FlightResult<V> = answer.ok ? loaderResult(run.flight.id, run.born, run.version, answer.value, context.lifetimes.get(run.flight.id), context.versions.get(run.flight.id), deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: undefined }
       post(msg.flightDone(run.flight, result))
     })
     return
@@ -103,7 +103,7 @@ async function settle<V>(run: FlightRun<V>, answer: BatchOutcome<V>, context: Ba
   let result: FlightResult<V>
   try {
     run.failed = !answer.ok && run.flight.running
-    result = answer.ok ? await writeBack(run, answer.value, context.lifetimes.get(run.flight.id), undefined, deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: run.fallback }
+    result = answer.ok ? await writeBack(run, answer.value, context.lifetimes.get(run.flight.id), context.versions.get(run.flight.id), deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: run.fallback }
   } catch (error) {
     result = { ok: false, error, fallback: run.fallback }
   }
@@ -134,9 +134,13 @@ function align<V>(answer: BatchAnswer<V, Id>, ids: Id[]): BatchOutcome<V>[] {
 
 /** A loader for one id of a batch: the batch loader asked for that id alone. */
 function alone<V>(batch: Batch<V>, deps: RunnerDeps<V>): Loader<V, Id> {
-  return async (id, { signal, setTtl, setTags }) => {
+  return async (id, { signal, setVersion, setTtl, setTags }) => {
     const context: BatchLoaderContext<Id> = {
       signal,
+      setVersion: (of, version) => {
+        if (of !== id) throw badArgument(TypeError, `setVersion(${showId(of)}, n): ${showId(of)} is not one of this call's ids`)
+        setVersion(version)
+      },
       setTtl: (of, ms) => {
         if (of !== id) throw badArgument(TypeError, `setTtl(${showId(of)}, ms): ${showId(of)} is not one of this call's ids`)
         setTtl(ms)
@@ -162,10 +166,14 @@ function alone<V>(batch: Batch<V>, deps: RunnerDeps<V>): Loader<V, Id> {
 
 /**
  * What a batch loader receives beside its ids: a signal that aborts once every flight of the call
- * was released (each id's waiters all left, or its bound passed), and `setTtl` per id. Written by
- * the batch loader (`setTtl`, `setTags`); its signal is made on first read.
+ * was released (each id's waiters all left, or its bound passed), and `setVersion`, `setTtl` and
+ * `setTags` per id. Written by the batch loader (`setVersion`, `setTtl`, `setTags`); read by the
+ * runner, which gives each id's reports to its flight's result as a loader's are (see `loaderResult`
+ * in `load.ts`); its signal is made on first read.
  */
 class BatchContext<V> implements BatchLoaderContext<Id> {
+  /** The versions the batch loader reported, by id. */
+  readonly versions = new Map<Id, number>()
   /** The lifetimes the batch loader chose, by id. */
   readonly lifetimes = new Map<Id, number>()
   /** The tags the batch loader gave, by id. */
@@ -188,6 +196,14 @@ class BatchContext<V> implements BatchLoaderContext<Id> {
       }
     }
     return this.#controller.signal
+  }
+
+  /** A bound function, made only when the batch loader asks for it. */
+  get setVersion(): (id: Id, version: number) => void {
+    return (id, version) => {
+      if (!this.flights.some((flight) => flight.id === id)) throw badArgument(TypeError, `setVersion(${showId(id)}, n): ${showId(id)} is not one of this call's ids`)
+      this.versions.set(id, checkReportedVersion(version))
+    }
   }
 
   /** A bound function, made only when the batch loader asks for it. */

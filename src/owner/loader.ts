@@ -35,6 +35,13 @@ export interface BatchLoaderContext<K extends Id = string> {
   /** Aborts when every waiter of every id in the batch has left (each id's flight released). */
   readonly signal: AbortSignal
   /**
+   * Reports the version of what the batch loader read for `id`, one of this call's ids, as a
+   * loader's `setVersion` does: that id's row is stored with it; an id without one takes the highest
+   * version known when its load started. A bad id or version throws a `TypeError` here, inside the
+   * batch loader.
+   */
+  setVersion(id: K, version: number): void
+  /**
    * Sets the lifetime in ms (in [0, a year]) of the answer for `id`, one of this call's ids,
    * replacing the table's `ttl` (or `negativeTtl`) for it, as a loader's `setTtl` does. A bad id or
    * value throws a `TypeError`/`RangeError` here, inside the batch loader.
