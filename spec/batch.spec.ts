@@ -44,6 +44,20 @@ describe('fetchMany', () => {
     await table.close()
   })
 
+  it('a Map’s ids nobody asked for are dropped: not stored in L1 nor L2, and a read of one asks the origin for it', async () => {
+    const l2 = memoryL2()
+    const { table } = rows({ l2 })
+    const extra = () => new Map<Id, Row>([['a', rowOf('a')], ['extra', rowOf('extra')]])
+    expect(await table.fetchMany(['a'], extra)).toEqual([rowOf('a')])
+    expect(table.has('extra')).toBe(false)
+    expect(await l2.get('rows', 'extra')).toBeUndefined()
+    expect(table.stats()).toMatchObject({ fills: 1, loads: 1 })
+    const asked: Id[][] = []
+    expect(await table.fetchMany(['extra'], (ids) => (asked.push(ids), ids.map(rowOf)))).toEqual([rowOf('extra')])
+    expect(asked).toEqual([['extra']])
+    await table.close()
+  })
+
   it('an Error in an id’s place fails that id alone: fetchMany rejects with the first failed id’s error, the others are stored', async () => {
     const { table } = rows()
     const first = new Error('a is broken')

@@ -54,8 +54,8 @@ export interface BatchLoaderContext<K extends Id = string> {
 /**
  * What a batch loader answers for its ids: an array of the same length and order (a hole in it, as
  * `new Array(ids.length)` leaves for an id not filled in, answers `undefined`, absent), or a `Map`
- * from id to answer (an id missing from it answers `undefined`, absent). An `Error` instance in
- * either fails that id alone.
+ * from id to answer (an id missing from it answers `undefined`, absent; an id in it that was not
+ * asked for is dropped, never cached). An `Error` instance in either fails that id alone.
  */
 export type BatchAnswer<V, K extends Id = string> = ReadonlyArray<V | undefined | Error> | ReadonlyMap<K, V | undefined | Error>
 
