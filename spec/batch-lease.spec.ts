@@ -86,7 +86,7 @@ function batchLeaseSuite(makeStore: MakeStore): void {
 
   /** Process A loads 'x' holding its lease (a latched loader; its caller leaves on `signal`); then process B asks for `ids` in a batch, and its batch loader is called. */
   async function batchBesideHolder(ids: Id[], signal?: AbortSignal) {
-    const { tables, close } = processes(2)
+    const { tables, store, close } = processes(2)
     const [a, b] = tables as [Table<Row, Id>, Table<Row, Id>]
     const single = latchedLoader<Row>()
     const holder = outcome(a.fetch('x', single.loader, signal === undefined ? undefined : { signal }))
@@ -94,7 +94,7 @@ function batchLeaseSuite(makeStore: MakeStore): void {
     const origin = latchedBatchLoader<Row>()
     const page = outcome(b.fetchMany(ids, origin.loader))
     await until(() => origin.calls.length === 1, 'the batch loader call')
-    return { single, holder, origin, page, b, close }
+    return { single, holder, origin, page, b, store, close }
   }
 
   it('an id whose lease another process holds waits for that fill; the ids it holds go to the batch loader without it', async () => {
@@ -114,16 +114,19 @@ function batchLeaseSuite(makeStore: MakeStore): void {
 
   it('a waiter whose holder gives up takes its lease over and asks the batch loader for that id alone', async () => {
     const leaving = new AbortController()
-    const { single, holder, origin, page, b, close } = await batchBesideHolder(['x', 'y'], leaving.signal)
+    const { single, holder, origin, page, b, store, close } = await batchBesideHolder(['x', 'y'], leaving.signal)
     origin.calls[0]!.resolve([{ v: 'y' }])
     leaving.abort(new Error('the holder’s only caller left')) // its flight is released: it gives up the lease
     single.only().reject(single.only().context.signal.reason) // as a loader that honours its signal does
     await until(() => origin.calls.length === 2, 'the batch loader call for x alone')
     expect(origin.calls.map((call) => call.ids)).toEqual([['y'], ['x']])
+    expect(() => origin.calls[1]!.context.setVersion('y', 8)).toThrow(/"y" is not one of this call's ids/)
+    origin.calls[1]!.context.setVersion('x', 7) // asked for x alone, the batch loader still reports its version
     origin.calls[1]!.resolve([{ v: 'x taken over' }])
     await until(() => page.state !== 'pending', 'the page')
     expect(holder.state).toBe('rejected')
     expect(page.value).toEqual([{ v: 'x taken over' }, { v: 'y' }])
+    expect(await store.get(NAME, 'x')).toMatchObject({ kind: 'value', version: 7 })
     expect(b.stats()).toMatchObject({ loads: 2, batch_loads: 2, batch_ids: 2, lease_acquired: 1, lease_lost: 1 })
     await close()
   })

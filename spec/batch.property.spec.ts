@@ -64,8 +64,8 @@ describe('the coalescing law across single and batch reads', () => {
           })
           results.push({ ids, answer: call })
         }
-        await s.waitIdle()
-        const answers = await Promise.all(results.map((r) => r.answer))
+        // A batch call goes out once its tick's promise jobs have run: waitFor releases the tasks scheduled after that too.
+        const answers = await s.waitFor(Promise.all(results.map((r) => r.answer)))
         expect(overlap).toBe(false)
         for (const [id, made] of tokens) expect(made, `loads of ${String(id)}`).toHaveLength(1)
         results.forEach((r, i) => r.ids.forEach((id, j) => expect(answers[i]![j]).toBe(tokens.get(id)![0])))

@@ -44,6 +44,20 @@ describe('fetchMany', () => {
     await table.close()
   })
 
+  it('a Map’s ids nobody asked for are dropped: not stored in L1 nor L2, and a read of one asks the origin for it', async () => {
+    const l2 = memoryL2()
+    const { table } = rows({ l2 })
+    const extra = () => new Map<Id, Row>([['a', rowOf('a')], ['extra', rowOf('extra')]])
+    expect(await table.fetchMany(['a'], extra)).toEqual([rowOf('a')])
+    expect(table.has('extra')).toBe(false)
+    expect(await l2.get('rows', 'extra')).toBeUndefined()
+    expect(table.stats()).toMatchObject({ fills: 1, loads: 1 })
+    const asked: Id[][] = []
+    expect(await table.fetchMany(['extra'], (ids) => (asked.push(ids), ids.map(rowOf)))).toEqual([rowOf('extra')])
+    expect(asked).toEqual([['extra']])
+    await table.close()
+  })
+
   it('an Error in an id’s place fails that id alone: fetchMany rejects with the first failed id’s error, the others are stored', async () => {
     const { table } = rows()
     const first = new Error('a is broken')
@@ -66,6 +80,23 @@ describe('fetchMany', () => {
     await expect(table.fetchMany(['a', 'b'], () => Promise.reject(thrown))).rejects.toBe(thrown)
     expect(table.stats()).toMatchObject({ load_errors: 8, fills: 0, inflight: 0 })
     await table.close()
+  })
+
+  it('an array with holes answers undefined (absent) for each hole, as an entry of undefined does, with or without L2', async () => {
+    // The DataLoader-style answer: an array of the right length, filled at the index of each row the origin had.
+    const byIndex = (ids: Id[]) => {
+      const out = new Array<Row>(ids.length)
+      for (const id of ids.filter((id) => id !== 'gone')) out[ids.indexOf(id)] = rowOf(id)
+      return out
+    }
+    for (const l2 of [undefined, memoryL2()]) {
+      const { table } = rows({ l2 })
+      expect(await table.fetchMany(['a', 'gone', 'c'], byIndex)).toEqual([rowOf('a'), undefined, rowOf('c')])
+      expect(table.has('gone')).toBe(true)
+      expect(table.peek('gone')).toBeUndefined()
+      expect(table.stats()).toMatchObject({ load_errors: 0, fills: 3, inflight: 0 })
+      await table.close()
+    }
   })
 
   it('coalesces per id with every kind of read: a fetch of an id in a running batch joins it, and a batch joins an id already in flight', async () => {
@@ -203,6 +234,30 @@ describe('fetchMany', () => {
     await table.close()
   })
 
+  it('setVersion(id, n) reports one id’s version, as a loader’s setVersion does: the row and its L2 entry carry it, so a change below it is stale', async () => {
+    const l2 = memoryL2()
+    const { table } = rows({ l2 })
+    await table.fetchMany(['a', 'b'], (ids, { setVersion }) => (setVersion('a', 3), setVersion('a', 42), ids.map(rowOf)))
+    expect(await l2.get('rows', 'a')).toMatchObject({ kind: 'value', version: 42 })
+    expect(await l2.get('rows', 'b')).toMatchObject({ kind: 'value', version: 0 }) // unreported: the version known when it started
+    await table.invalidate('a', { version: 41 })
+    await table.invalidate('b', { version: 41 })
+    expect([table.has('a'), table.has('b')]).toEqual([true, false])
+    await table.invalidate('a', { version: 43 })
+    expect(table.has('a')).toBe(false)
+    await table.close()
+  })
+
+  it('setVersion refuses, inside the batch loader, an id not in the call or a version that is not one, and works destructured', async () => {
+    const { table } = rows()
+    await expect(table.fetchMany(['x'], (ids, { setVersion }) => (setVersion('y', 1), ids.map(rowOf)))).rejects.toThrow(/setVersion\("y", n\): "y" is not one of this call's ids/)
+    for (const bad of [-1, 1.5, Number.NaN, Number.MAX_SAFE_INTEGER + 1, '7' as unknown as number]) {
+      await expect(table.fetchMany(['x'], (ids, { setVersion }) => (setVersion('x', bad), ids.map(rowOf)))).rejects.toThrow(/setVersion takes an integer/)
+    }
+    expect(table.stats()).toMatchObject({ fills: 0, inflight: 0 })
+    await table.close()
+  })
+
   it('a batch loader that fetches one of its own ids meets SelfFetchError', async () => {
     const { table } = rows()
     let inner: unknown
@@ -242,6 +297,50 @@ describe('get and getMany through the table’s own loader', () => {
     expect(origin.calls[1]!.ids).toEqual(['y', 'z'])
     origin.calls[1]!.resolve([new Error('no y'), rowOf('z')])
     expect((await partial).map((p) => p.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    await table.close()
+  })
+
+  it('reads made any number of promise hops apart share one call, as DataLoader batches them; a read after the tick gets a call of its own', async () => {
+    const origin = latchedBatchLoader<Row>()
+    const { table } = rows({ batchLoader: origin.loader })
+    const hops = async (n: number) => {
+      for (let i = 0; i < n; i++) await Promise.resolve()
+    }
+    // Resolvers that await different depths before reading: an auth check, a parent field.
+    const reads = ['a', 'b', 'c', 'd'].map(async (id, depth) => {
+      await hops(depth * 3)
+      return table.get(id)
+    })
+    const nested = (async () => table.getMany(await Promise.resolve(['b', 'e'])))()
+    await settle()
+    expect(origin.only().ids).toEqual(['a', 'b', 'e', 'c', 'd'])
+    origin.only().resolve(new Map(origin.only().ids.map((id) => [id, rowOf(id)])))
+    expect(await Promise.all(reads)).toEqual(['a', 'b', 'c', 'd'].map(rowOf))
+    expect(await nested).toEqual([rowOf('b'), rowOf('e')])
+    const later = table.get('f')
+    await settle()
+    expect(origin.calls.map((call) => call.ids)).toEqual([['a', 'b', 'e', 'c', 'd'], ['f']])
+    origin.calls[1]!.resolve([rowOf('f')])
+    expect(await later).toEqual(rowOf('f'))
+    expect(table.stats()).toMatchObject({ batch_loads: 2, batch_ids: 6, fills: 6, inflight: 0 })
+    await table.close()
+  })
+
+  it('a batch read released while its tick’s promise jobs run is not asked for', async () => {
+    const origin = latchedBatchLoader<Row>()
+    const { table } = rows({ batchLoader: origin.loader })
+    const leaving = new AbortController()
+    const left = outcome(table.fetchMany(['a'], origin.loader, { signal: leaving.signal }))
+    const staying = table.get('b')
+    await Promise.resolve()
+    await Promise.resolve()
+    leaving.abort(new Error('left'))
+    await settle()
+    expect(origin.only().ids).toEqual(['b'])
+    expect(left.state).toBe('rejected')
+    origin.only().resolve([rowOf('b')])
+    expect(await staying).toEqual(rowOf('b'))
+    expect(table.stats()).toMatchObject({ abandoned: 1, batch_ids: 1, inflight: 0 })
     await table.close()
   })
 

@@ -213,9 +213,9 @@ describe('namespace loaders', () => {
     await here.close()
   })
 
-  it('getMany with the table batch loader: the callers\u2019 ids, a Map answer keyed by them, setTtl and setTags by them', async () => {
+  it('getMany with the table batch loader: the callers\u2019 ids, a Map answer keyed by them, setTtl, setTags and setVersion by them', async () => {
     const origin = latchedBatchLoader<V>()
-    const { here } = twoProcesses({ batchLoader: origin.loader })
+    const { here, l2 } = twoProcesses({ batchLoader: origin.loader })
     const a = here.namespace('a')
     await here.put('x', 'base x')
     const read = outcome(a.getMany(['x', 'y', 'z']))
@@ -224,11 +224,14 @@ describe('namespace loaders', () => {
     expect(call.ids).toEqual(['x', 'y', 'z'])
     call.context.setTtl('z', 0)
     call.context.setTags('y', ['t'])
+    call.context.setVersion('x', 12)
     expect(() => call.context.setTags('w', ['t'])).toThrow(/"w" is not one of this call's ids/)
+    expect(() => call.context.setVersion('w', 1)).toThrow(/"w" is not one of this call's ids/)
     call.resolve(new Map<Id, V>([['x', 'a x'], ['y', 'a y'], ['z', 'a z']]))
     await settle()
     expect(read.value).toEqual(['a x', 'a y', 'a z'])
     expect([a.peek('x'), a.peek('y'), a.has('z'), here.peek('x')]).toEqual(['a x', 'a y', false, 'base x'])
+    expect(await l2.get('ns', '\uDC00["a","x"]')).toMatchObject({ value: 'a x', version: 12 })
     await a.invalidateTags(['t'])
     expect([a.has('x'), a.has('y')]).toEqual([true, false])
     expect(await a.get('x')).toBe('a x') // a hit

@@ -5,7 +5,7 @@
  */
 import { describe, expectTypeOf, test } from 'vitest'
 import type { InspectionEvent, Observer } from 'xstate'
-import { type ClearResult, type CounterName, type Id, type Loader, type LoaderContext, type OwnerInspectionEvent, type OwnerInspector, type Stats, type TableEvents, Table, createTable, localBus, memoryL2 } from '../src/index.js'
+import { type BatchLoaderContext, type ClearResult, type CounterName, type Id, type Loader, type LoaderContext, type OwnerInspectionEvent, type OwnerInspector, type Stats, type TableEvents, Table, createTable, localBus, memoryL2 } from '../src/index.js'
 import { type ManualClock, manualClock } from '../src/testing.js'
 import { Cluster, Redis } from 'ioredis'
 import Valkey, { Cluster as ValkeyCluster } from 'iovalkey'
@@ -81,6 +81,23 @@ describe('fetch', () => {
       expectTypeOf(context).toEqualTypeOf<LoaderContext>()
       expectTypeOf(context.signal).toEqualTypeOf<AbortSignal>()
       return foo
+    })
+  })
+
+  test('a batch loader’s context reports per id, in the table’s id type, what a loader’s reports for its one id', () => {
+    const numbers = createTable<Foo | undefined, number>()
+    void numbers.fetchMany([1, 2], (ids, context) => {
+      expectTypeOf(context).toEqualTypeOf<BatchLoaderContext<number>>()
+      expectTypeOf(context.setVersion).toEqualTypeOf<(id: number, version: number) => void>()
+      expectTypeOf(context.setTtl).toEqualTypeOf<(id: number, ms: number) => void>()
+      context.setVersion(1, 7)
+      // @ts-expect-error an id of another type than the table's
+      context.setVersion('1', 7)
+      // @ts-expect-error a version is a number
+      context.setVersion(1, '7')
+      // @ts-expect-error one id's version: the batch loader names the id
+      context.setVersion(7)
+      return ids.map(() => foo)
     })
   })
 

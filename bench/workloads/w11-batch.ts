@@ -135,7 +135,7 @@ export async function runW11(ctx: BenchContext): Promise<WorkloadResult> {
       ],
       notes: [
         'Ids asked above 5,000 are ids asked twice: by two pages at once, where a reader does not join a read already under way.',
-        'One owner turn batches the misses of the pages read in it; a page that starts in its own macrotask has its misses asked in a call of their own, joined by any later page that misses the same ids while it runs.',
+        'One tick batches the misses of the pages read in it (the reads of its callback and of every promise job after it, as DataLoader does); a page that starts in its own macrotask has its misses asked in a call of their own, joined by any later page that misses the same ids while it runs.',
       ],
     },
   }

@@ -172,8 +172,7 @@ export class FlightContext implements LoaderContext {
   /** A bound function, made only when a loader asks for it. */
   get setVersion(): (version: number) => void {
     return (version) => {
-      if (!isVersion(version)) throw badArgument(TypeError, `setVersion takes an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
-      this.reported = version
+      this.reported = checkReportedVersion(version)
     }
   }
 
@@ -196,6 +195,12 @@ export class FlightContext implements LoaderContext {
     this.#abortedWith ??= { reason }
     this.#controller?.abort(reason)
   }
+}
+
+/** `version` when it is a version a loader may report (`setVersion`: an integer in [0, `MAX_VERSION`]); else throws a TypeError saying so. */
+export function checkReportedVersion(version: number): number {
+  if (!isVersion(version)) throw badArgument(TypeError, `setVersion takes an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
+  return version
 }
 
 /** `ms` when it is a lifetime a loader may choose for its answer (`setTtl`: ms in [0, a year]); else throws a TypeError/RangeError saying so. */

@@ -1,11 +1,12 @@
 /**
- * The runner of a batch: the flights one owner turn started with the same batch loader, loaded in
- * one origin call. Per id it does what `runFlight` does for one (see `load.ts`): L2 first, for every
+ * The runner of a batch: the flights one tick started with the same batch loader (see
+ * `batch-window.ts`), loaded in one origin call. Per id it does what `runFlight` does for one (see `load.ts`): L2 first, for every
  * id that reads it, in one round trip; the batch loader is asked only for the ids L2 did not answer
  * and whose flights still run; each answer is written back to L2 (the writes go out together) and
  * posted to the owner as that flight's result. What the batch loader answers is checked here: an
- * `Error` in an id's place fails that id alone; an array of the wrong length, an answer that is
- * neither an array nor a `Map`, or a thrown or rejected call fails every id of the call.
+ * `Error` in an id's place fails that id alone; a hole in an array is an absent id, as an entry of
+ * `undefined` is; an array of the wrong length, an answer that is neither an array nor a `Map`, or a
+ * thrown or rejected call fails every id of the call.
  *
  * With `lease`, the ids that missed L2 ask for their leases in one call, and the ones taken are read
  * from L2 once more in one call (see `askLeases` in `lease.ts`); the batch loader call holds the ids
@@ -20,7 +21,7 @@ import { badArgument, describe, showId } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import type { L2Facade } from '../l2/facade.js'
 import type { LeaseSettings } from '../table/options.js'
-import { type Flight, type FlightResult, checkLifetime } from './flight.js'
+import { type Flight, type FlightResult, checkLifetime, checkReportedVersion } from './flight.js'
 import { checkTags } from '../tags/scope.js'
 import { askLeases, waitForLease } from './lease.js'
 import { type FlightRun, type RunnerDeps, endLease, fromL2, loadAfterLease, loaderResult, newRun, readL2, takeOutcome, writeBack } from './load.js'
@@ -66,7 +67,7 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
     // Nothing to write back: every result is posted now, in one turn.
     pending.forEach((run, i) => {
       const answer = answers[i]!
-      const result: FlightResult<V> = answer.ok ? loaderResult(run.flight.id, run.born, run.version, answer.value, context.lifetimes.get(run.flight.id), undefined, deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: undefined }
+      const result: FlightResult<V> = answer.ok ? loaderResult(run.flight.id, run.born, run.version, answer.value, context.lifetimes.get(run.flight.id), context.versions.get(run.flight.id), deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: undefined }
       post(msg.flightDone(run.flight, result))
     })
     return
@@ -102,7 +103,7 @@ async function settle<V>(run: FlightRun<V>, answer: BatchOutcome<V>, context: Ba
   let result: FlightResult<V>
   try {
     run.failed = !answer.ok && run.flight.running
-    result = answer.ok ? await writeBack(run, answer.value, context.lifetimes.get(run.flight.id), undefined, deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: run.fallback }
+    result = answer.ok ? await writeBack(run, answer.value, context.lifetimes.get(run.flight.id), context.versions.get(run.flight.id), deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: run.fallback }
   } catch (error) {
     result = { ok: false, error, fallback: run.fallback }
   }
@@ -127,14 +128,19 @@ function align<V>(answer: BatchAnswer<V, Id>, ids: Id[]): BatchOutcome<V>[] {
   if (answer instanceof Map) return ids.map((id) => of(answer.get(id)))
   if (!Array.isArray(answer)) throw badArgument(TypeError, `the batch loader answered ${describe(answer)} for ${ids.length} ids: answer an array (one entry per id, in order) or a Map from id to value`)
   if (answer.length !== ids.length) throw badArgument(TypeError, `the batch loader answered an array of ${answer.length} entries for ${ids.length} ids: answer one entry per id, in the order of the ids (or a Map)`)
-  return answer.map(of)
+  // Read by index, not with `map` (which skips them): a hole is an absent id, as an entry of `undefined` is.
+  return ids.map((_, i) => of(answer[i]))
 }
 
 /** A loader for one id of a batch: the batch loader asked for that id alone. */
 function alone<V>(batch: Batch<V>, deps: RunnerDeps<V>): Loader<V, Id> {
-  return async (id, { signal, setTtl, setTags }) => {
+  return async (id, { signal, setVersion, setTtl, setTags }) => {
     const context: BatchLoaderContext<Id> = {
       signal,
+      setVersion: (of, version) => {
+        if (of !== id) throw badArgument(TypeError, `setVersion(${showId(of)}, n): ${showId(of)} is not one of this call's ids`)
+        setVersion(version)
+      },
       setTtl: (of, ms) => {
         if (of !== id) throw badArgument(TypeError, `setTtl(${showId(of)}, ms): ${showId(of)} is not one of this call's ids`)
         setTtl(ms)
@@ -160,10 +166,14 @@ function alone<V>(batch: Batch<V>, deps: RunnerDeps<V>): Loader<V, Id> {
 
 /**
  * What a batch loader receives beside its ids: a signal that aborts once every flight of the call
- * was released (each id's waiters all left, or its bound passed), and `setTtl` per id. Written by
- * the batch loader (`setTtl`, `setTags`); its signal is made on first read.
+ * was released (each id's waiters all left, or its bound passed), and `setVersion`, `setTtl` and
+ * `setTags` per id. Written by the batch loader (`setVersion`, `setTtl`, `setTags`); read by the
+ * runner, which gives each id's reports to its flight's result as a loader's are (see `loaderResult`
+ * in `load.ts`); its signal is made on first read.
  */
 class BatchContext<V> implements BatchLoaderContext<Id> {
+  /** The versions the batch loader reported, by id. */
+  readonly versions = new Map<Id, number>()
   /** The lifetimes the batch loader chose, by id. */
   readonly lifetimes = new Map<Id, number>()
   /** The tags the batch loader gave, by id. */
@@ -186,6 +196,14 @@ class BatchContext<V> implements BatchLoaderContext<Id> {
       }
     }
     return this.#controller.signal
+  }
+
+  /** A bound function, made only when the batch loader asks for it. */
+  get setVersion(): (id: Id, version: number) => void {
+    return (id, version) => {
+      if (!this.flights.some((flight) => flight.id === id)) throw badArgument(TypeError, `setVersion(${showId(id)}, n): ${showId(id)} is not one of this call's ids`)
+      this.versions.set(id, checkReportedVersion(version))
+    }
   }
 
   /** A bound function, made only when the batch loader asks for it. */

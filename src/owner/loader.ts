@@ -35,6 +35,13 @@ export interface BatchLoaderContext<K extends Id = string> {
   /** Aborts when every waiter of every id in the batch has left (each id's flight released). */
   readonly signal: AbortSignal
   /**
+   * Reports the version of what the batch loader read for `id`, one of this call's ids, as a
+   * loader's `setVersion` does: that id's row is stored with it; an id without one takes the highest
+   * version known when its load started. A bad id or version throws a `TypeError` here, inside the
+   * batch loader.
+   */
+  setVersion(id: K, version: number): void
+  /**
    * Sets the lifetime in ms (in [0, a year]) of the answer for `id`, one of this call's ids,
    * replacing the table's `ttl` (or `negativeTtl`) for it, as a loader's `setTtl` does. A bad id or
    * value throws a `TypeError`/`RangeError` here, inside the batch loader.
@@ -45,9 +52,10 @@ export interface BatchLoaderContext<K extends Id = string> {
 }
 
 /**
- * What a batch loader answers for its ids: an array of the same length and order, or a `Map` from
- * id to answer (an id missing from it answers `undefined`, absent). An `Error` instance in either
- * fails that id alone.
+ * What a batch loader answers for its ids: an array of the same length and order (a hole in it, as
+ * `new Array(ids.length)` leaves for an id not filled in, answers `undefined`, absent), or a `Map`
+ * from id to answer (an id missing from it answers `undefined`, absent; an id in it that was not
+ * asked for is dropped, never cached). An `Error` instance in either fails that id alone.
  */
 export type BatchAnswer<V, K extends Id = string> = ReadonlyArray<V | undefined | Error> | ReadonlyMap<K, V | undefined | Error>
 
@@ -55,8 +63,9 @@ export type BatchAnswer<V, K extends Id = string> = ReadonlyArray<V | undefined 
 export type BatchLoader<V, K extends Id = string> = (ids: K[], context: BatchLoaderContext<K>) => BatchAnswer<V, K> | PromiseLike<BatchAnswer<V, K>>
 
 /**
- * A batch loader as a flight's origin: the flights started in one owner turn with the same batch
- * loader go to it as one call (split at `maxBatchSize`). Made by the table; read by the owner.
+ * A batch loader as a flight's origin: the flights started in one tick with the same batch loader
+ * go to it as one call, split at `maxBatchSize` (see `batch-window.ts`). Made by the table; read by
+ * the owner.
  */
 export class Batch<V> {
   constructor(

@@ -13,6 +13,7 @@ import type { Id } from '../core/id.js'
 import { L2Facade } from '../l2/facade.js'
 import type { ResolvedOptions } from '../table/options.js'
 import { Sweeper } from './sweep-timer.js'
+import { BatchWindow } from './batch-window.js'
 import { type Publisher, publish } from '../bus/publish.js'
 import type { TableEvents } from '../core/events.js'
 import type { Expiry } from '../rows/expiry.js'
@@ -79,6 +80,24 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const send = (message: Message<V>): void => mailbox.send(message)
   const publisher: Publisher = { name, bus: options.bus, clock, events, count: (counter) => post(msg.count(counter)) }
   const l2 = options.l2 && new L2Facade(options.l2, name, clock, (counter) => post(msg.count(counter)), events, state.tags)
+  const runner: RunnerDeps<V> = {
+    table: name,
+    clock,
+    expiry,
+    l2,
+    grace: options.grace,
+    lease: options.lease,
+    loading: { id: undefined, batch: undefined },
+    writing: new Set(),
+    bornNow: () => Math.max(state.tags.peek(clock.now()), l2 === undefined ? 0 : l2.seenTagVersion + 1),
+    announceFill(id, version) {
+      void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
+    },
+    announceUnfilled(id, version, lease, failed) {
+      void publish(publisher, id, { table: name, id, version, kind: 'unfilled', origin, lease, ...(failed ? { failed: true as const } : {}) })
+    },
+    post,
+  }
   const env: OwnerEnv<V> = {
     name,
     origin,
@@ -93,24 +112,8 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     softTimeout: options.softTimeout,
     sweeper: new Sweeper(clock, options.sweepInterval, (tick) => send(msg.sweep(tick))),
     events,
-    runner: {
-      table: name,
-      clock,
-      expiry,
-      l2,
-      grace: options.grace,
-      lease: options.lease,
-      loading: { id: undefined, batch: undefined },
-      writing: new Set(),
-      bornNow: () => Math.max(state.tags.peek(clock.now()), l2 === undefined ? 0 : l2.seenTagVersion + 1),
-      announceFill(id, version) {
-        void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
-      },
-      announceUnfilled(id, version, lease, failed) {
-        void publish(publisher, id, { table: name, id, version, kind: 'unfilled', origin, lease, ...(failed ? { failed: true as const } : {}) })
-      },
-      post,
-    },
+    runner,
+    batchWindow: new BatchWindow(runner),
     send,
     closing: () => owner.closed,
   }

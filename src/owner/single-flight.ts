@@ -27,8 +27,7 @@ import { type Fallback, Flight, FlightContext, type FlightResult } from './fligh
 import { absorbFailure, armSoftTimeout, backedOff, fallbackFor, servedStale, softAnswer, softLeave } from './grace.js'
 import type { LeaseRole } from './lease.js'
 import { runFlight } from './load.js'
-import type { Batch, Origin } from './loader.js'
-import { runBatch } from './load-batch.js'
+import type { Origin } from './loader.js'
 import { type PlainMiss, type Refresh, type WaitMessage, type WaiterLeaving, msg } from './messages.js'
 import { fill } from '../rows/writes.js'
 import { type OwnerState, type Turn, listening } from './state.js'
@@ -220,31 +219,19 @@ function startFlight<V>(turn: Turn<V>, id: Id, loader: Origin<V>, slot: number, 
 
 /**
  * Starts the runners of the flights a transition started (one effect per transition): a flight with
- * a loader runs alone; the flights with the same batch loader go to it as one call, split at its
- * `maxBatchSize`.
+ * a loader runs alone; a flight with a batch loader goes to the batch window, which calls each batch
+ * loader once for the flights started with it until the tick's promise jobs have run (see `batch-window.ts`).
  */
 export function runStarted<V>(turn: Turn<V>): void {
   const started = turn.started.splice(0)
-  const deps = turn.env.runner
+  const { runner: deps, batchWindow } = turn.env
   turn.defer(() => {
-    let batches: Map<Batch<V>['load'], { batch: Batch<V>; flights: Flight<V>[] }> | undefined
     for (let i = 0; i < started.length; i += 2) {
       const flight = started[i] as Flight<V>
       const origin = started[i + 1] as Origin<V>
-      if (typeof origin === 'function') {
-        if (flight.trace === undefined) runFlight(flight, origin, deps)
-        else runTraced(flight, () => runFlight(flight, origin, deps))
-        continue
-      }
-      const group = (batches ??= new Map()).get(origin.load)
-      if (group === undefined) batches.set(origin.load, { batch: origin, flights: [flight] })
-      else group.flights.push(flight)
-    }
-    for (const { batch, flights } of batches?.values() ?? []) {
-      for (let at = 0; at < flights.length; at += batch.maxBatchSize) {
-        const call = flights.slice(at, at + batch.maxBatchSize)
-        runTraced(call.find((flight) => flight.trace !== undefined) ?? call[0]!, () => void runBatch(call, batch, deps))
-      }
+      if (typeof origin !== 'function') batchWindow.add(flight, origin)
+      else if (flight.trace === undefined) runFlight(flight, origin, deps)
+      else runTraced(flight, () => runFlight(flight, origin, deps))
     }
   })
 }

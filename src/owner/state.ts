@@ -5,6 +5,7 @@ import type { Id } from '../core/id.js'
 import { RowStore, type SweepCursor } from '../rows/row-store.js'
 import { TagVersions } from '../tags/tag-versions.js'
 import type { Sweeper } from './sweep-timer.js'
+import type { BatchWindow } from './batch-window.js'
 import type { TableEvents } from '../core/events.js'
 import { Deadlines } from './deadlines.js'
 import type { Flight } from './flight.js'
@@ -50,7 +51,7 @@ export interface OwnerState<V> {
   putOff: number[]
 }
 
-/** What the owner works with besides its state: set at construction, never written (but for `runner.loading`, see `RunnerDeps.loading`). */
+/** What the owner works with besides its state: set at construction, never written (but for `runner.loading`, see `RunnerDeps.loading`, and `batchWindow`). */
 export interface OwnerEnv<V> {
   readonly name: string
   /** This table instance's id on the bus: it ignores its own messages. */
@@ -77,6 +78,8 @@ export interface OwnerEnv<V> {
   readonly closing: () => boolean
   /** What a flight's runner needs (its `post` is the mailbox's). */
   readonly runner: RunnerDeps<V>
+  /** Where the flights started with a batch loader wait for their call (it has state of its own: see `batch-window.ts`). */
+  readonly batchWindow: BatchWindow<V>
   /** Posts a message and hands the turn's messages to the owner now: for timers and listeners, which run outside any turn. */
   readonly send: (message: Message<V>) => void
 }

@@ -160,7 +160,7 @@ export class Table<V, K extends Id = string> {
   /**
    * Reads many ids through the table, answered in the order of `ids`: each id as {@link fetch} reads
    * it (a live row; else it joins the id's flight, whatever started it; else a new flight), and the
-   * flights this call (and any read in the same turn with the same `batchLoader`) starts go to
+   * flights this call (and any read in the same tick with the same `batchLoader`) starts go to
    * `batchLoader` as one call per `maxBatchSize` ids, for the ids L2 did not answer. An id repeated
    * in `ids` is asked once. `options` apply to each id of this caller. Rejects with the error of the
    * first id in `ids` that failed; for partial results read each id with {@link get} under
@@ -178,8 +178,8 @@ export class Table<V, K extends Id = string> {
 
   /**
    * Reads `id` through the table's own `loader` or `batchLoader` (table options), as {@link fetch}
-   * does with a loader; with `batchLoader`, every `get` made before the owner's next turn goes to the
-   * origin as one batch call. Rejects with a `TypeError` on a table with neither.
+   * does with a loader; with `batchLoader`, every `get` of one tick (its callback and the promise jobs
+   * after it) goes to the origin as one batch call. Rejects with a `TypeError` on a table with neither.
    */
   get(id: K, options?: FetchOptions): Promise<V> {
     const origin = this.#origin

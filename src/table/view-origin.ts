@@ -12,7 +12,7 @@ export function viewLoader<V>(loader: Loader<V, Id>, id: Id): Loader<V, Id> {
 }
 
 /**
- * `batch` asked with the callers' ids of the keys its flights load: `setTtl` and `setTags` take
+ * `batch` asked with the callers' ids of the keys its flights load: `setVersion`, `setTtl` and `setTags` take
  * those ids, and a `Map` answer keyed by them is keyed back (an array answers in order as it is).
  */
 export function viewBatch<V>(batch: Batch<V>): Batch<V> {
@@ -24,6 +24,7 @@ export function viewBatch<V>(batch: Batch<V>): Batch<V> {
       get signal() {
         return context.signal
       },
+      setVersion: (id, version) => context.setVersion(keyOf.get(id) ?? id, version),
       setTtl: (id, ms) => context.setTtl(keyOf.get(id) ?? id, ms),
       setTags: (id, tags) => context.setTags(keyOf.get(id) ?? id, tags),
     }
