@@ -1,5 +1,6 @@
 import { badArgument, describe } from '../core/errors.js'
-import { badId, isId, type Id } from '../core/id.js'
+import { badId, type Id } from '../core/id.js'
+import { isKey } from '../tags/scope.js'
 
 /**
  * How many buckets a table's ids are spread over. Each bucket is one Redis Cluster hash tag (one
@@ -49,7 +50,7 @@ function checkTable(table: unknown): asserts table is string {
  */
 export function l2Key(prefix: string, table: string, id: Id): string {
   checkTable(table)
-  if (!isId(id)) throw badId('an L2', id)
+  if (!isKey(id)) throw badId('an L2', id)
   return `${bucketTag(prefix, table, bucketOf(table, id))}${JSON.stringify(id)}`
 }
 
@@ -71,7 +72,7 @@ export function bucketGenerationKey(prefix: string, table: string, bucket: numbe
 /** The generation key of the bucket (table, id) falls in (see {@link bucketGenerationKey}). */
 export function generationKey(prefix: string, table: string, id: Id): string {
   checkTable(table)
-  if (!isId(id)) throw badId('an L2', id)
+  if (!isKey(id)) throw badId('an L2', id)
   return bucketGenerationKey(prefix, table, bucketOf(table, id))
 }
 
