@@ -107,11 +107,11 @@ export function tagVersionKey(prefix: string, table: string, tag: string): strin
   return `${prefix}{${JSON.stringify(['tag', table, tag])}}:tag`
 }
 
-/**
- * How long a tag's version outlives its last invalidation: two years, so it outlives every entry
- * that may carry the tag (a lifetime and a grace of at most a year each).
- */
-export const TAG_TTL_MS = 2 * 366 * 24 * 60 * 60 * 1000
+/** The longest an L2 entry may live: a lifetime and a grace of at most a year each (two years of 366 days). */
+export const LONGEST_ENTRY_MS = 2 * 366 * 24 * 60 * 60 * 1000
+
+/** How long a tag's version outlives its last invalidation: {@link LONGEST_ENTRY_MS}, so it outlives every entry that may carry the tag. */
+export const TAG_TTL_MS = LONGEST_ENTRY_MS
 
 /**
  * How long a version counter outlives the last version it issued: 7 days, renewed by every
