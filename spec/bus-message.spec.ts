@@ -1,9 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ChangeMessage, CoherenceMessage } from '../src/bus/bus.js'
-import { MAX_ID_LENGTH } from '../src/core/id.js'
+import { MAX_KEY_LENGTH } from '../src/tags/scope.js'
 import { MAX_VERSION } from '../src/core/versions.js'
 import {
+  MAX_LEASE_LENGTH,
   MAX_ORIGIN_LENGTH,
   MAX_TABLE_LENGTH,
   MAX_WIRE_BYTES,
@@ -34,7 +35,7 @@ const invalidValues: Record<keyof ChangeMessage, fc.Arbitrary<unknown>> = {
   table: fc.oneof(fc.constant(''), tooLong(MAX_TABLE_LENGTH), notA('string')),
   id: fc.oneof(
     fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY),
-    tooLong(MAX_ID_LENGTH),
+    tooLong(MAX_KEY_LENGTH),
     notA('string', 'number'),
   ),
   version: fc.oneof(
@@ -164,18 +165,23 @@ describe('parseCoherenceMessage', () => {
     expect(parseCoherenceMessage(proxy)).toEqual({ ok: false, reason: 'message could not be read' })
   })
 
-  it('carries every message with its fields at their limits, even when every code unit takes 6 bytes of JSON', () => {
+  it('carries every message with its fields at their limits (an id as long as a namespace key), even when every code unit takes 6 bytes of JSON', () => {
     for (const unit of ['i', '\u0001', '\ud800']) {
-      const atLimits = message(MAX_VERSION, {
+      const atLimits: CoherenceMessage = {
         table: unit.repeat(MAX_TABLE_LENGTH),
-        id: unit.repeat(MAX_ID_LENGTH),
+        id: unit.repeat(MAX_KEY_LENGTH),
+        version: MAX_VERSION,
+        kind: 'unfilled',
         origin: unit.repeat(MAX_ORIGIN_LENGTH),
-      })
+        lease: unit.repeat(MAX_LEASE_LENGTH),
+        failed: true,
+      }
       expect(parseCoherenceMessage(atLimits)).toEqual({ ok: true, message: atLimits })
-      expect(Buffer.byteLength(encodeWire(atLimits))).toBeLessThanOrEqual(MAX_WIRE_BYTES)
-      expect(decodeWire(encodeWire(atLimits))).toEqual({ ok: true, message: atLimits })
+      const wire = encodeWire(atLimits, unit.repeat(MAX_TABLE_LENGTH))
+      expect(Buffer.byteLength(wire)).toBeLessThanOrEqual(MAX_WIRE_BYTES)
+      expect(decodeWire(wire)).toEqual({ ok: true, message: atLimits, namespace: unit.repeat(MAX_TABLE_LENGTH) })
     }
-    expect(parseCoherenceMessage(message(1, { id: 'i'.repeat(MAX_ID_LENGTH + 1) }))).toMatchObject({ ok: false })
+    expect(parseCoherenceMessage(message(1, { id: 'i'.repeat(MAX_KEY_LENGTH + 1) }))).toMatchObject({ ok: false })
   })
 })
 

@@ -1,7 +1,7 @@
 import { Cluster, Redis } from 'ioredis'
 import { describe, expect, it } from 'vitest'
 import { v8Codec } from '../src/l2/codec.js'
-import { BUCKETS, bucketGenerationKey, bucketOf, entryKey, generationKey, l2Key, leaseKey, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
+import { bucketOf, entryKey, generationKey, l2Key, leaseKey, LONGEST_ENTRY_MS, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
 import { redisL2 } from '../src/redis/l2.js'
 import { L2CorruptEntryError, L2UnfitValueError } from '../src/core/errors.js'
 import { l2ContractSuite } from './l2-contract.js'
@@ -32,7 +32,7 @@ describeRedis('redisL2 on Redis', () => {
     }))
   })
 
-  it('writes every key under the prefix: one data key per entry, one version key per counter', async () => {
+  it('writes every key under the prefix: one data key per entry, one version key per counter, one generation key per bucket written', async () => {
     const own = `${prefix}scan:`
     const store = redisL2({ url: REDIS_URL, prefix: own })
     await store.set('emoji_sets', 'party', { kind: 'value', value: ['🎉'], version: 1, ttl: 60_000 })
@@ -40,7 +40,7 @@ describeRedis('redisL2 on Redis', () => {
     await store.nextVersion('emoji_sets', 'party', 0)
     await store.close()
     expect(await keysUnder(raw(), own)).toEqual(
-      [l2Key(own, 'emoji_sets', 'party'), l2Key(own, 'a:b', 1), versionKey(own, 'emoji_sets', 'party')].sort(),
+      [l2Key(own, 'emoji_sets', 'party'), l2Key(own, 'a:b', 1), versionKey(own, 'emoji_sets', 'party'), generationKey(own, 'emoji_sets', 'party'), generationKey(own, 'a:b', 1)].sort(),
     )
     expect(l2Key(own, 'emoji_sets', 'party')).toBe(`${own}{[${bucketOf('emoji_sets', 'party')},"emoji_sets"]}"party"`)
   })
@@ -140,8 +140,8 @@ describeRedis('redisL2 on Redis', () => {
     await store.set('t', 'a', { kind: 'value', value: 'gen 0', version: 1, ttl: 60_000 })
     await store.clear('t')
     await store.set('t', 'a', { kind: 'value', value: 'gen 1', version: 1, ttl: 60_000 })
-    const generations = Array.from({ length: BUCKETS }, (_, bucket) => bucketGenerationKey(own, 't', bucket))
-    expect(await keysUnder(raw(), own)).toEqual([...generations, l2Key(own, 't', 'a'), entryKey(own, 't', 'a', 1)].sort())
+    // A clear moves the generation of every bucket that holds an entry: here, one.
+    expect(await keysUnder(raw(), own)).toEqual([generationKey(own, 't', 'a'), l2Key(own, 't', 'a'), entryKey(own, 't', 'a', 1)].sort())
     const bucket = bucketOf('t', 'a')
     expect(entryKey(own, 't', 'a', 1)).toBe(`${own}{[${bucket},"t"]}"a":1`)
     expect(generationKey(own, 't', 'a')).toBe(`${own}{[${bucket},"t"]}:gen`)
@@ -164,6 +164,42 @@ describeRedis('redisL2 on Redis', () => {
       expect(Number(await raw().get(generationKey(own, 't', 'a')))).toBeGreaterThan(Date.now() - 60_000)
       await store.set('t', stranger, { kind: 'value', value: 'elsewhere', version: 1, ttl: 60_000 })
     }
+    await store.close()
+  })
+
+  it('gives every key it writes an expiry: a bucket’s generation key outlives the entries it hides, no longer, and a clear writes none for a bucket with nothing alive', async () => {
+    const own = `${prefix}expiry:`
+    const store = redisL2({ url: REDIS_URL, prefix: own })
+    /** Every key under the store's prefix with its PTTL. */
+    const ttls = async () => Object.fromEntries(await Promise.all((await keysUnder(raw(), own)).map(async (key) => [key, await raw().pttl(key)] as const)))
+    await store.clear('t') // nothing written: nothing to hide
+    expect(await keysUnder(raw(), own)).toEqual([])
+    await store.set('t', 'a', { kind: 'value', value: 'gen 0', version: 1, ttl: 60_000, grace: 30_000 })
+    await store.set('t', 'short', { kind: 'value', value: 'gen 0', version: 1, ttl: 1_000 })
+    await store.clear('t')
+    const gen = generationKey(own, 't', 'a')
+    let held = await ttls()
+    expect(Object.values(held).every((pttl) => pttl > 0)).toBe(true)
+    // One generation key per bucket written, none for the others; each lives as long as the longest entry it hides.
+    expect(Object.keys(held).filter((key) => key.endsWith(':gen')).sort()).toEqual([gen, generationKey(own, 't', 'short')].sort())
+    expect(held[gen]).toBeGreaterThanOrEqual(held[l2Key(own, 't', 'a')]! - 5)
+    expect(held[gen]).toBeLessThanOrEqual(90_000)
+    expect(await store.get('t', 'a')).toBeUndefined()
+    // An entry of the new generation that lives longer carries its generation key with it.
+    await store.set('t', 'a', { kind: 'value', value: 'gen 1', version: 1, ttl: 600_000 })
+    held = await ttls()
+    expect(held[gen]).toBeGreaterThan(590_000)
+    expect(held[gen]).toBeLessThanOrEqual(600_000)
+    // A tombstone, a lease and a version counter expire too.
+    await store.set('t', 'b', { kind: 'tombstone', version: 2, ttl: 5_000 })
+    await store.leases!.acquire('t', 'c', 'token', 3_000)
+    await store.nextVersion('t', 'd', 0)
+    expect(Object.entries(await ttls()).filter(([, pttl]) => pttl <= 0)).toEqual([])
+    // A generation key written without an expiry (by an older version) gets the longest an entry lives at its next clear.
+    await raw().set(generationKey(own, 'old', 'x'), '3')
+    await store.clear('old')
+    expect(await raw().get(generationKey(own, 'old', 'x'))).toBe('4')
+    expect(await raw().pttl(generationKey(own, 'old', 'x'))).toBeGreaterThan(LONGEST_ENTRY_MS - 60_000)
     await store.close()
   })
 

@@ -10,6 +10,8 @@
 import { describe, expect, it } from 'vitest'
 import { type BatchLoader, type Id, type LoaderContext, type Table, type TableOptions, TableClosedError, createTable, localBus, memoryL2 } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
+import { MAX_ID_LENGTH } from '../src/limits.js'
+import { MAX_NAMESPACE_LENGTH } from '../src/tags/scope.js'
 import { latchedBatchLoader, outcome, settle } from './support/latch.js'
 
 const TTL = 60_000
@@ -76,6 +78,53 @@ describe('namespace ids', () => {
     await expect(here.namespace('a').fetch(marked, never)).rejects.toThrow(/U\+DC00/)
     expect(await here.namespace('a').fetch('x', never)).toBe('in a')
     expect(await here.fetch('x\uDC00', answer('a lone surrogate inside is an id'))).toBe('a lone surrogate inside is an id')
+    await here.close()
+  })
+
+  it('takes every id the table takes, at the length limit and of characters JSON escapes, through L1, L2 and the bus', async () => {
+    const { here, there, make } = twoProcesses()
+    const ids = ['x'.repeat(MAX_ID_LENGTH), '"'.repeat(9_000), '\\'.repeat(9_000), '\u0001'.repeat(MAX_ID_LENGTH)]
+    // The deepest namespace of the longest names, each of characters JSON writes in 6 bytes: the longest keys there are.
+    const deep = (table: Table<V, Id>) => ['\u0001', '\u0002', '\u0003', '\u0004'].reduce((view, unit) => view.namespace(unit.repeat(MAX_NAMESPACE_LENGTH)), table)
+    for (const [name, view] of [['acme', here.namespace('acme')], ['deep', deep(here)]] as const) {
+      for (const [i, id] of ids.entries()) {
+        expect(await view.fetch(id, answer(`${name} ${i} loaded`))).toBe(`${name} ${i} loaded`)
+        expect(await view.put(id, `${name} ${i} put`)).toMatchObject({ applied: true, l2: 'written', broadcast: true })
+        expect([view.peek(id), view.has(id)]).toEqual([`${name} ${i} put`, true])
+        expect(await view.fetchMany([id], async () => ['never'])).toEqual([`${name} ${i} put`])
+      }
+    }
+    await settle()
+    expect(there.stats()).toMatchObject({ coh_applied: 2 * ids.length, coh_invalid: 0 })
+    const cold = make(true)
+    for (const id of ids) expect(await cold.namespace('acme').fetch(id, never)).toMatch(/^acme \d put$/)
+    for (const id of ids) expect(await deep(cold).fetch(id, never)).toMatch(/^deep \d put$/)
+    for (const id of ids) expect(await here.namespace('acme').invalidate(id)).toMatchObject({ applied: true, l2: 'written', broadcast: true })
+    expect(here.namespace('acme').has(ids[0]!)).toBe(false)
+    await Promise.all([here.close(), there.close(), cold.close()])
+  })
+
+  it('names the caller\u2019s id, never its key, when it refuses an id or an option', async () => {
+    const { here } = twoProcesses()
+    const acme = here.namespace('acme')
+    const refusals = [
+      await acme.fetch('x'.repeat(MAX_ID_LENGTH + 1), never).catch((e: unknown) => e),
+      await acme.put('x'.repeat(MAX_ID_LENGTH + 1), 'v').catch((e: unknown) => e),
+      await acme.fetch('x', never, { timeout: -1 }).catch((e: unknown) => e),
+      await acme.fetch('x', 'no loader' as never).catch((e: unknown) => e),
+      await acme.put('x', 'v', { ttl: -1 }).catch((e: unknown) => e),
+      await acme.invalidate('x', { version: -1 }).catch((e: unknown) => e),
+    ]
+    const messages = refusals.map((error) => (error as Error).message)
+    expect(messages[0]).toMatch(/fetch id is longer than 16384 characters \(got 16385\)/)
+    expect(messages[1]).toMatch(/put id is longer than 16384 characters \(got 16385\)/)
+    expect(messages.slice(2)).toEqual([
+      expect.stringMatching(/fetch\("x"\) option "timeout"/),
+      expect.stringMatching(/fetch\("x"\) needs a loader function/),
+      expect.stringMatching(/put\("x"\) option "ttl"/),
+      expect.stringMatching(/invalidate\("x"\) option "version"/),
+    ])
+    for (const message of messages) expect(message).not.toMatch(/\uDC00|acme/)
     await here.close()
   })
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createTable } from '../src/index.js'
+import { createTable, memoryL2 } from '../src/index.js'
+import { redisL2 } from '../src/redis.js'
 import { manualClock } from '../src/testing.js'
 
 describe('invalid options fail closed at construction, naming the option and the value', () => {
@@ -53,5 +54,45 @@ describe('bad ids and loaders are refused before the lookup and count as neither
     const table = createTable<string>({ clock: manualClock() })
     await expect(table.fetch('k', () => 'v', { signal: { aborted: false } as never })).rejects.toThrow(/"signal"/)
     await table.close()
+  })
+})
+
+describe('null options: undefined takes the default, null is refused, naming the option', () => {
+  const tableOptions = [
+    'name', 'ttl', 'jitter', 'capacity', 'sweepInterval', 'negativeTtl', 'loadTimeout', 'coalesce', 'grace', 'staleWhileRevalidate',
+    'graceBackoff', 'softTimeout', 'lease', 'clock', 'random', 'l2', 'bus', 'closeStores', 'inspect', 'loader', 'batchLoader', 'maxBatchSize',
+  ]
+
+  it.each(tableOptions)('createTable({ %s: null }) → TypeError naming it; undefined takes its default', (option) => {
+    expect(() => createTable({ [option]: null } as never)).toThrow(TypeError)
+    expect(() => createTable({ [option]: null } as never)).toThrow(`createTable: option "${option}" is null: omit it (or pass undefined) for its default`)
+    createTable({ [option]: undefined, clock: manualClock() } as never).close()
+  })
+
+  it('lease settings, memoryL2, fetch, put, invalidate and invalidateTags options refuse null too, and take undefined as the default', async () => {
+    const clock = manualClock()
+    expect(() => memoryL2({ clock: null } as never)).toThrow(/memoryL2: option "clock" is null/)
+    const l2 = memoryL2({ clock: undefined })
+    expect(() => createTable({ clock, l2, lease: { ttl: null } } as never)).toThrow(/option "lease": option "ttl" is null/)
+    const table = createTable<string>({ clock, l2, lease: { ttl: undefined, wait: undefined } })
+    for (const option of ['signal', 'timeout', 'softTimeout', 'forceRefresh']) {
+      await expect(table.fetch('a', () => 'v', { [option]: null })).rejects.toThrow(new RegExp(`fetch\\("a"\\): option "${option}" is null`))
+      expect(await table.fetch('a', () => 'v', { [option]: undefined })).toBe('v')
+    }
+    for (const option of ['version', 'ttl', 'tags']) {
+      await expect(table.put('a', 'v', { [option]: null })).rejects.toThrow(new RegExp(`put\\("a"\\): option "${option}" is null`))
+      expect(await table.put('a', 'v', { [option]: undefined })).toMatchObject({ applied: true })
+    }
+    await expect(table.invalidate('a', { version: null } as never)).rejects.toThrow(/invalidate\("a"\): option "version" is null/)
+    await expect(table.invalidateTags(['t'], { version: null } as never)).rejects.toThrow(/invalidateTags\(tags\): option "version" is null/)
+    await expect(table.invalidate('a', { version: null } as never)).rejects.toBeInstanceOf(TypeError)
+    expect(await table.invalidate('a', { version: undefined })).toMatchObject({ applied: true })
+    await table.close()
+  })
+
+  it.each(['prefix', 'codec', 'timeout', 'maxValueBytes', 'client', 'onError'])('redisL2({ url, %s: null }) → TypeError naming it (before any connection)', (option) => {
+    const options = { url: 'redis://127.0.0.1:1', [option]: null }
+    expect(() => redisL2(options as never)).toThrow(TypeError)
+    expect(() => redisL2(options as never)).toThrow(new RegExp(`\`${option}\``))
   })
 })

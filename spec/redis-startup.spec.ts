@@ -106,7 +106,9 @@ describe('start-up against a Redis that is not there', () => {
 })
 
 describeRedis('environments on one Redis', () => {
-  const raw = suiteRedis()
+  /** Every environment's prefix starts with this one, whose keys the suite deletes when it ends. */
+  const root = testPrefix('environments')
+  const raw = suiteRedis(root)
 
   it('derives the default channel from the namespace (the L2 prefix)', async () => {
     const buses = [redisBus({ url: REDIS_URL }), redisBus({ url: REDIS_URL, namespace: 'staging:' }), redisBus({ url: REDIS_URL, namespace: 'prod:', channel: 'shared' })]
@@ -119,7 +121,7 @@ describeRedis('environments on one Redis', () => {
   })
 
   it("a clear on staging leaves prod's rows alone, and a message of another namespace on a shared channel is ignored and counted coh_foreign", async () => {
-    const [staging, prod] = [testPrefix('staging'), testPrefix('prod')]
+    const [staging, prod] = [`${root}staging:`, `${root}prod:`]
     const channel = testPrefix('shared-channel')
     const l2 = { staging: redisL2({ url: REDIS_URL, prefix: staging }), prod: redisL2({ url: REDIS_URL, prefix: prod }) }
     const bus = { staging: redisBus({ url: REDIS_URL, namespace: staging, channel }), prod: redisBus({ url: REDIS_URL, namespace: prod, channel }) }

@@ -20,8 +20,9 @@
  *   `"clear"` (the whole table; with `scope` and `version`, one namespace);
  * - `scope` (tags, and a namespace's clear): an array of at most `MAX_NAMESPACE_DEPTH` non-empty
  *   strings of at most `MAX_NAMESPACE_LENGTH` code units each;
- * - `id` (all but clears): a string (at most `MAX_ID_LENGTH` code units) or a finite number; the JSON
- *   type is the id's type, so `1` and `"1"` stay different ids;
+ * - `id` (all but clears): a string (at most `MAX_KEY_LENGTH` code units: a caller's id, at most
+ *   `MAX_ID_LENGTH`, or the key a namespace stores it under) or a finite number; the JSON type is the
+ *   id's type, so `1` and `"1"` stay different ids;
  * - `version` (all but clears): an integer in [0, 2^52] (`-0` reads as `0`), as tables use;
  * - `origin`: non-empty string, at most `MAX_ORIGIN_LENGTH` code units;
  * - `ns` (optional, from `redisBus`): the key space of the publisher (its `namespace`, the L2 prefix),
@@ -36,11 +37,15 @@
 import { badArgument } from '../core/errors.js'
 import { MAX_ID_LENGTH } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
-import { MAX_NAMESPACE_DEPTH, MAX_NAMESPACE_LENGTH } from '../tags/scope.js'
+import { MAX_KEY_LENGTH, MAX_NAMESPACE_DEPTH, MAX_NAMESPACE_LENGTH } from '../tags/scope.js'
 import type { ChangeMessage, CoherenceMessage, FillMessage, UnfilledMessage } from './bus.js'
 
-/** Largest payload `decodeWire` reads, in bytes; larger payloads are refused before parsing. */
-export const MAX_WIRE_BYTES = 128 * 1024
+/**
+ * Largest payload `decodeWire` reads, in bytes (640 KiB); larger payloads are refused before
+ * parsing. A message with every field at its limit, an `id` of `MAX_KEY_LENGTH` code units of 6
+ * bytes of JSON each among them, takes about 632 KiB.
+ */
+export const MAX_WIRE_BYTES = 640 * 1024
 /** Longest `table` name, in UTF-16 code units. */
 export const MAX_TABLE_LENGTH = 1024
 /** Longest `origin`, in UTF-16 code units: room for a table's origin, its name (at most {@link MAX_TABLE_LENGTH}) and a UUID. */
@@ -108,7 +113,7 @@ function parseObject(raw: unknown): ParseResult {
     return { ok: true, message: { table, kind, tag, scope: scope ?? [], version: version + 0, origin }, ...space }
   }
   if (typeof id === 'string') {
-    if (id.length > MAX_ID_LENGTH) return refuse(`id is longer than ${MAX_ID_LENGTH}`)
+    if (id.length > MAX_KEY_LENGTH) return refuse(`id is longer than ${MAX_KEY_LENGTH}`)
   } else if (typeof id !== 'number' || !Number.isFinite(id)) {
     return refuse('id must be a string or a finite number')
   }

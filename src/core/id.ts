@@ -4,8 +4,8 @@ import { badArgument, describe } from './errors.js'
 export type Id = string | number
 
 /**
- * The longest string id, in UTF-16 code units, in every layer: 16,384. JSON writes at most 6 bytes
- * per code unit, so a coherence message carrying the longest id still fits the bus's 128 KiB.
+ * The longest string id a caller may give, in UTF-16 code units: 16,384. A namespace stores it under
+ * a longer key (see `tags/scope.ts`'s `MAX_KEY_LENGTH`), which every layer below the table takes.
  */
 export const MAX_ID_LENGTH = 16_384
 

@@ -1,5 +1,6 @@
 import { badArgument, describe } from '../core/errors.js'
-import { badId, isId, type Id } from '../core/id.js'
+import { badId, type Id } from '../core/id.js'
+import { isKey } from '../tags/scope.js'
 
 /**
  * How many buckets a table's ids are spread over. Each bucket is one Redis Cluster hash tag (one
@@ -49,7 +50,7 @@ function checkTable(table: unknown): asserts table is string {
  */
 export function l2Key(prefix: string, table: string, id: Id): string {
   checkTable(table)
-  if (!isId(id)) throw badId('an L2', id)
+  if (!isKey(id)) throw badId('an L2', id)
   return `${bucketTag(prefix, table, bucketOf(table, id))}${JSON.stringify(id)}`
 }
 
@@ -71,7 +72,7 @@ export function bucketGenerationKey(prefix: string, table: string, bucket: numbe
 /** The generation key of the bucket (table, id) falls in (see {@link bucketGenerationKey}). */
 export function generationKey(prefix: string, table: string, id: Id): string {
   checkTable(table)
-  if (!isId(id)) throw badId('an L2', id)
+  if (!isKey(id)) throw badId('an L2', id)
   return bucketGenerationKey(prefix, table, bucketOf(table, id))
 }
 
@@ -106,11 +107,11 @@ export function tagVersionKey(prefix: string, table: string, tag: string): strin
   return `${prefix}{${JSON.stringify(['tag', table, tag])}}:tag`
 }
 
-/**
- * How long a tag's version outlives its last invalidation: two years, so it outlives every entry
- * that may carry the tag (a lifetime and a grace of at most a year each).
- */
-export const TAG_TTL_MS = 2 * 366 * 24 * 60 * 60 * 1000
+/** The longest an L2 entry may live: a lifetime and a grace of at most a year each (two years of 366 days). */
+export const LONGEST_ENTRY_MS = 2 * 366 * 24 * 60 * 60 * 1000
+
+/** How long a tag's version outlives its last invalidation: {@link LONGEST_ENTRY_MS}, so it outlives every entry that may carry the tag. */
+export const TAG_TTL_MS = LONGEST_ENTRY_MS
 
 /**
  * How long a version counter outlives the last version it issued: 7 days, renewed by every

@@ -6,7 +6,7 @@ import { addressOf } from './address.js'
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { jsonCodec, type Codec } from '../l2/codec.js'
-import { BUCKETS, TAG_TTL_MS, bucketGenerationKey, entryKey, generationKey, l2Key, leaseKey, tagVersionKey, unfitPrefix, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
+import { BUCKETS, LONGEST_ENTRY_MS, TAG_TTL_MS, bucketGenerationKey, entryKey, generationKey, l2Key, leaseKey, tagVersionKey, unfitPrefix, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
 import { HEADER_SCAN, decodeEntry, encodeEntry, isKind } from './entry.js'
 import { CLEAR_LUA, GET_LUA, GET_STATUS, INVALIDATE_TAG_LUA, LEASE_STATUS, NEXT_VERSION_LUA, READ_OR_LEASE_LUA, RELEASE_LEASE_LUA, SET_AND_RELEASE_LUA, SET_LUA } from './scripts.js'
 import { redisLeases, type ReleaseScript } from './leases.js'
@@ -49,7 +49,7 @@ interface Scripts {
   echostoreL2GetBuffer(generationKey: string, dataKey: string, maxBytes: number): Promise<GetReply>
   echostoreL2Set(generationKey: string, dataKey: string, version: number, ttl: number, data: Buffer): Promise<number>
   echostoreL2NextVersion(versionKey: string, generationKey: string, dataKey: string, versionTtl: number, floor: number): Promise<number>
-  echostoreL2Clear(generationKey: string): Promise<number>
+  echostoreL2Clear(generationKey: string, longestEntry: number): Promise<number>
   echostoreL2InvalidateTag(tagKey: string, floor: number, ttl: number): Promise<number>
   echostoreL2SetAndRelease(generationKey: string, dataKey: string, leaseKey: string, version: number, ttl: number, data: Buffer, token: string): Promise<number>
   echostoreL2ReadOrLeaseBuffer(generationKey: string, dataKey: string, leaseKey: string, maxBytes: number, token: string, ttl: number, floor: number): Promise<[number, Buffer | null, number, number, number]>
@@ -322,7 +322,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
     async clear(table: string): Promise<void> {
       open('clear')
       const keys = Array.from({ length: BUCKETS }, (_, bucket) => bucketGenerationKey(prefix, table, bucket))
-      await Promise.all(keys.map((key) => run(key, (s) => s.echostoreL2Clear(key))))
+      await Promise.all(keys.map((key) => run(key, (s) => s.echostoreL2Clear(key, LONGEST_ENTRY_MS))))
     },
 
     async tagVersions(table: string, tags: readonly string[]): Promise<number[]> {

@@ -106,7 +106,12 @@ if redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3], 'NX') then entry[5] = ${LE
 return entry
 `
 
-/** The write of {@link SET_LUA} as a function: 1 when written, 0 when refused. */
+/**
+ * The write of {@link SET_LUA} as a function: 1 when written, 0 when refused. The bucket's generation
+ * key is kept at least as long as the entry written (created, holding 0, in a bucket never cleared),
+ * so it outlives every entry a clear will hide, and no longer: once the last entry of the bucket has
+ * expired, so has it (one written without an expiry, before generation keys had one, keeps none).
+ */
 const WRITE_ENTRY = `
 local function write_entry(generation_key, base, version, ttl, data)
   local generation = read_generation(generation_key)
@@ -115,6 +120,12 @@ local function write_entry(generation_key, base, version, ttl, data)
   local held = held_version(key)
   if held and held > tonumber(version) then return 0 end
   redis.call('SET', key, data, 'PX', ttl)
+  local left = redis.call('PTTL', generation_key)
+  if left == -2 then
+    redis.call('SET', generation_key, string.format('%.0f', generation), 'PX', ttl)
+  elseif left >= 0 and left < tonumber(ttl) then
+    redis.call('PEXPIRE', generation_key, ttl)
+  end
   return 1
 end
 `
@@ -166,17 +177,23 @@ return version
 
 /**
  * Clears one bucket of a table: moves its generation key KEYS[1] one past the generation held and
- * returns the new one. A key holding garbage is replaced by the server's clock in ms, a generation
- * above any a counter reached, so no entry written before is ever read again.
+ * returns the new one, keeping the key's expiry (it outlives every entry written in the bucket, see
+ * `WRITE_ENTRY`). A key holding garbage is replaced by the server's clock in ms, a generation above
+ * any a counter reached, so no entry written before is ever read again. No key: no entry of the
+ * bucket is alive, nothing to hide, nothing written (answers 0). A key without an expiry (garbage,
+ * or written before generation keys had one) gets ARGV[1], the longest an entry may live.
  */
 export const CLEAR_LUA = `${READ_GENERATION}
+local left = redis.call('PTTL', KEYS[1])
+if left == -2 then return 0 end
 local generation = read_generation(KEYS[1])
 if generation < 0 then
   local now = redis.call('TIME')
   generation = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 end
 generation = generation + 1
-redis.call('SET', KEYS[1], string.format('%.0f', generation))
+if left == -1 then left = ARGV[1] elseif left < 1 then left = 1 end
+redis.call('SET', KEYS[1], string.format('%.0f', generation), 'PX', left)
 return generation
 `
 

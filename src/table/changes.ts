@@ -9,7 +9,7 @@ import { TableClosedError, badArgument, badNumber, describe, showId } from '../c
 import { readOptions } from './read-options.js'
 import { MAX_TTL } from './options.js'
 import type { Expiry } from '../rows/expiry.js'
-import { type Id, badId, isId } from '../core/id.js'
+import type { Id } from '../core/id.js'
 import { type L2Answer, L2_FAILED, type L2WriteOutcome } from '../l2/facade.js'
 import type { L2Write } from '../l2/store.js'
 import { l2Write } from '../l2/write.js'
@@ -19,7 +19,7 @@ import type { Owner } from '../owner/owner.js'
 import { PUBLISH_TIMEOUT, publish } from '../bus/publish.js'
 import { MAX_VERSION, isVersion, mintVersion } from '../core/versions.js'
 import type { RowTags } from '../rows/writes.js'
-import { type Scope, checkTags, rowTagKeys } from '../tags/scope.js'
+import { type Scope, callerIdOf, checkTags, rowTagKeys } from '../tags/scope.js'
 
 /** Options of `table.put` and `table.invalidate`. */
 export interface ChangeOptions {
@@ -183,12 +183,12 @@ export class Changes<V> {
     return { versions, applied, l2: minted === undefined ? 'none' : minted === L2_FAILED ? 'failed' : 'written' }
   }
 
-  /** Validates a change's id and options (a put takes `ttl` and `tags` too); returns what it was given. */
+  /** Validates a change's options (a put takes `ttl` and `tags` too; the table checked the id); returns what it was given. */
   #check(id: Id, options: PutOptions | undefined, op: 'put' | 'invalidate'): PutOptions {
-    if (!isId(id)) throw badId(op, id)
     if (this.deps.closed()) throw new TableClosedError(this.deps.name, id, op)
-    const where = `${op}(${showId(id)})`
-    const { version, ttl, tags } = options === undefined ? {} : (readOptions(options, op === 'put' ? ['version', 'ttl', 'tags'] : ['version'], where) as PutOptions)
+    if (options === undefined) return {}
+    const where = `${op}(${showId(callerIdOf(id))})`
+    const { version, ttl, tags } = readOptions(options, op === 'put' ? ['version', 'ttl', 'tags'] : ['version'], where) as PutOptions
     if (version !== undefined && !isVersion(version)) {
       throw badNumber(version, `${where} option "version" must be an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
     }
@@ -208,7 +208,7 @@ export class Changes<V> {
     const { owner, clock, name } = this.deps
     const floor = mintVersion(known(owner.state, id), clock.now())
     if (floor === undefined) {
-      throw badArgument(RangeError, `${op}(${showId(id)}) on table "${name}": the id already holds version ${MAX_VERSION}, the largest there is; give no version above it`)
+      throw badArgument(RangeError, `${op}(${showId(callerIdOf(id))}) on table "${name}": the id already holds version ${MAX_VERSION}, the largest there is; give no version above it`)
     }
     const minted = owner.l2 === undefined ? L2_FAILED : await owner.l2.nextVersion(id, floor)
     return minted === L2_FAILED ? floor : minted

@@ -8,7 +8,7 @@ import type { Id } from '../core/id.js'
 import type { OwnerInspector } from '../owner/inspector.js'
 import { Batch, type BatchLoader, type Loader, type Origin } from '../owner/loader.js'
 
-/** Options of {@link createTable}. Every one is optional; defaults are given beside each. */
+/** Options of {@link createTable}. Every one is optional (leave it out, or pass `undefined`; `null` is refused); defaults are given beside each. */
 export interface TableOptions<V = any, K extends Id = any> {
   /** Names the table in L2 keys, bus messages, events and errors: a non-empty string of at most 1,024 characters. Default `'table'`. */
   name?: string

@@ -1,9 +1,10 @@
 import { badArgument, describe } from '../core/errors.js'
 
 /**
- * Reads an untrusted options object once, into a plain record of the `known` keys it holds. Refuses,
- * with a TypeError naming `call`: a value that is not an object, an unknown key (almost always a
- * typo), and an object that cannot be read (a getter or a Proxy trap that throws: the thrown error
+ * Reads an untrusted options object once, into a plain record of the `known` keys it holds. An
+ * option set to `undefined` is as good as absent (it takes its default). Refuses, with a TypeError
+ * naming `call`: a value that is not an object, an unknown key (almost always a typo), an option
+ * set to `null` (no option means anything by it: omit it), and an object that cannot be read (a getter or a Proxy trap that throws: the thrown error
  * becomes the refusal's `cause`). Everything read afterwards comes from the copy, so a getter runs
  * once and cannot answer differently the second time.
  */
@@ -20,6 +21,7 @@ export function readOptions<K extends string>(options: unknown, known: readonly 
     for (const name of known) {
       key = name
       const value: unknown = (options as Record<string, unknown>)[name]
+      if (value === null) throw badArgument(TypeError, `${call}: option "${name}" is null: omit it (or pass undefined) for its default`)
       if (value !== undefined) copy[name] = value
     }
   } catch (error) {

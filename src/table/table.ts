@@ -9,14 +9,14 @@ import { type FetchTrace, traceFetch } from '../core/fetch-trace.js'
 import { R, type Stats, newReadCounters, snapshot } from '../core/counters.js'
 import { SelfFetchError, TableClosedError, badArgument, badNumber, describe, showId } from '../core/errors.js'
 import { expiryPolicy } from '../rows/expiry.js'
-import { type Id, badId, isId } from '../core/id.js'
+import { type Id, badId } from '../core/id.js'
 import { Batch, type BatchLoader, type Loader, type Origin } from '../owner/loader.js'
 import { msg } from '../owner/messages.js'
 import { type Owner, startOwner } from '../owner/owner.js'
 import { type TableOptions, flightBoundOf, resolveOptions } from './options.js'
 import { readOptions } from './read-options.js'
 import { NOT_LIVE, type RowStore } from '../rows/row-store.js'
-import { ROOT_SCOPE, type Scope, badCallerId, isMarked } from '../tags/scope.js'
+import { ROOT_SCOPE, type Scope, badCallerId, callerIdOf, isKey, isMarked } from '../tags/scope.js'
 import { viewBatch, viewLoader } from './view-origin.js'
 
 /** Per-call options of {@link Table.fetch}. */
@@ -435,7 +435,7 @@ export class Table<V, K extends Id = string> {
         return this.#hit(value)
       }
     }
-    if (read === undefined && !isId(id)) return this.#readChecked(id, loader, undefined)
+    if (read === undefined && !isKey(id)) return this.#readChecked(id, loader, undefined)
     if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
     this.#reads[R.misses]++
     if (this.#rows.tagged && this.#rows.staleByTags(id)) this.#owner.post(msg.count('tag_stale'))
@@ -450,10 +450,13 @@ export class Table<V, K extends Id = string> {
     return this.#owner.wait(id, loader, { signal, timeout, softTimeout, forced, trace: trace?.arm() })
   }
 
-  /** A fetch off the plain path: the id, loader and options validated, then {@link #read}. Never throws: bad input rejects. */
+  /**
+   * A fetch off the plain path: the id (or a view's key), loader and options validated, then
+   * {@link #read}. Never throws: bad input rejects, naming the caller's id.
+   */
   #readChecked(id: Id, loader: Origin<V>, options: FetchOptions | undefined, trace?: FetchTrace): Promise<V | undefined> {
-    if (!isId(id)) return Promise.reject(badId('fetch', id))
-    if (typeof loader !== 'function' && !(loader instanceof Batch)) return Promise.reject(badArgument(TypeError, `fetch(${showId(id)}) needs a loader function, got ${describe(loader)}`))
+    if (!isKey(id)) return Promise.reject(badId('fetch', id))
+    if (typeof loader !== 'function' && !(loader instanceof Batch)) return Promise.reject(badArgument(TypeError, `fetch(${showId(callerIdOf(id))}) needs a loader function, got ${describe(loader)}`))
     if (this.#owner.closed) return Promise.reject(new TableClosedError(this.name, id))
     let read: FetchOptions
     try {
@@ -463,7 +466,7 @@ export class Table<V, K extends Id = string> {
     }
     let aborted: { reason: unknown } | undefined
     try {
-      aborted = read.signal === undefined ? undefined : abortedWith(id, read.signal)
+      aborted = read.signal === undefined ? undefined : abortedWith(callerIdOf(id), read.signal)
     } catch (error) {
       return Promise.reject(error)
     }
@@ -491,9 +494,10 @@ function abortedWith(id: Id, signal: AbortSignal): { reason: unknown } | undefin
 /** Every option a fetch takes. */
 const FETCH_OPTIONS = ['signal', 'timeout', 'softTimeout', 'forceRefresh'] as const satisfies readonly (keyof FetchOptions)[]
 
-/** Reads and checks a fetch's options; throws a TypeError/RangeError naming the bad one (also for an object whose getters throw). */
-function readFetchOptions(id: Id, options: FetchOptions | undefined): FetchOptions {
+/** Reads and checks a fetch's options for `key`; throws a TypeError/RangeError naming the caller's id and the bad option (also for an object whose getters throw). */
+function readFetchOptions(key: Id, options: FetchOptions | undefined): FetchOptions {
   if (options === undefined) return {}
+  const id = callerIdOf(key)
   const { signal, timeout, softTimeout, forceRefresh } = readOptions(options, FETCH_OPTIONS, `fetch(${showId(id)})`) as FetchOptions
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw badArgument(TypeError, `fetch(${showId(id)}) option "signal" must be an AbortSignal, got ${describe(signal)}`)

@@ -21,8 +21,28 @@ const MARK_CODE = 0xdc00
 export const MAX_NAMESPACE_LENGTH = 256
 /** Deepest nesting of namespaces (`table.namespace(a).namespace(b)` is 2). */
 export const MAX_NAMESPACE_DEPTH = 4
+/**
+ * The longest key a namespace makes, in UTF-16 code units: the mark, then the JSON of the deepest
+ * path of the longest names and of the longest id, every code unit escaped in 6 (104,465). Every
+ * layer below a table's calls (its rows, L2 keys, bus messages) takes keys up to this length, so a
+ * view takes every id its table takes.
+ */
+export const MAX_KEY_LENGTH = 1 + 1 + MAX_NAMESPACE_DEPTH * (6 * MAX_NAMESPACE_LENGTH + 3) + 6 * MAX_ID_LENGTH + 3
 /** Most tags one row, or one `invalidateTags` call, may carry. */
 export const MAX_TAGS = 64
+
+/**
+ * True for a row's key: a caller's id (see `core/id.ts`'s `isId`; one starting with the mark too,
+ * which the table refuses before) or a namespace's key, of at most {@link MAX_KEY_LENGTH} code units.
+ */
+export function isKey(key: unknown): key is Id {
+  return isId(key) || (typeof key === 'string' && key.length <= MAX_KEY_LENGTH && isMarked(key))
+}
+
+/** The id a caller gave for `key`: the id inside a namespace's key, else the key itself. For messages, which name the caller's id. */
+export function callerIdOf(key: Id): Id {
+  return unkey(key)?.id ?? key
+}
 
 /** True for a string id that starts with the namespace mark: a key of a namespace, never an id of the base table. */
 export function isMarked(id: Id): boolean {
