@@ -9,7 +9,8 @@
  * Look for: three pages rendered together cost one origin call (their misses went out as one
  * batch); the next three pages, overlapping the first ones, ask only for ids not yet cached; a
  * product the database does not have answers `undefined` (cached as absent), and a product whose
- * row is broken fails alone.
+ * row is broken fails alone; resolvers that await different depths before reading (an auth check,
+ * a parent field) still share one call, as with DataLoader: a batch covers one tick.
  */
 import { type BatchLoader, createTable } from 'echostore'
 
@@ -42,8 +43,18 @@ console.log(`pages 2-4: ${queries.length - 1} more origin call for ${queries.at(
 const settled = await Promise.allSettled([12, 13, 66].map((id) => products.get(id)))
 console.log(`ids 12, 13, 66: ${settled.map((s) => (s.status === 'fulfilled' ? (s.value?.name ?? 'absent') : `failed (${(s.reason as Error).message})`)).join('; ')}`)
 
+// GraphQL-style resolvers: each awaits something first (0, 2 and 4 promise hops), then reads.
+const resolve = async (id: number, hops: number) => {
+  for (let i = 0; i < hops; i++) await Promise.resolve() // an auth check, a parent field
+  return products.get(id)
+}
+const callsBefore = queries.length
+await Promise.all([100, 101, 102].map((id, i) => resolve(id, i * 2)))
+const resolverCalls = queries.length - callsBefore
+console.log(`ids 100-102, read 0, 2 and 4 awaits deep: ${resolverCalls} origin call for ${queries.at(-1)!.length} ids`)
+
 const stats = products.stats()
 console.log(`stats: hits ${stats.hits}, misses ${stats.misses}, batch_loads ${stats.batch_loads}, batch_ids ${stats.batch_ids}, loads ${stats.loads}`)
-const result = { originCalls: queries.length, idsAsked: queries.flat().length, firstBatch: queries[0]!.length, batchLoads: stats.batch_loads, outcomes: settled.map((s) => s.status) }
+const result = { originCalls: queries.length, idsAsked: queries.flat().length, firstBatch: queries[0]!.length, batchLoads: stats.batch_loads, outcomes: settled.map((s) => s.status), resolverCalls }
 await products.close()
 console.log(`RESULT ${JSON.stringify(result)}`)
