@@ -179,8 +179,8 @@ describe('stats', () => {
     void stats.hitz
   })
 
-  test('the keys of Stats are exactly the counters and the three gauges', () => {
-    expectTypeOf<keyof Stats>().toEqualTypeOf<CounterName | 'size' | 'inflight' | 'hit_rate'>()
+  test('the keys of Stats are exactly the counters and the four gauges', () => {
+    expectTypeOf<keyof Stats>().toEqualTypeOf<CounterName | 'size' | 'weight' | 'inflight' | 'hit_rate'>()
   })
 
   test('the snapshot is readonly', () => {
