@@ -6,7 +6,7 @@ import { readOptions } from './read-options.js'
 import { DEFAULT_L2_TIMEOUT, type L2Store } from '../l2/store.js'
 import type { Id } from '../core/id.js'
 import type { OwnerInspector } from '../owner/inspector.js'
-import { Batch, type BatchLoader, type Loader, type Origin } from '../owner/loader.js'
+import { Batch, type BatchLoader, type Loader, type Origin, type RunBatchLoader, type RunLoader } from '../owner/loader.js'
 
 /** Options of {@link createTable}. Every one is optional; defaults are given beside each. */
 export interface TableOptions<V = any, K extends Id = any> {
@@ -283,8 +283,8 @@ function readOrigin(loader: unknown, batchLoader: unknown, maxBatchSize: number)
   if (loader !== undefined && batchLoader !== undefined) fail(TypeError, 'loader', 'and "batchLoader" cannot both be set: give the table one of them', loader)
   if (loader !== undefined && typeof loader !== 'function') fail(TypeError, 'loader', 'must be a function (id, context) => value', loader)
   if (batchLoader !== undefined && typeof batchLoader !== 'function') fail(TypeError, 'batchLoader', 'must be a function (ids, context) => values (an array in the order of ids, or a Map)', batchLoader)
-  if (loader !== undefined) return loader as Loader<unknown, Id>
-  return batchLoader === undefined ? undefined : new Batch(batchLoader as BatchLoader<unknown, Id>, maxBatchSize)
+  if (loader !== undefined) return loader as RunLoader<unknown>
+  return batchLoader === undefined ? undefined : new Batch(batchLoader as RunBatchLoader<unknown>, maxBatchSize)
 }
 
 /**
