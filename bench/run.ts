@@ -1,6 +1,6 @@
 /**
  * The benchmark harness (`npm run bench`, or `npm run bench -- W12` for some workloads): loads the
- * selected contenders, runs W1–W12 in order (each with the contenders that do not sit it
+ * selected contenders, runs W1–W13 in order (each with the contenders that do not sit it
  * out), writes the W6, W9 and W12 pictures and the report, and
  * prints the report. Progress goes to stderr.
  */
@@ -31,6 +31,7 @@ import { runW9, type W9Result } from './workloads/w9-hit-rate.js'
 import { runW10 } from './workloads/w10-import.js'
 import { runW11 } from './workloads/w11-batch.js'
 import { runW12, type W12Result } from './workloads/w12-day.js'
+import { runW13 } from './workloads/w13-weight.js'
 import { daySvg } from './day-svg.js'
 
 const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>> = {
@@ -46,6 +47,7 @@ const RUNNERS: Record<WorkloadId, (ctx: BenchContext) => Promise<WorkloadResult>
   W10: runW10,
   W11: runW11,
   W12: runW12,
+  W13: runW13,
 }
 
 function write(path: string, text: string): void {
@@ -71,8 +73,8 @@ async function main(): Promise<void> {
     const sitsOut = (c: Contender) => c.sitsOut?.workloads.includes(w) === true
     const ctx: BenchContext = { cfg, contenders: contenders.filter((c) => !sitsOut(c)) }
     const result = await RUNNERS[w](ctx)
-    // W10 times imports and W11 has readers of its own, not these contenders: nobody sits them out.
-    if (w !== 'W10' && w !== 'W11') markSatOut(result.section, contenders.filter(sitsOut).map((c) => ({ name: c.name, why: c.sitsOut!.why })))
+    // W10 times imports, W11 and W13 have readers of their own, not these contenders: nobody sits them out.
+    if (w !== 'W10' && w !== 'W11' && w !== 'W13') markSatOut(result.section, contenders.filter(sitsOut).map((c) => ({ name: c.name, why: c.sitsOut!.why })))
     results[w] = result
     progress(`${w} done in ${((performance.now() - t) / 1000).toFixed(1)} s`)
     if (w === 'W6' && chooseSeries(result as W6Result).length > 0) picture(w, cfg.svgFile, cohortSvg(result as W6Result))

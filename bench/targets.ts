@@ -228,5 +228,22 @@ function dayTargets(results: Results): TargetRow[] {
   out.push(lease('calls', `${four}, lease: fewer origin calls than without`, 1, true, '', (x) => num(x)))
   out.push(lease('redis', `${four}, lease: Redis commands ≤ 1.3× the run without`, 1.3, false, '', (x) => num(x)))
   out.push(lease('p99', `${four}, lease: p99 ≤ 1.1× the run without`, 1.1, false, ' ms', sig))
+  out.push(...weightTargets(results))
+  return out
+}
+
+/** W13, per trace: the weight held never passes maxSize, and the hit rate is at least lru-cache's with the same maxSize. */
+function weightTargets(results: Results): TargetRow[] {
+  const out: TargetRow[] = []
+  for (const trace of ['zipf', 'shifting']) {
+    const heaviest = get(results, 'W13', SUBJECT, `heaviest:${trace}`)
+    const maxSize = get(results, 'W13', SUBJECT, 'maxSize')
+    const [r1, ok1] = compare(heaviest, maxSize, (r) => r <= 1)
+    out.push(row('W13', `${trace}: weight held ≤ maxSize`, heaviest !== undefined && maxSize !== undefined ? `${num(heaviest)} vs ${num(maxSize)}` : undefined, r1, ok1))
+    const es = get(results, 'W13', SUBJECT, `hitRate:${trace}`)
+    const lru = get(results, 'W13', 'lru-cache', `hitRate:${trace}`)
+    const [r2, ok2] = compare(es, lru, (r) => r >= 1)
+    out.push(row('W13', `${trace}: hit rate ≥ lru-cache's with the same maxSize`, es !== undefined && lru !== undefined ? `${percent(es)} vs ${percent(lru)}` : undefined, r2, ok2))
+  }
   return out
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expectTypeOf, test } from 'vitest'
 import type { InspectionEvent, Observer } from 'xstate'
-import { type BatchLoaderContext, type ClearResult, type CounterName, type Id, type Loader, type LoaderContext, type OwnerInspectionEvent, type OwnerInspector, type Stats, type TableEvents, Table, createTable, localBus, memoryL2 } from '../src/index.js'
+import { type BatchAnswer, type BatchLoaderContext, type ClearResult, type CounterName, type Id, type Loader, type LoaderContext, type LoaderMayAnswerUndefined, type OwnerInspectionEvent, type OwnerInspector, type Stats, type TableEvents, Table, createTable, localBus, memoryL2 } from '../src/index.js'
 import { type ManualClock, manualClock } from '../src/testing.js'
 import { Cluster, Redis } from 'ioredis'
 import Valkey, { Cluster as ValkeyCluster } from 'iovalkey'
@@ -47,7 +47,9 @@ describe('fetch', () => {
   const strings = createTable<string>()
 
   test('the loader may return V or a PromiseLike of it; undefined (absent) only when V admits it', () => {
-    expectTypeOf<ReturnType<Loader<Foo>>>().toEqualTypeOf<Foo | PromiseLike<Foo>>()
+    expectTypeOf<Foo | PromiseLike<Foo>>().toMatchTypeOf<ReturnType<Loader<Foo>>>()
+    expectTypeOf<ReturnType<Loader<Foo>>>().extract<LoaderMayAnswerUndefined>().not.toBeNever()
+    expectTypeOf<ReturnType<Loader<Foo | undefined>>>().toEqualTypeOf<Foo | undefined | PromiseLike<Foo | undefined>>()
     table.fetch('x', () => foo)
     table.fetch('x', async () => foo)
     const thenable: PromiseLike<Foo> = Promise.resolve(foo)
@@ -62,6 +64,36 @@ describe('fetch', () => {
     const maybe = createTable<Foo | undefined>()
     maybe.fetch('x', () => undefined)
     maybe.fetch('x', async () => undefined)
+  })
+
+  test('a loader that may answer undefined is refused on a table whose V does not admit it, and accepted once V does', () => {
+    const find = async (id: number): Promise<Foo | undefined> => (id > 0 ? foo : undefined)
+    // @ts-expect-error the mistake: the error names LoaderMayAnswerUndefined, whose one property says the fix
+    createTable<Foo, number>({ loader: (id) => find(id) })
+    // @ts-expect-error an async loader too
+    createTable<Foo, number>({ loader: async (id) => find(id) })
+    // @ts-expect-error and fetch's loader
+    void createTable<Foo, number>().fetch(1, (id) => find(id))
+    createTable<Foo | undefined, number>({ loader: (id) => find(id) })
+    // A loader that rejects or builds its promise still infers V.
+    createTable<Foo, number>({ loader: () => Promise.reject(new Error('origin down')) })
+    createTable<Foo, number>({ loader: () => new Promise((resolve) => setTimeout(() => resolve(foo), 1)) })
+  })
+
+  test('a batch answer holds undefined only when V admits it', () => {
+    // @ts-expect-error a batch loader answering undefined for a table whose V does not admit it
+    createTable<Foo, number>({ batchLoader: async (ids) => ids.map(() => undefined) })
+    // @ts-expect-error nor an array that may hold it, without a promise
+    createTable<Foo, number>({ batchLoader: (ids) => ids.map((id) => (id > 0 ? foo : undefined)) })
+    // @ts-expect-error nor in a Map's values
+    createTable<Foo, number>({ batchLoader: async (ids) => new Map(ids.map((id) => [id, id > 0 ? foo : undefined])) })
+    const products = createTable<Foo, number>({ batchLoader: async (ids) => ids.map(() => foo) })
+    expectTypeOf(products.get(1)).toEqualTypeOf<Promise<Foo>>()
+    createTable<Foo, number>({ batchLoader: async (ids) => ids.map((id) => (id > 0 ? foo : new Error('broken'))) })
+    createTable<Foo, number>({ batchLoader: async (ids) => new Map(ids.map((id) => [id, foo])) })
+    const maybe = createTable<Foo | undefined, number>({ batchLoader: async (ids) => ids.map(() => undefined) })
+    expectTypeOf(maybe.get(1)).toEqualTypeOf<Promise<Foo | undefined>>()
+    expectTypeOf<BatchAnswer<Foo, number>>().toEqualTypeOf<ReadonlyArray<Foo | Error> | ReadonlyMap<number, Foo | Error>>()
   })
 
   test('a loader of the wrong type is a compile error', () => {
@@ -196,8 +228,8 @@ describe('stats', () => {
     void stats.hitz
   })
 
-  test('the keys of Stats are exactly the counters and the three gauges', () => {
-    expectTypeOf<keyof Stats>().toEqualTypeOf<CounterName | 'size' | 'inflight' | 'hit_rate'>()
+  test('the keys of Stats are exactly the counters and the four gauges', () => {
+    expectTypeOf<keyof Stats>().toEqualTypeOf<CounterName | 'size' | 'weight' | 'inflight' | 'hit_rate'>()
   })
 
   test('the snapshot is readonly', () => {

@@ -21,6 +21,8 @@ export const OWNER_COUNTER_NAMES = [
   'failsafe',
   'full_skips',
   'evictions',
+  'heavy_skips',
+  'sizeof_errors',
   'swept',
   'sweeps',
   'fenced',
@@ -75,7 +77,7 @@ export function newOwnerCounters(): Float64Array {
 
 /**
  * A table's stats: every counter (since the table was made), plus what is true now (`size`,
- * `inflight`, `hit_rate`). Extending the record of {@link CounterName}s makes a new counter a key here
+ * `weight`, `inflight`, `hit_rate`). Extending the record of {@link CounterName}s makes a new counter a key here
  * too (the type tests hold the keys to exactly the counters and the three gauges).
  */
 export interface Stats extends Readonly<Record<CounterName, number>> {
@@ -105,8 +107,12 @@ export interface Stats extends Readonly<Record<CounterName, number>> {
   readonly failsafe: number
   /** Completed flights (or puts) for a new id not stored because the table was full and admission refused it. */
   readonly full_skips: number
-  /** Rows removed to make room for a new id. */
+  /** Rows removed to make room: for a new id, or (with `maxSize`) for a heavier value. */
   readonly evictions: number
+  /** Values not stored because `sizeOf` weighed them above `maxSize` (their fetches are still answered). */
+  readonly heavy_skips: number
+  /** Values not stored because `sizeOf` threw or answered anything but an integer ≥ 0 (each also an `error` event). */
+  readonly sizeof_errors: number
   /** Rows reclaimed by the sweeper. */
   readonly swept: number
   /** Sweeper passes. */
@@ -151,6 +157,8 @@ export interface Stats extends Readonly<Record<CounterName, number>> {
   readonly lease_lost: number
   /** Rows held now (expired rows and tombstones count until swept or replaced). */
   readonly size: number
+  /** The weight the rows hold now, in the units of `sizeOf` (graced rows count until swept or replaced); 0 without `maxSize`. */
+  readonly weight: number
   /** Flights in progress now. */
   readonly inflight: number
   /** `hits / (hits + misses)`, 0 before any read. */
@@ -158,12 +166,13 @@ export interface Stats extends Readonly<Record<CounterName, number>> {
 }
 
 /** A frozen snapshot of both counter arrays and the live gauges. */
-export function snapshot(reads: Float64Array, counters: Float64Array, size: number, inflight: number): Stats {
+export function snapshot(reads: Float64Array, counters: Float64Array, size: number, weight: number, inflight: number): Stats {
   const out = {} as Record<keyof Stats, number>
   for (let slot = 0; slot < READ_COUNTER_NAMES.length; slot++) out[READ_COUNTER_NAMES[slot]!] = reads[slot]!
   for (let slot = 0; slot < OWNER_COUNTER_NAMES.length; slot++) out[OWNER_COUNTER_NAMES[slot]!] = counters[slot]!
   const total = reads[R.hits]! + reads[R.misses]!
   out['size'] = size
+  out['weight'] = weight
   out['inflight'] = inflight
   out['hit_rate'] = total === 0 ? 0 : reads[R.hits]! / total
   return Object.freeze(out)

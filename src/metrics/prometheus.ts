@@ -12,8 +12,8 @@
  * await sets.close(); unregister()
  * ```
  *
- * Every counter of `stats()` becomes a Counter `<prefix><counter>_total`; `size`, `inflight` and
- * `hit_rate` become Gauges `<prefix><name>`. Each registered table adds one `table="<name>"` series
+ * Every counter of `stats()` becomes a Counter `<prefix><counter>_total`; `size`, `weight`,
+ * `inflight` and `hit_rate` become Gauges `<prefix><name>`. Each registered table adds one `table="<name>"` series
  * to every metric. The values are read at scrape time, from one `stats()` snapshot per table per
  * scrape, so the numbers of one scrape are consistent with each other (a snapshot is frozen).
  */
@@ -57,7 +57,7 @@ export interface PromClient {
     /** Adds `value` to the series of `labels`. */
     inc(labels: Labels, value: number): void
   }
-  /** prom-client's `Gauge` class: one per gauge (`size`, `inflight`, `hit_rate`). */
+  /** prom-client's `Gauge` class: one per gauge (`size`, `weight`, `inflight`, `hit_rate`). */
   Gauge: new (config: PromMetricConfig) => {
     /** Forgets every series of the metric. */
     reset(): void
@@ -101,7 +101,9 @@ const HELP: Record<CounterName, string> = {
   stale_hits: 'Answers served from a graced value (past its expiry, within the grace).',
   failsafe: 'Flights whose failure was absorbed by a graced value.',
   full_skips: 'Fills and puts not stored because the table was full and admission refused them.',
-  evictions: 'Rows removed to make room for a new id.',
+  evictions: 'Rows removed to make room: for a new id, or (with maxSize) for a heavier value.',
+  heavy_skips: 'Values not stored because sizeOf weighed them above maxSize.',
+  sizeof_errors: 'Values not stored because sizeOf threw or answered anything but an integer >= 0.',
   swept: 'Rows reclaimed by the sweeper.',
   sweeps: 'Sweeper passes.',
   fenced: 'Flight answers not stored, or dropped, because a newer version was known (a change mid-flight, or L2 holds newer).',
@@ -132,6 +134,7 @@ const HELP: Record<CounterName, string> = {
 
 const GAUGES = {
   size: 'Rows held now (expired rows count until swept or replaced).',
+  weight: 'Weight the rows hold now, in the units of sizeOf (0 without maxSize).',
   inflight: 'Flights in progress now.',
   hit_rate: 'hits / (hits + misses); 0 before any read.',
 } as const

@@ -25,7 +25,7 @@ import { type Flight, type FlightResult, checkLifetime, checkReportedVersion } f
 import { checkTags } from '../tags/scope.js'
 import { askLeases, waitForLease } from './lease.js'
 import { type FlightRun, type RunnerDeps, endLease, fromL2, loadAfterLease, loaderResult, newRun, readL2, takeOutcome, writeBack } from './load.js'
-import type { Batch, BatchAnswer, BatchLoaderContext, Loader } from './loader.js'
+import type { Batch, BatchLoaderContext, RunBatchAnswer, RunLoader } from './loader.js'
 import { msg } from './messages.js'
 
 /** Runs the flights of one batch call (at most `batch.maxBatchSize` of them). */
@@ -123,7 +123,7 @@ function callBatch<V>(batch: Batch<V>, ids: Id[], context: BatchContext<V>, deps
 }
 
 /** The batch loader's answer as one outcome per id, in the order of `ids` (see the module comment). */
-function align<V>(answer: BatchAnswer<V, Id>, ids: Id[]): BatchOutcome<V>[] {
+function align<V>(answer: RunBatchAnswer<V>, ids: Id[]): BatchOutcome<V>[] {
   const of = (value: V | undefined | Error): BatchOutcome<V> => (value instanceof Error ? { ok: false, error: value } : { ok: true, value })
   if (answer instanceof Map) return ids.map((id) => of(answer.get(id)))
   if (!Array.isArray(answer)) throw badArgument(TypeError, `the batch loader answered ${describe(answer)} for ${ids.length} ids: answer an array (one entry per id, in order) or a Map from id to value`)
@@ -133,7 +133,7 @@ function align<V>(answer: BatchAnswer<V, Id>, ids: Id[]): BatchOutcome<V>[] {
 }
 
 /** A loader for one id of a batch: the batch loader asked for that id alone. */
-function alone<V>(batch: Batch<V>, deps: RunnerDeps<V>): Loader<V, Id> {
+function alone<V>(batch: Batch<V>, deps: RunnerDeps<V>): RunLoader<V> {
   return async (id, { signal, setVersion, setTtl, setTags }) => {
     const context: BatchLoaderContext<Id> = {
       signal,

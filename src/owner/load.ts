@@ -9,7 +9,7 @@ import { l2Write } from '../l2/write.js'
 import type { LeaseSettings } from '../table/options.js'
 import type { Fallback, Flight, FlightResult } from './flight.js'
 import { type LeaseOutcome, type LeaseRole, giveBack, leaseAfterRead, leaseToken, takeLeaseOrWait } from './lease.js'
-import type { Loader } from './loader.js'
+import type { RunLoader } from './loader.js'
 import { rowTagKeys } from '../tags/scope.js'
 import type { RowTags } from '../rows/writes.js'
 import { type Message, msg } from './messages.js'
@@ -69,13 +69,13 @@ export interface RunnerDeps<V> {
  * L2 was down for the read (error, timeout, open breaker), the write-back is not awaited, so a fetch
  * costs at most one L2 timeout plus the loader; a refusal then arrives later, as its own message.
  */
-export function runFlight<V>(flight: Flight<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>): void {
+export function runFlight<V>(flight: Flight<V>, loader: RunLoader<V>, deps: RunnerDeps<V>): void {
   if (deps.l2 === undefined) loadWithoutL2(flight, loader, deps)
   else void runWithL2(flight, loader, deps.l2, deps)
 }
 
 /** {@link runFlight} on a table with an L2. */
-async function runWithL2<V>(flight: Flight<V>, loader: Loader<V, Id>, l2: L2Facade, deps: RunnerDeps<V>): Promise<void> {
+async function runWithL2<V>(flight: Flight<V>, loader: RunLoader<V>, l2: L2Facade, deps: RunnerDeps<V>): Promise<void> {
   const { post } = deps
   const run = newRun(flight)
   if (flight.forced) {
@@ -99,7 +99,7 @@ async function runWithL2<V>(flight: Flight<V>, loader: Loader<V, Id>, l2: L2Faca
  * as any L2 read does; else the flight holds the lease, waits for its holder, or (L2 failed) loads
  * without one. A lease taken for a flight that no longer goes on is given back at once.
  */
-async function readWithLease<V>(run: FlightRun<V>, l2: L2Facade, lease: LeaseSettings, loader: Loader<V, Id>, deps: RunnerDeps<V>): Promise<void> {
+async function readWithLease<V>(run: FlightRun<V>, l2: L2Facade, lease: LeaseSettings, loader: RunLoader<V>, deps: RunnerDeps<V>): Promise<void> {
   const { flight } = run
   const token = leaseToken()
   const read = await l2.leaseReadOrAcquire(flight.id, token, lease.ttl, run.version)
@@ -119,7 +119,7 @@ async function readWithLease<V>(run: FlightRun<V>, l2: L2Facade, lease: LeaseSet
  * takes the lease's outcome into its run (the lease it holds, or the version it loads from without
  * one) and loads. Never rejects.
  */
-export async function loadAfterLease<V>(run: FlightRun<V>, step: Promise<LeaseOutcome>, loader: Loader<V, Id>, deps: RunnerDeps<V>, batched = false): Promise<void> {
+export async function loadAfterLease<V>(run: FlightRun<V>, step: Promise<LeaseOutcome>, loader: RunLoader<V>, deps: RunnerDeps<V>, batched = false): Promise<void> {
   const { flight } = run
   let outcome: LeaseOutcome
   try {
@@ -140,10 +140,10 @@ export async function loadAfterLease<V>(run: FlightRun<V>, step: Promise<LeaseOu
  * function between them (each would cost a cold miss its promises and suspended frames). The same
  * messages, in the same order, as `loadFlight`. Never throws.
  */
-function loadWithoutL2<V>(flight: Flight<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>): void {
+function loadWithoutL2<V>(flight: Flight<V>, loader: RunLoader<V>, deps: RunnerDeps<V>): void {
   if (!flight.running) return // released before its loader was due
   let born: number
-  let pending: ReturnType<Loader<V, Id>>
+  let pending: ReturnType<RunLoader<V>>
   try {
     deps.post(msg.load(flight.id, undefined))
     born = Math.max(flight.born, deps.bornNow())
@@ -184,7 +184,7 @@ export function takeOutcome<V>(run: FlightRun<V>, outcome: LeaseOutcome & { kind
  * gives its lease back, if it holds one. `batched`: the loader is a batch loader asked for this id
  * alone (counted as a batch call). Never rejects.
  */
-async function loadFlight<V>(run: FlightRun<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>, batched = false): Promise<void> {
+async function loadFlight<V>(run: FlightRun<V>, loader: RunLoader<V>, deps: RunnerDeps<V>, batched = false): Promise<void> {
   const { flight } = run
   let result: FlightResult<V>
   try {
@@ -328,7 +328,7 @@ function entryValue<V>(entry: L2Entry): V | undefined {
 }
 
 /** Calls the loader, marking its id as loading while its synchronous part runs (see {@link RunnerDeps.loading}). */
-function callLoader<V>(flight: Flight<V>, loader: Loader<V, Id>, deps: RunnerDeps<V>): ReturnType<Loader<V, Id>> {
+function callLoader<V>(flight: Flight<V>, loader: RunLoader<V>, deps: RunnerDeps<V>): ReturnType<RunLoader<V>> {
   const outer = deps.loading.id
   deps.loading.id = flight.id
   try {

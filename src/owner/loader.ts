@@ -24,11 +24,32 @@ export interface LoaderContext {
 }
 
 /**
+ * What the type checker names when a loader (or a batch loader) may answer `undefined` for a table
+ * whose `V` does not admit it: the fix is in its one property's name. Nothing at run time has this
+ * type.
+ */
+export interface LoaderMayAnswerUndefined {
+  readonly 'loader may answer undefined: declare the table as createTable<V | undefined>': never
+}
+
+/**
+ * What a table whose `V` does not admit `undefined` offers a loader's promise besides `V` and
+ * `PromiseLike<V>`, so that the type checker explains a promise it refuses against this (it shares
+ * the most members with a `Promise`): a promise that may resolve `undefined` is refused by its one
+ * property, whose name says the fix, instead of by a mismatch of `PromiseLike`s. Its members carry
+ * no `V`, so a `Promise.reject()` or `new Promise(...)` in a loader still infers `V`. Never met at
+ * run time.
+ */
+type ExplainsUndefined<V> = undefined extends V ? never : { then: unknown; catch: unknown; finally: unknown; [Symbol.toStringTag]: unknown } & LoaderMayAnswerUndefined
+
+/**
  * Loads one id (of the table's id type `K`) from the origin. It answers a `V`; when `V` admits
  * `undefined` (a table made with `createTable<User | undefined>()`), `undefined` means "absent" and
- * is cached as a negative row; `null` is a value.
+ * is cached as a negative row; `null` is a value. On a table whose `V` does not admit it, a loader
+ * that may answer `undefined` does not compile, and the error names the fix (see
+ * {@link LoaderMayAnswerUndefined}).
  */
-export type Loader<V, K extends Id = string> = (id: K, context: LoaderContext) => V | PromiseLike<V>
+export type Loader<V, K extends Id = string> = (id: K, context: LoaderContext) => V | PromiseLike<V> | ExplainsUndefined<V>
 
 /** What a batch loader receives beside the ids. */
 export interface BatchLoaderContext<K extends Id = string> {
@@ -51,16 +72,37 @@ export interface BatchLoaderContext<K extends Id = string> {
   setTags(id: K, tags: string[]): void
 }
 
+/** `undefined` when `V` admits it (the answer "absent"), else nothing. */
+type Absent<V> = undefined extends V ? undefined : never
+
 /**
  * What a batch loader answers for its ids: an array of the same length and order (a hole in it, as
  * `new Array(ids.length)` leaves for an id not filled in, answers `undefined`, absent), or a `Map`
- * from id to answer (an id missing from it answers `undefined`, absent; an id in it that was not
- * asked for is dropped, never cached). An `Error` instance in either fails that id alone.
+ * from id to answer (an id missing from it answers `undefined`, absent, whatever `V`: the type
+ * checker cannot see which ids a `Map` holds; an id in it that was not asked for is dropped, never
+ * cached). An `Error` instance in either fails that id alone. `undefined` (absent) is an answer
+ * only when `V` admits it, as for a loader.
  */
-export type BatchAnswer<V, K extends Id = string> = ReadonlyArray<V | undefined | Error> | ReadonlyMap<K, V | undefined | Error>
+export type BatchAnswer<V, K extends Id = string> = ReadonlyArray<V | Absent<V> | Error> | ReadonlyMap<K, V | Absent<V> | Error>
 
-/** Loads many ids of type `K` in one origin call (SQL `WHERE id IN`, a bulk endpoint): see {@link BatchAnswer}. */
-export type BatchLoader<V, K extends Id = string> = (ids: K[], context: BatchLoaderContext<K>) => BatchAnswer<V, K> | PromiseLike<BatchAnswer<V, K>>
+/**
+ * Loads many ids of type `K` in one origin call (SQL `WHERE id IN`, a bulk endpoint): see
+ * {@link BatchAnswer}. As for a loader, one that may answer `undefined` for a table whose `V` does
+ * not admit it does not compile, and the error names the fix ({@link LoaderMayAnswerUndefined}).
+ */
+export type BatchLoader<V, K extends Id = string> = (
+  ids: K[],
+  context: BatchLoaderContext<K>,
+) => BatchAnswer<V, K> | PromiseLike<BatchAnswer<V, K>> | ExplainsUndefined<V>
+
+/** A loader as the owner calls it: whatever `V`, at run time it may answer `undefined` (a JavaScript caller, a cast). */
+export type RunLoader<V> = (id: Id, context: LoaderContext) => V | undefined | PromiseLike<V | undefined>
+
+/** A batch answer as the owner reads it: `undefined` may be in it whatever `V` (see {@link RunLoader}). */
+export type RunBatchAnswer<V> = ReadonlyArray<V | undefined | Error> | ReadonlyMap<Id, V | undefined | Error>
+
+/** A batch loader as the owner calls it (see {@link RunLoader}). */
+export type RunBatchLoader<V> = (ids: Id[], context: BatchLoaderContext<Id>) => RunBatchAnswer<V> | PromiseLike<RunBatchAnswer<V>>
 
 /**
  * A batch loader as a flight's origin: the flights started in one tick with the same batch loader
@@ -69,11 +111,11 @@ export type BatchLoader<V, K extends Id = string> = (ids: K[], context: BatchLoa
  */
 export class Batch<V> {
   constructor(
-    readonly load: BatchLoader<V, Id>,
+    readonly load: RunBatchLoader<V>,
     /** Most ids in one call. */
     readonly maxBatchSize: number,
   ) {}
 }
 
 /** Where a flight's answer comes from: a loader of one id, or a batch loader. */
-export type Origin<V> = Loader<V, Id> | Batch<V>
+export type Origin<V> = RunLoader<V> | Batch<V>

@@ -74,7 +74,7 @@ export interface OwnerWiring {
 /** Starts the owner actor of one table. */
 export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry, flightBound, tombstoneLife }: OwnerWiring): Owner<V> {
   const { name, clock } = options
-  const state = initialState<V>(options.capacity, options.grace, options.coalesce, clock, () => send(msg.deadline()))
+  const state = initialState<V>(options.capacity, options.grace, options.coalesce, clock, () => send(msg.deadline()), options.maxSize)
   const mailbox = new Mailbox<V>((messages) => deliver(messages), state)
   const post = (message: Message<V>): void => mailbox.post(message)
   const send = (message: Message<V>): void => mailbox.send(message)
@@ -108,6 +108,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     sweepPeriod: Math.max(options.sweepInterval, options.ttl / 16),
     sweepInterval: options.sweepInterval,
     grace: options.grace,
+    sizeOf: options.sizeOf as ((value: V, id: Id) => unknown) | undefined,
     graceBackoff: options.graceBackoff,
     softTimeout: options.softTimeout,
     sweeper: new Sweeper(clock, options.sweepInterval, (tick) => send(msg.sweep(tick))),

@@ -18,7 +18,7 @@ import type { RunnerDeps } from './load.js'
  * by the owner's transition, with the exceptions its fields name: the rows' visited bits (set by the
  * hit path, see `RowStore`), and inside a flight what its runner and loader write (see `Flight`).
  * The hit path reads `rows`, the mailbox reads `flights` and `coalesce` to join a plain miss to a
- * flight, and `stats()` reads `counters`, `rows.size` and `inflight`.
+ * flight, and `stats()` reads `counters`, `rows.size`, `rows.weight` and `inflight`.
  */
 export interface OwnerState<V> {
   /** The rows. */
@@ -68,6 +68,8 @@ export interface OwnerEnv<V> {
   readonly sweepInterval: number
   /** Ms a row's value is kept past its expiry as a fallback (0: no grace, no fail-safe). */
   readonly grace: number
+  /** Weighs a value for `maxSize` (undefined: the table has none): called for every value written to the rows. */
+  readonly sizeOf: ((value: V, id: Id) => unknown) | undefined
   /** Ms the fail-safe keeps the origin from being tried again after a failure it absorbed. */
   readonly graceBackoff: number
   /** Ms after which the waiters of a flight get the graced value, if there is one (undefined: never). */
@@ -95,10 +97,10 @@ export interface Turn<V> {
 }
 
 /** The state of a new owner. */
-export function initialState<V>(capacity: number, grace: number, coalesce: boolean, clock: Clock, deadlineDue: () => void): OwnerState<V> {
+export function initialState<V>(capacity: number, grace: number, coalesce: boolean, clock: Clock, deadlineDue: () => void, maxSize?: number): OwnerState<V> {
   const tags = new TagVersions()
   return {
-    rows: new RowStore<V>(capacity, grace, tags),
+    rows: new RowStore<V>(capacity, grace, tags, maxSize),
     tags,
     flights: new Map(),
     solo: new Set(),

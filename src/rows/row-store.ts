@@ -16,6 +16,8 @@ const HAND_STEPS = 64
 const REFUSALS_PER_HALVING = 8
 /** Most refusals a visited byte counts (its seven upper bits). */
 const MAX_REFUSALS = 127
+/** Rows the admission filter of a table bounded by weight is first sized for; it grows with the rows held (see {@link RowStore.touch}). */
+const FIRST_SKETCH_ROWS = 256
 
 /** What {@link RowStore.live} answers when `id` has no live row. */
 export const NOT_LIVE: unique symbol = Symbol('not live')
@@ -71,7 +73,13 @@ export function newSweepCursor(shards?: readonly number[], putOff?: { into: numb
  * read again. A victim that keeps its place counts one refusal; every {@link REFUSALS_PER_HALVING}
  * refusals without a hit halve the frequency it is weighed with, so rows that were popular once and
  * are read no more give way to the new popular ones without waiting for the sketch to age (see
- * {@link RowStore.evictFor}).
+ * {@link RowStore.makeRoom}).
+ *
+ * With a `maxSize`, each row also has a weight (its value's `sizeOf`, given to {@link RowStore.write};
+ * negative rows and tombstones weigh 0) and the rows held never weigh more than `maxSize` in all: a
+ * write that would pass it first evicts rows the same way, as many as it takes, and a new id is
+ * admitted only if it was asked for more often lately than all the victims it would displace
+ * together (Caffeine weighs a candidate against its victims the same way, one at a time).
  *
  * A row may carry tag keys (see `tags/scope.ts`) and its birth: it answers nothing (no hit, no graced
  * value, no `peek`) once one of its tags was invalidated at or after its birth (see {@link TagVersions}).
@@ -83,6 +91,16 @@ export function newSweepCursor(shards?: readonly number[], putOff?: { into: numb
  */
 export class RowStore<V> {
   readonly #capacity: number
+  /** Most weight the rows hold together (`Infinity`: no bound by weight). */
+  readonly #maxSize: number
+  /** Per slot, with a `maxSize` only: the row's weight (0 for a negative row, a tombstone or a free slot). */
+  #weights: Float64Array | undefined
+  /** The weight held now: the sum of `#weights`. */
+  #weight = 0
+  /** Rows the admission filter was sized for (see {@link RowStore.touch}). */
+  #sketchRows = 0
+  /** The victims {@link RowStore.makeRoom} has chosen so far for a weighed write: reused, emptied by every call. */
+  readonly #chosen = new Set<number>()
   readonly #index: IdIndex
   /** Rows held now, tombstones included. */
   #size = 0
@@ -141,8 +159,11 @@ export class RowStore<V> {
   /** The table's tag versions, against which tagged rows are checked. */
   readonly #tags: TagVersions | undefined
 
-  constructor(capacity: number, grace = 0, tags?: TagVersions) {
+  /** `maxSize` bounds the rows' weight together (see {@link RowStore.write}); without it, only `capacity` bounds them. */
+  constructor(capacity: number, grace = 0, tags?: TagVersions, maxSize = Number.POSITIVE_INFINITY) {
     this.#capacity = capacity
+    this.#maxSize = maxSize
+    this.#weights = maxSize === Number.POSITIVE_INFINITY ? undefined : new Float64Array(0)
     this.#grace = grace
     this.#tags = tags
     this.#index = new IdIndex(capacity)
@@ -166,9 +187,29 @@ export class RowStore<V> {
     return this.#size
   }
 
-  /** True when a new id has no room without an eviction. */
-  get full(): boolean {
-    return this.#size >= this.#capacity
+  /** The weight the rows hold now (0 without a `maxSize`). */
+  get weight(): number {
+    return this.#weight
+  }
+
+  /** Most weight the rows hold together; `Infinity` without a `maxSize`. */
+  get maxSize(): number {
+    return this.#maxSize
+  }
+
+  /** True when the rows are bounded by weight: every value written must be weighed. */
+  get weighed(): boolean {
+    return this.#weights !== undefined
+  }
+
+  /**
+   * True when writing a row of `weight` for `id`, whose slot (from {@link find}) is `found`, needs
+   * room made first (see {@link makeRoom}): a new id on a full store, or a weight that would take the
+   * rows past `maxSize` (the row's own old weight goes with it).
+   */
+  needsRoom(found: number, weight: number): boolean {
+    if (found < 0 && this.#size >= this.#capacity) return true
+    return this.#weights !== undefined && this.#weight + weight - (found < 0 ? 0 : this.#weights[found]!) > this.#maxSize
   }
 
   /**
@@ -241,15 +282,85 @@ export class RowStore<V> {
     this.#retryAt[slot] = Math.min(at, this.#expires[slot]! + this.#grace)
   }
 
-  /** Counts `times` requests of `id` in the admission filter (a miss, a put), once the store is half full. */
+  /** Counts `times` requests of `id` in the admission filter (a miss, a put), once the store is half full (by rows, or by weight). */
   touch(id: Id, times: number): void {
-    if (this.#sketch === undefined && this.#size * 2 < this.#capacity) return
+    if (this.#sketch === undefined && this.#size * 2 < this.#capacity && this.#weight * 2 < this.#maxSize) return
     this.#filter().increment(hashId(id), times)
   }
 
-  /** The admission filter, made on first use. */
+  /**
+   * The admission filter, made on first use: sized for the capacity, or, for a store bounded by
+   * weight (whose rows may stay far below the capacity), for twice the rows held, made anew (its
+   * counts lost) each time the rows held outgrow it, as Caffeine's weighted caches do.
+   */
   #filter(): FrequencySketch {
-    return (this.#sketch ??= new FrequencySketch(this.#capacity))
+    const sketch = this.#sketch
+    if (sketch !== undefined && this.#sketchRows >= this.#size) return sketch
+    this.#sketchRows = this.#weights === undefined ? this.#capacity : Math.min(this.#capacity, Math.max(FIRST_SKETCH_ROWS, 2 * this.#size))
+    return (this.#sketch = new FrequencySketch(this.#sketchRows))
+  }
+
+  /**
+   * Makes room to write a row of `weight` for `id`, whose slot (from {@link find}) is `found`, when
+   * {@link needsRoom} says so; returns how many rows it evicted, or -1 when it evicted none and the
+   * row must not be written. Without a `maxSize`, one victim (see {@link evictFor}). With one, the
+   * hands walk from `id`'s shard on, choosing victims (never `id`'s own row; a row weighing 0 only
+   * when a row is needed) until they free enough rows and weight: a new id is refused (each victim
+   * counting one refusal) as soon as the victims' frequencies together reach its own; a row
+   * replacing `id`'s never is (its old value must not stay), and the hands walk until there is room.
+   */
+  makeRoom(id: Id, found: number, weight: number, keepTombstonesAfter: number): number {
+    if (this.#weights === undefined) return this.evictFor(id, keepTombstonesAfter) ? 1 : -1
+    const weights = this.#weights
+    const chosen = this.#chosen
+    chosen.clear()
+    const rowsNeeded = found < 0 && this.#size >= this.#capacity ? 1 : 0
+    const weightNeeded = this.#weight + weight - (found < 0 ? 0 : weights[found]!) - this.#maxSize
+    const hash = hashId(id)
+    const sketch = this.#filter()
+    const worth = found < 0 ? sketch.frequency(hash) : Number.POSITIVE_INFINITY
+    const shards = this.#index.shards
+    let cost = 0
+    let freed = 0
+    let shard = hash & (shards - 1)
+    for (let tried = 0; tried < shards && (chosen.size < rowsNeeded || freed < weightNeeded); tried++, shard = (shard + 1) & (shards - 1)) {
+      // Each call moves the hand on; in three laps of the shard every row that may go was offered unvisited.
+      for (let passes = 3 * this.#index.shard(shard).size + 1; passes > 0 && (chosen.size < rowsNeeded || freed < weightNeeded); passes--) {
+        const slot = this.#victim(shard, keepTombstonesAfter)
+        if (slot < 0) break
+        if (slot === found || chosen.has(slot) || (weights[slot] === 0 && chosen.size >= rowsNeeded)) continue
+        cost += this.#worthOf(slot, sketch)
+        if (cost >= worth) {
+          chosen.add(slot)
+          this.#refuse(chosen)
+          return -1
+        }
+        chosen.add(slot)
+        freed += weights[slot]!
+      }
+    }
+    if (chosen.size < rowsNeeded || freed < weightNeeded) {
+      this.#refuse(chosen)
+      return -1
+    }
+    for (const slot of chosen) {
+      this.#index.delete(this.#ids[slot]!)
+      this.#release(slot)
+    }
+    const evicted = chosen.size
+    chosen.clear()
+    return evicted
+  }
+
+  /** The frequency a victim at `slot` is weighed with: the filter's, halved for every {@link REFUSALS_PER_HALVING} admissions it refused since it was last read. */
+  #worthOf(slot: number, sketch: FrequencySketch): number {
+    return sketch.frequency(hashId(this.#ids[slot]!)) >>> Math.floor((this.#visited[slot]! >>> 1) / REFUSALS_PER_HALVING)
+  }
+
+  /** Counts one refused admission on each of `victims`, which stay; empties the set. */
+  #refuse(victims: Set<number>): void {
+    for (const slot of victims) this.#visited[slot] = Math.min((this.#visited[slot]! >>> 1) + 1, MAX_REFUSALS) << 1
+    victims.clear()
   }
 
   /**
@@ -270,10 +381,9 @@ export class RowStore<V> {
     const victim = this.#victim(shard, keepTombstonesAfter)
     if (victim < 0) return false
     const victimId = this.#ids[victim]!
-    const refusals = this.#visited[victim]! >>> 1
     const sketch = this.#filter()
-    if (sketch.frequency(hash) <= sketch.frequency(hashId(victimId)) >>> Math.floor(refusals / REFUSALS_PER_HALVING)) {
-      this.#visited[victim] = Math.min(refusals + 1, MAX_REFUSALS) << 1
+    if (sketch.frequency(hash) <= this.#worthOf(victim, sketch)) {
+      this.#visited[victim] = Math.min((this.#visited[victim]! >>> 1) + 1, MAX_REFUSALS) << 1
       return false
     }
     this.#index.deleteIn(shard, victimId)
@@ -332,11 +442,12 @@ export class RowStore<V> {
 
   /**
    * Writes the row for `id` (whose slot, from {@link find}, the caller may pass to save a lookup),
-   * with the tag keys it carries and its birth, if any. Returns the write's stamp, a number ≥ 0 that
+   * with the tag keys it carries and its birth, if any, and its `weight` (with a `maxSize`: the
+   * caller made room for it, see {@link needsRoom}). Returns the write's stamp, a number ≥ 0 that
    * no later write of any row shares until 2^32 more writes (see {@link RowStore.holds}); or -1,
    * writing nothing, when `id` has no row and the store is full.
    */
-  write(id: Id, value: V | undefined, expiresAt: number, version: number, found: number = this.find(id), tags?: { keys: readonly string[]; born: number }): number {
+  write(id: Id, value: V | undefined, expiresAt: number, version: number, found: number = this.find(id), tags?: { keys: readonly string[]; born: number }, weight = 0): number {
     let slot = found
     let shard: number
     if (slot < 0) {
@@ -351,6 +462,10 @@ export class RowStore<V> {
     }
     this.#bound(shard, this.#reclaimAt(expiresAt))
     this.#values[slot] = value
+    if (this.#weights !== undefined) {
+      this.#weight += weight - this.#weights[slot]!
+      this.#weights[slot] = weight
+    }
     this.#expires[slot] = expiresAt
     if (this.#versions !== undefined) this.#versions[slot] = version
     else if (version !== 0) (this.#versions = new Float64Array(this.#expires.length))[slot] = version
@@ -400,6 +515,7 @@ export class RowStore<V> {
     this.#earliest.fill(Number.POSITIVE_INFINITY)
     this.#latest.fill(Number.NEGATIVE_INFINITY)
     this.#size = 0
+    this.#weight = 0
     this.#free = -1
     this.#used = 0
     this.#versions = undefined
@@ -546,6 +662,10 @@ export class RowStore<V> {
   #release(slot: number): void {
     this.#ids[slot] = undefined
     this.#values[slot] = undefined // the value can be collected
+    if (this.#weights !== undefined) {
+      this.#weight -= this.#weights[slot]!
+      this.#weights[slot] = 0
+    }
     if (this.#tagKeys !== undefined) this.#tagKeys[slot] = undefined
     this.#stamps[slot] = this.#free + 1
     this.#free = slot
@@ -571,6 +691,7 @@ export class RowStore<V> {
     if (this.#versions !== undefined) this.#versions = copied(new Float64Array(length), this.#versions, this.#used)
     this.#stamps = copied(new Uint32Array(length), this.#stamps, this.#used)
     this.#visited = copied(new Uint8Array(length), this.#visited, this.#used)
+    if (this.#weights !== undefined) this.#weights = copied(new Float64Array(length), this.#weights, this.#used)
     if (this.#grace > 0) this.#retryAt = copied(new Float64Array(length), this.#retryAt, this.#used)
     if (this.#tagKeys !== undefined) {
       this.#tagKeys = grown(this.#tagKeys, length, this.#used)

@@ -4,9 +4,11 @@
  * and `bury` are called only from the owner's transition; `known`, a read, also from the change path to mint and guard versions.
  */
 import { C } from '../core/counters.js'
+import { badArgument, describe } from '../core/errors.js'
+import { emitSafely } from '../core/events.js'
 import type { Id } from '../core/id.js'
 import type { Flight } from '../owner/flight.js'
-import type { OwnerState, Turn } from '../owner/state.js'
+import { type OwnerState, type Turn, listening } from '../owner/state.js'
 
 /** The tag keys a row carries and its birth on the tag version clock (see `tags/tag-versions.ts`). */
 export interface RowTags {
@@ -22,25 +24,63 @@ export function known<V>(state: OwnerState<V>, id: Id): number {
 
 /**
  * Writes a row for `id` (its slot may be given, from `rows.find`), with its tags if it has any; returns the write's stamp, or -1
- * when it was not stored: not cacheable, or a new id on a full table that admission refused. A new
- * id on a full table takes the place of the eviction hand's victim when admission lets it in.
+ * when it was not stored: not cacheable, a value `sizeOf` weighs above `maxSize` (`heavy_skips`) or
+ * cannot weigh (`sizeof_errors`), or a new id on a full table that admission refused (`full_skips`).
+ * A write that needs room (a new id on a table full by rows, or a weight that would pass `maxSize`)
+ * evicts the hands' victims when admission lets it in (see `RowStore.makeRoom`). A write not stored
+ * drops the id's old row, which no longer holds what the origin has.
  */
 export function store<V>(turn: Turn<V>, id: Id, value: V | undefined, expiresAt: number | undefined, version: number, slot = turn.state.rows.find(id), tags?: RowTags): number {
   const { rows, counters } = turn.state
-  if (expiresAt === undefined) {
-    // Not cacheable (negativeTtl 0): drop the old row, but remember a known version.
-    if (version > 0) bury(turn, id, version)
-    else rows.delete(id)
-    return -1
+  if (expiresAt === undefined) return drop(turn, id, version) // not cacheable (negativeTtl 0)
+  // A negative row holds no value: it weighs nothing, and `capacity` bounds it.
+  const weight = value === undefined || !rows.weighed ? 0 : weigh(turn, id, value)
+  if (weight < 0) return drop(turn, id, version)
+  if (weight > rows.maxSize) {
+    counters[C.heavy_skips]++
+    return drop(turn, id, version)
   }
-  if (slot < 0 && rows.full) {
-    if (!rows.evictFor(id, keepTombstonesAfter(turn))) {
+  if (rows.needsRoom(slot, weight)) {
+    const evicted = rows.makeRoom(id, slot, weight, keepTombstonesAfter(turn))
+    if (evicted < 0) {
       counters[C.full_skips]++
-      return -1
+      return slot < 0 ? -1 : drop(turn, id, version)
     }
-    counters[C.evictions]++
+    counters[C.evictions] += evicted
   }
-  return rows.write(id, value, expiresAt, version, slot, tags)
+  return rows.write(id, value, expiresAt, version, slot, tags, weight)
+}
+
+/** Drops `id`'s row, remembering a known version as a tombstone; returns -1 (nothing stored). */
+function drop<V>(turn: Turn<V>, id: Id, version: number): -1 {
+  if (version > 0) bury(turn, id, version)
+  else turn.state.rows.delete(id)
+  return -1
+}
+
+/**
+ * The weight `sizeOf` gives `value`; -1 when it throws or answers anything but an integer ≥ 0:
+ * counted in `sizeof_errors` and reported as an `error` event naming the id and what was wrong.
+ */
+function weigh<V>(turn: Turn<V>, id: Id, value: V): number {
+  let weight: unknown
+  try {
+    weight = turn.env.sizeOf!(value, id)
+  } catch (error) {
+    return badWeight(turn, id, `threw (${error instanceof Error ? error.message : String(error)})`, error)
+  }
+  if (typeof weight === 'number' && Number.isSafeInteger(weight) && weight >= 0) return weight
+  return badWeight(turn, id, `returned ${describe(weight)}`)
+}
+
+function badWeight<V>(turn: Turn<V>, id: Id, what: string, cause?: unknown): -1 {
+  turn.state.counters[C.sizeof_errors]++
+  const { env } = turn
+  if (listening(turn)) {
+    const error = badArgument(TypeError, `option "sizeOf" ${what} for id ${describe(id)} of table "${env.name}"; it must return an integer ≥ 0 (in the units of "maxSize"). The row was not stored`, cause === undefined ? undefined : { cause })
+    turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id, error }))
+  }
+  return -1
 }
 
 /** Stores `flight`'s answer (or its fail-safe's graced value) as its id's row, as {@link store} does; a solo flight's write is counted in `soloFills` (see `Flight.slot`). */

@@ -6,7 +6,7 @@ import { readOptions } from './read-options.js'
 import { DEFAULT_L2_TIMEOUT, type L2Store } from '../l2/store.js'
 import type { Id } from '../core/id.js'
 import type { OwnerInspector } from '../owner/inspector.js'
-import { Batch, type BatchLoader, type Loader, type Origin } from '../owner/loader.js'
+import { Batch, type BatchLoader, type Loader, type Origin, type RunBatchLoader, type RunLoader } from '../owner/loader.js'
 
 /** Options of {@link createTable}. Every one is optional (leave it out, or pass `undefined`; `null` is refused); defaults are given beside each. */
 export interface TableOptions<V = any, K extends Id = any> {
@@ -22,6 +22,22 @@ export interface TableOptions<V = any, K extends Id = any> {
    * answers its waiters); replacing an id's row never counts as full. Default `100_000`.
    */
   capacity?: number
+  /**
+   * Most weight the rows hold together, in the units `sizeOf` returns (bytes, say): a positive
+   * integer up to 2^53 − 1. Needs `sizeOf`. A write that would pass it evicts rows, as many as it
+   * takes (`evictions`), a new id only if admission finds it asked for more often than all of them
+   * together (else `full_skips`); a value heavier than `maxSize` is answered and not stored
+   * (`heavy_skips`). With `capacity` too, the first bound reached binds. Default: none.
+   */
+  maxSize?: number
+  /**
+   * Weighs a value for `maxSize` (required with it): an integer ≥ 0, in the units of `maxSize`.
+   * Called once for each value the table stores (fills, puts, changes heard on the bus), never for
+   * a negative row or a tombstone, which weigh 0. `id` is the row's id (in a namespace view, the
+   * id under its namespace's key). One that throws or answers anything else leaves the row
+   * unstored (`sizeof_errors`, and an `error` event naming the id); the fetch is still answered.
+   */
+  sizeOf?: (value: Exclude<V, undefined>, id: K) => number
   /** Ms between sweeper ticks, in [1, 2^31 − 1]; the timer never keeps the process alive. Default `1_000`. */
   sweepInterval?: number
   /** Lifetime of a negative row (the loader returned `undefined`), jittered like `ttl`: 0 (no negative caching) or in [1, a year]. Default `min(ttl, 5_000)`. */
@@ -119,8 +135,8 @@ export type LeaseSettings = Required<LeaseOptions> & { firstLook: number }
 export const FIRST_LOOK_MS = { alone: 2, withBus: 25 } as const
 
 /** Options after defaults and validation. */
-export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout' | 'lease' | 'loader' | 'batchLoader'>> &
-  Pick<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout'> & {
+export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout' | 'lease' | 'loader' | 'batchLoader' | 'maxSize' | 'sizeOf'>> &
+  Pick<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout' | 'maxSize' | 'sizeOf'> & {
     lease: LeaseSettings | undefined
     /** The table's own loader or batch loader, if it has one (`get`, `getMany`). */
     origin: Origin<unknown> | undefined
@@ -132,6 +148,8 @@ const KNOWN = [
   'ttl',
   'jitter',
   'capacity',
+  'maxSize',
+  'sizeOf',
   'sweepInterval',
   'negativeTtl',
   'loadTimeout',
@@ -210,6 +228,7 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   const ttl = number('ttl', o.ttl ?? 60_000, (n) => n >= 1 && n <= MAX_TTL, `must be a number of ms in [1, ${MAX_TTL}] (a year)`)
   const jitter = number('jitter', o.jitter ?? 0.1, (n) => n >= 0 && n < 1, 'must be a number with 0 ≤ jitter < 1')
   const capacity = number('capacity', o.capacity ?? 100_000, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_CAPACITY, `must be an integer in [1, ${MAX_CAPACITY}]`)
+  const { maxSize, sizeOf } = readWeight(o.maxSize, o.sizeOf)
   const sweepInterval = number('sweepInterval', o.sweepInterval ?? 1_000, (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
   const negativeTtl = number('negativeTtl', o.negativeTtl ?? Math.min(ttl, 5_000), (n) => n === 0 || (n >= 1 && n <= MAX_TTL), `must be 0 (no negative rows) or a number of ms in [1, ${MAX_TTL}]`)
   const loadTimeout = number('loadTimeout', o.loadTimeout ?? 30_000, (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
@@ -246,7 +265,17 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   const lease = readLease(o.lease, l2, loadTimeout, bus !== undefined)
   const maxBatchSize = number('maxBatchSize', o.maxBatchSize ?? 1_000, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_BATCH_SIZE, `must be an integer in [1, ${MAX_BATCH_SIZE}]`)
   const origin = readOrigin(o.loader, o.batchLoader, maxBatchSize)
-  return { name, ttl, jitter, capacity, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, lease, clock, random, l2, bus, closeStores, inspect, maxBatchSize, origin }
+  return { name, ttl, jitter, capacity, maxSize, sizeOf, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, lease, clock, random, l2, bus, closeStores, inspect, maxBatchSize, origin }
+}
+
+/** The `maxSize` and `sizeOf` options: both or neither. */
+function readWeight(maxSize: unknown, sizeOf: unknown): Pick<ResolvedOptions, 'maxSize' | 'sizeOf'> {
+  if (maxSize === undefined && sizeOf === undefined) return { maxSize: undefined, sizeOf: undefined }
+  if (sizeOf === undefined) fail(TypeError, 'sizeOf', 'is required with "maxSize": give a function (value, id) => its weight, an integer ≥ 0 in the units of maxSize', sizeOf)
+  if (typeof sizeOf !== 'function') fail(TypeError, 'sizeOf', 'must be a function (value, id) => its weight, an integer ≥ 0 in the units of maxSize', sizeOf)
+  if (maxSize === undefined) fail(TypeError, 'maxSize', 'is required with "sizeOf": give the most weight the rows may hold, a positive integer', maxSize)
+  number('maxSize', maxSize, (n) => Number.isSafeInteger(n) && n >= 1, `must be an integer in [1, ${Number.MAX_SAFE_INTEGER}] (in the units sizeOf returns)`)
+  return { maxSize: maxSize as number, sizeOf: sizeOf as ResolvedOptions['sizeOf'] }
 }
 
 /** The table's own origin: its `loader`, or its `batchLoader` (with `maxBatchSize`), or none. */
@@ -254,8 +283,8 @@ function readOrigin(loader: unknown, batchLoader: unknown, maxBatchSize: number)
   if (loader !== undefined && batchLoader !== undefined) fail(TypeError, 'loader', 'and "batchLoader" cannot both be set: give the table one of them', loader)
   if (loader !== undefined && typeof loader !== 'function') fail(TypeError, 'loader', 'must be a function (id, context) => value', loader)
   if (batchLoader !== undefined && typeof batchLoader !== 'function') fail(TypeError, 'batchLoader', 'must be a function (ids, context) => values (an array in the order of ids, or a Map)', batchLoader)
-  if (loader !== undefined) return loader as Loader<unknown, Id>
-  return batchLoader === undefined ? undefined : new Batch(batchLoader as BatchLoader<unknown, Id>, maxBatchSize)
+  if (loader !== undefined) return loader as RunLoader<unknown>
+  return batchLoader === undefined ? undefined : new Batch(batchLoader as RunBatchLoader<unknown>, maxBatchSize)
 }
 
 /**

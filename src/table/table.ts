@@ -10,7 +10,7 @@ import { R, type Stats, newReadCounters, snapshot } from '../core/counters.js'
 import { SelfFetchError, TableClosedError, badArgument, badNumber, describe, showId } from '../core/errors.js'
 import { expiryPolicy } from '../rows/expiry.js'
 import { type Id, badId } from '../core/id.js'
-import { Batch, type BatchLoader, type Loader, type Origin } from '../owner/loader.js'
+import { Batch, type BatchLoader, type Loader, type Origin, type RunBatchLoader, type RunLoader } from '../owner/loader.js'
 import { msg } from '../owner/messages.js'
 import { type Owner, startOwner } from '../owner/owner.js'
 import { type TableOptions, flightBoundOf, resolveOptions } from './options.js'
@@ -72,7 +72,7 @@ export class Table<V, K extends Id = string> {
   /** A view's own origin: the table's `batchLoader` asking with the view's ids (a table `loader` is adapted per read). */
   readonly #viewOrigin: Batch<V> | undefined
   /** Batch loaders of `fetchMany` on a view, adapted to its ids once each, so the reads of one turn still make one call. */
-  readonly #viewBatches: WeakMap<BatchLoader<V, Id>, Batch<V>> | undefined
+  readonly #viewBatches: WeakMap<RunBatchLoader<V>, Batch<V>> | undefined
   /** Set by a view's own `close()`: the view refuses reads and changes; the table goes on. Written only by {@link close}. */
   #viewClosed = false
 
@@ -139,8 +139,8 @@ export class Table<V, K extends Id = string> {
    * `LoadTimeoutError`, `SelfFetchError`, or `TableClosedError`; a bad id, loader or option rejects with a `TypeError`/`RangeError`.
    */
   fetch(id: K, loader: Loader<V, K>, options?: FetchOptions): Promise<V> {
-    // The table calls a loader only with the id it was fetched with: a Loader<V, K> serves as a Loader<V, Id>.
-    const load = loader as unknown as Loader<V, Id>
+    // The table calls a loader only with the id it was fetched with: a Loader<V, K> serves as a loader of any id.
+    const load = loader as unknown as RunLoader<V>
     if (this.#scope !== ROOT_SCOPE || isMarked(id)) return this.#inScope('fetch', id, load, options) as Promise<V>
     // A row holds `undefined` only when a loader (or put) answered it, which the types allow only when V admits it.
     if (observed(fetchChannel)) return traceFetch(this.name, { id }, (trace) => this.#readChecked(id, load, options, trace)) as Promise<V>
@@ -168,7 +168,7 @@ export class Table<V, K extends Id = string> {
    */
   fetchMany(ids: readonly K[], batchLoader: BatchLoader<V, K>, options?: FetchOptions): Promise<Array<V | undefined>> {
     if (typeof batchLoader !== 'function') return Promise.reject(badArgument(TypeError, `fetchMany(ids) needs a batch loader function (ids, context) => values, got ${describe(batchLoader)}`))
-    const load = batchLoader as unknown as BatchLoader<V, Id>
+    const load = batchLoader as unknown as RunBatchLoader<V>
     const batches = this.#viewBatches
     if (batches === undefined) return this.#readManyTraced('fetchMany', ids, new Batch(load, this.#maxBatchSize), options)
     let batch = batches.get(load)
@@ -310,7 +310,7 @@ export class Table<V, K extends Id = string> {
   /** A frozen snapshot of the counters, `size`, `inflight` and `hit_rate`. */
   stats(): Stats {
     const state = this.#owner.state
-    return snapshot(this.#reads, state.counters, state.rows.size, state.inflight)
+    return snapshot(this.#reads, state.counters, state.rows.size, state.rows.weight, state.inflight)
   }
 
   /** The key of `id` in this table's scope; throws a TypeError/RangeError naming `op` for an id no caller may give, and `TableClosedError` on a closed view. */

@@ -3,11 +3,11 @@
  * loaders are asked, and answer, with the caller's ids.
  */
 import type { Id } from '../core/id.js'
-import { Batch, type BatchAnswer, type BatchLoaderContext, type Loader } from '../owner/loader.js'
+import { Batch, type BatchLoaderContext, type RunBatchAnswer, type RunLoader } from '../owner/loader.js'
 import { unkey } from '../tags/scope.js'
 
 /** `loader` asked for `id` (the caller's) whatever key its flight loads. */
-export function viewLoader<V>(loader: Loader<V, Id>, id: Id): Loader<V, Id> {
+export function viewLoader<V>(loader: RunLoader<V>, id: Id): RunLoader<V> {
   return (_key, context) => loader(id, context)
 }
 
@@ -34,7 +34,7 @@ export function viewBatch<V>(batch: Batch<V>): Batch<V> {
 }
 
 /** A `Map` answer by the callers' ids, as one by keys; anything else as it is (the batch runner judges it). */
-function keyedBack<V>(answer: BatchAnswer<V, Id>, ids: Id[], keys: Id[]): BatchAnswer<V, Id> {
+function keyedBack<V>(answer: RunBatchAnswer<V>, ids: Id[], keys: Id[]): RunBatchAnswer<V> {
   if (!(answer instanceof Map)) return answer
   const byKey = new Map<Id, V | undefined | Error>()
   ids.forEach((id, i) => {
