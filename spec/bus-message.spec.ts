@@ -46,6 +46,7 @@ const invalidValues: Record<keyof ChangeMessage, fc.Arbitrary<unknown>> = {
   ),
   kind: fc.anything().filter((v) => v !== 'put' && v !== 'invalidate' && v !== 'clear'),
   origin: fc.oneof(fc.constant(''), tooLong(MAX_ORIGIN_LENGTH), notA('string')),
+  space: fc.oneof(tooLong(MAX_TABLE_LENGTH), notA('string', 'undefined')),
 }
 const fields = Object.keys(invalidValues) as (keyof ChangeMessage)[]
 const invalidField = fc.constantFrom(...fields).chain((field) => fc.tuple(fc.constant(field), invalidValues[field]))
@@ -60,6 +61,24 @@ describe('the wire format', () => {
       }),
       { numRuns: 500 },
     )
+  })
+
+  it('carries the key space of the publisher\u2019s L2 (space) in every kind, beside the bus\u2019s namespace (ns)', () => {
+    const kinds: CoherenceMessage[] = [
+      { table: 't', id: 'a', version: 1, kind: 'put', origin: 'o', space: 'shop:prod:' },
+      { table: 't', id: 1, version: 1, kind: 'fill', origin: 'o', space: '' },
+      { table: 't', id: 'a', version: 1, kind: 'unfilled', origin: 'o', lease: 'l', failed: true, space: 'shop:prod:' },
+      { table: 't', kind: 'clear', origin: 'o', space: 'shop:prod:' },
+      { table: 't', kind: 'clear', origin: 'o', scope: ['a'], version: 3, space: 'shop:prod:' },
+      { table: 't', kind: 'tag', tag: 'x', scope: [], version: 3, origin: 'o', space: 'shop:prod:' },
+    ]
+    for (const m of kinds) {
+      expect(parseCoherenceMessage(m)).toEqual({ ok: true, message: m })
+      expect(decodeWire(encodeWire(m, 'echostore:'))).toEqual({ ok: true, message: m, namespace: 'echostore:' })
+      expect(JSON.parse(encodeWire(m)).space).toBe(m.space)
+    }
+    expect(parseCoherenceMessage({ ...kinds[0], space: 'x'.repeat(MAX_TABLE_LENGTH + 1) })).toMatchObject({ ok: false })
+    expect(parseCoherenceMessage({ ...kinds[0], space: 7 })).toEqual({ ok: false, reason: `space must be a string of at most ${MAX_TABLE_LENGTH} code units` })
   })
 
   it('rejects any message with one field made invalid or removed', () => {
@@ -168,6 +187,7 @@ describe('parseCoherenceMessage', () => {
   it('carries every message with its fields at their limits (an id as long as a namespace key), even when every code unit takes 6 bytes of JSON', () => {
     for (const unit of ['i', '\u0001', '\ud800']) {
       const atLimits: CoherenceMessage = {
+        space: unit.repeat(MAX_TABLE_LENGTH),
         table: unit.repeat(MAX_TABLE_LENGTH),
         id: unit.repeat(MAX_KEY_LENGTH),
         version: MAX_VERSION,

@@ -125,7 +125,13 @@ describe('namespace ids', () => {
       expect.stringMatching(/invalidate\("x"\) option "version"/),
     ])
     for (const message of messages) expect(message).not.toMatch(/\uDC00|acme/)
+    const closing = here.namespace('acme')
     await here.close()
+    for (const refused of [await closing.fetch('x', never, { timeout: 5 }).catch((e: unknown) => e), await closing.put('x', 'v').catch((e: unknown) => e)]) {
+      expect(refused).toBeInstanceOf(TableClosedError)
+      expect((refused as TableClosedError).id).toBe('x')
+      expect((refused as Error).message).not.toMatch(/\uDC00|acme/)
+    }
   })
 
   it('refuses a bad namespace name, and nesting deeper than four', async () => {

@@ -24,6 +24,7 @@ describe('invalid options fail closed at construction, naming the option and the
     [{ l2: {} }, TypeError, /"l2" must be an L2Store/],
     [{ l2: { get() {}, set() {}, nextVersion() {}, clear() {}, close() {}, timeout: 0 } }, RangeError, /"l2.timeout".*got 0/],
     [{ bus: 42 }, TypeError, /"bus" must be a Bus.*got 42/],
+    [{ l2: { get() {}, set() {}, nextVersion() {}, clear() {}, close() {}, keySpace: 7 } }, TypeError, /"l2.keySpace" must be a string of at most 1024 code units.*got 7/],
   ])('%o → %s', (options, Kind, message) => {
     expect(() => createTable(options as never)).toThrow(Kind)
     expect(() => createTable(options as never)).toThrow(message)

@@ -120,6 +120,38 @@ describeRedis('environments on one Redis', () => {
     await Promise.all(buses.map((b) => b.close()))
   })
 
+  it("as the README sets them up (a prefix each, redisBus({ url }) with no namespace), staging's clear and invalidate leave prod's rows alone (coh_foreign), and prod's own changes still reach prod", async () => {
+    const name = testPrefix('catalog') // the default channel is shared with every run on this Redis: a table name of this run's own
+    const environment = (prefix: string) => {
+      const l2 = redisL2({ url: REDIS_URL, prefix })
+      const bus = redisBus({ url: REDIS_URL })
+      return { l2, bus, table: createTable<string>({ name, ttl: 600_000, l2, bus }) }
+    }
+    const staging = environment(`${root}shop:staging:`)
+    const prod = environment(`${root}shop:prod:`)
+    const prodPeer = environment(`${root}shop:prod:`)
+    await Promise.all([staging, prod, prodPeer].map(({ bus }) => bus.subscribed()))
+    try {
+      expect(await prod.table.fetch('k', () => 'prod k')).toBe('prod k')
+      expect(await staging.table.fetch('k', () => 'staging k')).toBe('staging k')
+      expect(await staging.table.invalidate('k')).toMatchObject({ broadcast: true })
+      expect(await staging.table.clear()).toMatchObject({ broadcast: true })
+      // prod's peer publishes after staging's two messages reached Redis: once prod hears it, it heard them.
+      const heard = new Promise<void>((resolve) => prod.table.events.on('coherence', (event) => event.id === 'marker' && resolve()))
+      await prodPeer.table.invalidate('marker')
+      await heard
+      expect(prod.table.stats()).toMatchObject({ coh_foreign: 2, coh_applied: 1, clears: 0 })
+      expect(prod.table.peek('k')).toBe('prod k')
+      expect(staging.table.peek('k')).toBeUndefined()
+      expect(await prodPeer.table.fetch('k', () => 'loaded again')).toBe('prod k') // prod's L2 entry stands too
+    } finally {
+      for (const { table, l2, bus } of [staging, prod, prodPeer]) {
+        await table.close()
+        await Promise.all([l2.close(), bus.close()])
+      }
+    }
+  })
+
   it("a clear on staging leaves prod's rows alone, and a message of another namespace on a shared channel is ignored and counted coh_foreign", async () => {
     const [staging, prod] = [`${root}staging:`, `${root}prod:`]
     const channel = testPrefix('shared-channel')

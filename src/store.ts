@@ -6,5 +6,5 @@
  */
 export type { L2Store, L2Entry, L2Write, L2Kind, L2Leases, LeaseRead } from './l2/store.js'
 export { jsonCodec, v8Codec, type Codec } from './l2/codec.js'
-export type { Bus, BusDelivery, CoherenceMessage, ChangeMessage, ClearMessage, TagMessage, FillMessage, UnfilledMessage } from './bus/bus.js'
+export type { Bus, BusDelivery, CoherenceMessage, ChangeMessage, ClearMessage, TagMessage, FillMessage, UnfilledMessage, InKeySpace } from './bus/bus.js'
 export { parseCoherenceMessage, encodeWire, decodeWire, MAX_WIRE_BYTES, type ParseResult } from './bus/message.js'

@@ -1,10 +1,20 @@
 import type { Id } from '../core/id.js'
 
+/** What every coherence message may carry besides the fields of its kind. */
+export interface InKeySpace {
+  /**
+   * The key space of the publishing table's L2 (its store's `keySpace`, a `redisL2`'s prefix),
+   * when it has one: a table whose L2 has another ignores the message (`coh_foreign`). Absent: every
+   * table applies it (a table without one, or a publisher older than this field).
+   */
+  space?: string
+}
+
 /**
  * A change of one id. It carries no value: a `put` has already written L2 (version-checked)
  * before it is broadcast, and receivers drop their row and read L2 next time.
  */
-export interface ChangeMessage {
+export interface ChangeMessage extends InKeySpace {
   /** The table name the change belongs to; other tables ignore it. */
   table: string
   /** The id that changed. */
@@ -21,7 +31,7 @@ export interface ChangeMessage {
  * The holder of an id's lease filled it: L2 holds its answer at `version`. Not a change: receivers
  * waiting on that lease read L2 now; nobody drops a row.
  */
-export interface FillMessage {
+export interface FillMessage extends InKeySpace {
   table: string
   id: Id
   version: number
@@ -37,7 +47,7 @@ export interface FillMessage {
  * a flight in one process do (the fail-safe answers their callers where there is a graced value),
  * and a receiver with grace holds its graced row of the id off for its `graceBackoff`.
  */
-export interface UnfilledMessage {
+export interface UnfilledMessage extends InKeySpace {
   table: string
   id: Id
   version: number
@@ -55,7 +65,7 @@ export interface UnfilledMessage {
  * got `version`, so its rows are stale and its flights fenced (a receiver that does not know
  * `scope` clears the whole table, which is safe).
  */
-export interface ClearMessage {
+export interface ClearMessage extends InKeySpace {
   table: string
   kind: 'clear'
   origin: string
@@ -66,7 +76,7 @@ export interface ClearMessage {
 }
 
 /** A tag was invalidated at the source (`invalidateTags`) in the namespace path `scope` (`[]`: the base table): it got `version`. */
-export interface TagMessage {
+export interface TagMessage extends InKeySpace {
   table: string
   kind: 'tag'
   tag: string

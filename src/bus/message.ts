@@ -10,6 +10,7 @@
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"unfilled","origin":"b3f…","lease":"9c1…","failed":true}
  *   {"table":"emoji_sets","kind":"tag","tag":"depot:7","scope":[],"version":17,"origin":"b3f…"}
  *   {"table":"emoji_sets","kind":"clear","scope":["tenant-a"],"version":17,"origin":"b3f…"}
+ *   {"table":"emoji_sets","id":"party","version":17,"kind":"put","origin":"b3f…","space":"shop:prod:"}
  *
  * - `table`: non-empty string, at most `MAX_TABLE_LENGTH` UTF-16 code units;
  * - `kind`: `"put"` or `"invalidate"` (a change of one id), `"fill"` (a lease holder filled the
@@ -25,6 +26,9 @@
  *   id's type, so `1` and `"1"` stay different ids;
  * - `version` (all but clears): an integer in [0, 2^52] (`-0` reads as `0`), as tables use;
  * - `origin`: non-empty string, at most `MAX_ORIGIN_LENGTH` code units;
+ * - `space` (optional, every kind): the key space of the publishing table's L2 (`L2Store.keySpace`,
+ *   a `redisL2`'s prefix), a string of at most `MAX_TABLE_LENGTH` code units; a table whose L2 has
+ *   another ignores the message;
  * - `ns` (optional, from `redisBus`): the key space of the publisher (its `namespace`, the L2 prefix),
  *   a string of at most `MAX_TABLE_LENGTH` code units; receivers in another key space ignore the message.
  *
@@ -98,19 +102,23 @@ function parseObject(raw: unknown): ParseResult {
   const ns = own('ns')
   if (ns !== undefined && (typeof ns !== 'string' || ns.length > MAX_TABLE_LENGTH)) return refuse(`ns must be a string of at most ${MAX_TABLE_LENGTH} code units`)
   const space = ns === undefined ? {} : { namespace: ns }
+  const rawKeySpace = own('space')
+  if (rawKeySpace !== undefined && (typeof rawKeySpace !== 'string' || rawKeySpace.length > MAX_TABLE_LENGTH)) return refuse(`space must be a string of at most ${MAX_TABLE_LENGTH} code units`)
+  // Added to every message read: the publisher's L2 key space, when it named one.
+  const stamp: { space?: string } = rawKeySpace === undefined ? {} : { space: rawKeySpace }
   const rawScope = own('scope')
   const scope = rawScope === undefined ? undefined : scopeOf(rawScope)
   if (scope === null) return refuse(`scope must be an array of at most ${MAX_NAMESPACE_DEPTH} non-empty strings of at most ${MAX_NAMESPACE_LENGTH} code units`)
   if (kind === 'clear') {
-    if (scope === undefined || scope.length === 0) return { ok: true, message: { table, kind, origin }, ...space }
+    if (scope === undefined || scope.length === 0) return { ok: true, message: { table, kind, origin, ...stamp }, ...space }
     if (!isVersion(version)) return refuse(`version must be an integer in [0, ${MAX_VERSION}]`)
-    return { ok: true, message: { table, kind, origin, scope, version: version + 0 }, ...space }
+    return { ok: true, message: { table, kind, origin, scope, version: version + 0, ...stamp }, ...space }
   }
   if (kind === 'tag') {
     const tag = own('tag')
     if (typeof tag !== 'string' || tag.length === 0 || tag.length > MAX_ID_LENGTH) return refuse(`tag must be a non-empty string of at most ${MAX_ID_LENGTH}`)
     if (!isVersion(version)) return refuse(`version must be an integer in [0, ${MAX_VERSION}]`)
-    return { ok: true, message: { table, kind, tag, scope: scope ?? [], version: version + 0, origin }, ...space }
+    return { ok: true, message: { table, kind, tag, scope: scope ?? [], version: version + 0, origin, ...stamp }, ...space }
   }
   if (typeof id === 'string') {
     if (id.length > MAX_KEY_LENGTH) return refuse(`id is longer than ${MAX_KEY_LENGTH}`)
@@ -125,7 +133,7 @@ function parseObject(raw: unknown): ParseResult {
     const failed = own('failed')
     if (failed !== undefined && typeof failed !== 'boolean') return refuse('failed must be a boolean when present')
     const unfilled: UnfilledMessage = { table, id: typeof id === 'number' ? id + 0 : id, version: version + 0, kind, origin, lease }
-    return { ok: true, message: failed === true ? { ...unfilled, failed } : unfilled, ...space }
+    return { ok: true, message: failed === true ? { ...unfilled, failed, ...stamp } : { ...unfilled, ...stamp }, ...space }
   }
 
   // `+ 0` turns -0 into 0, which is what JSON carries.
@@ -135,6 +143,7 @@ function parseObject(raw: unknown): ParseResult {
     version: version + 0,
     kind,
     origin,
+    ...stamp,
   }
   return { ok: true, message, ...space }
 }
@@ -151,26 +160,27 @@ function scopeOf(raw: unknown): string[] | null {
 }
 
 /**
- * Encodes a message in the wire format: JSON of its known fields, in a fixed order, then `ns` when
- * a `namespace` is given. Encode only messages `parseCoherenceMessage` accepted, with a namespace
- * of at most `MAX_TABLE_LENGTH` code units; those always fit in `MAX_WIRE_BYTES`.
+ * Encodes a message in the wire format: JSON of its known fields, in a fixed order, then its
+ * `space` when it has one, then `ns` when a `namespace` is given. Encode only messages
+ * `parseCoherenceMessage` accepted, with a namespace of at most `MAX_TABLE_LENGTH` code units;
+ * those always fit in `MAX_WIRE_BYTES`.
  */
 export function encodeWire(message: CoherenceMessage, namespace?: string): string {
-  const ns = namespace === undefined ? {} : { ns: namespace }
+  const tail = { ...(message.space === undefined ? {} : { space: message.space }), ...(namespace === undefined ? {} : { ns: namespace }) }
   if (message.kind === 'clear') {
     const { table, kind, origin, scope, version } = message
-    return JSON.stringify(scope === undefined ? { table, kind, origin, ...ns } : { table, kind, origin, scope, version, ...ns })
+    return JSON.stringify(scope === undefined ? { table, kind, origin, ...tail } : { table, kind, origin, scope, version, ...tail })
   }
   if (message.kind === 'tag') {
     const { table, kind, tag, scope, version, origin } = message
-    return JSON.stringify({ table, kind, tag, scope, version, origin, ...ns })
+    return JSON.stringify({ table, kind, tag, scope, version, origin, ...tail })
   }
   if (message.kind === 'unfilled') {
     const { table, id, version, kind, origin, lease, failed } = message
-    return JSON.stringify(failed === true ? { table, id, version, kind, origin, lease, failed, ...ns } : { table, id, version, kind, origin, lease, ...ns })
+    return JSON.stringify(failed === true ? { table, id, version, kind, origin, lease, failed, ...tail } : { table, id, version, kind, origin, lease, ...tail })
   }
   const { table, id, version, kind, origin } = message
-  return JSON.stringify({ table, id, version, kind, origin, ...ns })
+  return JSON.stringify({ table, id, version, kind, origin, ...tail })
 }
 
 /**

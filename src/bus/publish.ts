@@ -17,17 +17,20 @@ export interface Publisher {
   events: Emitter<TableEvents>
   /** Counts a failed publish (the owner writes the counter). */
   count(counter: OwnerCounterName): void
+  /** The key space of the table's L2 (`L2Store.keySpace`), which every message it publishes carries; `undefined` when it has none. */
+  space: string | undefined
 }
 
 /**
- * Publishes `message` (about `id`, or the whole table) on the table's bus, bounded by
+ * Publishes `message` (about `id`, or the whole table), stamped with the table's L2 key space, on the table's bus, bounded by
  * {@link PUBLISH_TIMEOUT}; never throws. Resolves true once the bus took it; false without a bus,
  * or when publishing failed or took too long (then counted in `bus_errors`; a failure, not a
  * timeout, is also emitted as an `error` event when someone listens).
  */
 export async function publish(to: Publisher, id: Id | undefined, message: CoherenceMessage): Promise<boolean> {
-  const { bus, clock, events, name } = to
+  const { bus, clock, events, name, space } = to
   if (bus === undefined) return false
+  if (space !== undefined) message = { ...message, space }
   const published = await new Promise<boolean>((resolve) => {
     const timer = clock.setTimeout(() => resolve(false), PUBLISH_TIMEOUT)
     const done = (ok: boolean, error?: unknown) => {

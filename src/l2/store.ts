@@ -53,6 +53,13 @@ export interface L2Store {
   readonly timeout?: number
   /** The server the store talks to, `host:port`, when it has one (`redisL2`): `echostore:l2` carries it. Optional. */
   readonly address?: string
+  /**
+   * The key space the store's entries live in, when stores of one kind can keep apart ones
+   * (`redisL2`: the client's `keyPrefix` and its `prefix`); a string of at most 1,024 code units.
+   * A table's bus messages carry it, and a table ignores messages carrying another
+   * (`coh_foreign`): environments that share a Redis and a channel never clear each other. Optional.
+   */
+  readonly keySpace?: string
   /** The live entry for (table, id), or `undefined` when there is none or it has expired. */
   get(table: string, id: Id): Promise<L2Entry | undefined>
   /**

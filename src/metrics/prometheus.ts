@@ -118,7 +118,7 @@ const HELP: Record<CounterName, string> = {
   coh_applied: 'Coherence messages applied.',
   coh_stale: 'Coherence messages dropped as not newer than what was held.',
   coh_invalid: 'Coherence messages that could not be parsed.',
-  coh_foreign: 'Coherence messages of another key space (bus namespace) ignored.',
+  coh_foreign: 'Coherence messages of another key space (L2 prefix or bus namespace) ignored.',
   coh_gaps: 'Gaps reported by the coherence bus (every L1 row dropped).',
   coh_dropped: 'L1 rows dropped because of bus gaps.',
   bus_errors: 'Coherence broadcasts that failed.',

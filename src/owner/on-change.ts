@@ -146,6 +146,11 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
   }
   const message = parsed.message
   if (message.table !== env.name || message.origin === env.origin) return
+  if (message.space !== undefined && env.space !== undefined && message.space !== env.space) {
+    // Published by a table of this name whose L2 is another key space (another environment): never applied.
+    state.counters[C.coh_foreign]++
+    return
+  }
   if (message.kind === 'clear' || message.kind === 'fill') busEvent(env.name, 'received', message)
   if (message.kind === 'clear' && message.scope !== undefined) {
     const scope = new Scope(message.scope)

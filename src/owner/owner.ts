@@ -78,7 +78,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const mailbox = new Mailbox<V>((messages) => deliver(messages), state)
   const post = (message: Message<V>): void => mailbox.post(message)
   const send = (message: Message<V>): void => mailbox.send(message)
-  const publisher: Publisher = { name, bus: options.bus, clock, events, count: (counter) => post(msg.count(counter)) }
+  const publisher: Publisher = { name, bus: options.bus, clock, events, count: (counter) => post(msg.count(counter)), space: options.space }
   const l2 = options.l2 && new L2Facade(options.l2, name, clock, (counter) => post(msg.count(counter)), events, state.tags)
   const runner: RunnerDeps<V> = {
     table: name,
@@ -101,6 +101,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const env: OwnerEnv<V> = {
     name,
     origin,
+    space: options.space,
     clock,
     loadTimeout: options.loadTimeout,
     flightBound,

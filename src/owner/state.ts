@@ -56,6 +56,8 @@ export interface OwnerEnv<V> {
   readonly name: string
   /** This table instance's id on the bus: it ignores its own messages. */
   readonly origin: string
+  /** The key space of the table's L2 (`L2Store.keySpace`): it ignores messages carrying another. `undefined`: it has none, and applies every message. */
+  readonly space: string | undefined
   readonly clock: Clock
   readonly loadTimeout: number
   /** How long a flight may run before `LoadTimeoutError`: `loadTimeout`, plus, with a lease, its `wait` and one L2 timeout (a flight may wait for another process's load before its own). */

@@ -266,6 +266,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
 
   return {
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+    keySpace: `${keyPrefixOf(options.client)}${prefix}`,
     /** The `host:port` of a single-node (or Sentinel) connection once known; undefined for a cluster. */
     get address(): string | undefined {
       const client = connection.current()

@@ -185,7 +185,7 @@ export class Changes<V> {
 
   /** Validates a change's options (a put takes `ttl` and `tags` too; the table checked the id); returns what it was given. */
   #check(id: Id, options: PutOptions | undefined, op: 'put' | 'invalidate'): PutOptions {
-    if (this.deps.closed()) throw new TableClosedError(this.deps.name, id, op)
+    if (this.deps.closed()) throw new TableClosedError(this.deps.name, callerIdOf(id), op)
     if (options === undefined) return {}
     const where = `${op}(${showId(callerIdOf(id))})`
     const { version, ttl, tags } = readOptions(options, op === 'put' ? ['version', 'ttl', 'tags'] : ['version'], where) as PutOptions

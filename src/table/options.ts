@@ -137,6 +137,8 @@ export const FIRST_LOOK_MS = { alone: 2, withBus: 25 } as const
 /** Options after defaults and validation. */
 export type ResolvedOptions = Required<Omit<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout' | 'lease' | 'loader' | 'batchLoader' | 'maxSize' | 'sizeOf'>> &
   Pick<TableOptions, 'l2' | 'bus' | 'inspect' | 'softTimeout' | 'maxSize' | 'sizeOf'> & {
+    /** The key space of the `l2` (its `keySpace`), stamped on every message the table publishes; `undefined` when it has none. */
+    space: string | undefined
     lease: LeaseSettings | undefined
     /** The table's own loader or batch loader, if it has one (`get`, `getMany`). */
     origin: Origin<unknown> | undefined
@@ -253,6 +255,9 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
       fail(TypeError, 'l2', 'must be an L2Store (get, set, nextVersion, clear, close), such as memoryL2() or redisL2({ url })', l2)
     }
     if (l2.timeout !== undefined) number('l2.timeout', l2.timeout, (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
+    if (l2.keySpace !== undefined && (typeof l2.keySpace !== 'string' || l2.keySpace.length > MAX_TABLE_LENGTH)) {
+      fail(TypeError, 'l2.keySpace', `must be a string of at most ${MAX_TABLE_LENGTH} code units (it travels on the bus)`, l2.keySpace)
+    }
   }
   if (bus !== undefined && !hasMethods(bus, ['publish', 'subscribe', 'close'])) {
     fail(TypeError, 'bus', 'must be a Bus (publish, subscribe, close), such as localBus() or redisBus({ url })', bus)
@@ -265,7 +270,7 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   const lease = readLease(o.lease, l2, loadTimeout, bus !== undefined)
   const maxBatchSize = number('maxBatchSize', o.maxBatchSize ?? 1_000, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_BATCH_SIZE, `must be an integer in [1, ${MAX_BATCH_SIZE}]`)
   const origin = readOrigin(o.loader, o.batchLoader, maxBatchSize)
-  return { name, ttl, jitter, capacity, maxSize, sizeOf, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, lease, clock, random, l2, bus, closeStores, inspect, maxBatchSize, origin }
+  return { name, ttl, jitter, capacity, maxSize, sizeOf, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, lease, clock, random, l2, space: l2?.keySpace, bus, closeStores, inspect, maxBatchSize, origin }
 }
 
 /** The `maxSize` and `sizeOf` options: both or neither. */

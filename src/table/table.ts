@@ -457,7 +457,7 @@ export class Table<V, K extends Id = string> {
   #readChecked(id: Id, loader: Origin<V>, options: FetchOptions | undefined, trace?: FetchTrace): Promise<V | undefined> {
     if (!isKey(id)) return Promise.reject(badId('fetch', id))
     if (typeof loader !== 'function' && !(loader instanceof Batch)) return Promise.reject(badArgument(TypeError, `fetch(${showId(callerIdOf(id))}) needs a loader function, got ${describe(loader)}`))
-    if (this.#owner.closed) return Promise.reject(new TableClosedError(this.name, id))
+    if (this.#owner.closed) return Promise.reject(new TableClosedError(this.name, callerIdOf(id)))
     let read: FetchOptions
     try {
       read = readFetchOptions(id, options)
