@@ -67,6 +67,12 @@ export interface OwnerEnv<V> {
   readonly sweepInterval: number
   /** Ms a row's value is kept past its expiry as a fallback (0: no grace, no fail-safe). */
   readonly grace: number
+  /**
+   * With an L2, the longest an entry written with the table's lifetimes stays there after its birth
+   * (`max(ttl, negativeTtl)` with its jitter, plus the grace); 0 without one. A tag version this recent
+   * is kept even when no row holds it: such an entry in L2 may be older than it (see `forgetTagVersions`).
+   */
+  readonly l2EntryLife: number
   /** Ms the fail-safe keeps the origin from being tried again after a failure it absorbed. */
   readonly graceBackoff: number
   /** Ms after which the waiters of a flight get the graced value, if there is one (undefined: never). */

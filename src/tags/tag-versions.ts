@@ -33,7 +33,7 @@ export class TagVersions {
   #forgotten = 0
   /** The last reading of the version clock: every birth and every floor handed out is above it. */
   #last = 0
-  /** Bumped whenever a tag key's version rises or the versions are reset: a row checked under the current epoch needs no check. */
+  /** Bumped whenever a tag key's version rises: a row checked under the current epoch needs no check. */
   epoch = 0
 
   /** A reading of the version clock at `now`, above every earlier one: a row's birth, or an invalidation's floor. */
@@ -93,12 +93,6 @@ export class TagVersions {
       this.#versions.delete(key)
       if (version > this.#forgotten) this.#forgotten = version
     }
-  }
-
-  /** Forgets every tag's version (the table was cleared, or its bus lost messages: no row or flight from before remains). The clock goes on. */
-  reset(): void {
-    this.forget(Number.POSITIVE_INFINITY)
-    this.epoch++
   }
 
   /** Tag keys with a version held now. */
