@@ -20,11 +20,12 @@ import { MAX_VERSION, PER_MS, clockVersion } from '../core/versions.js'
  * change path (a floor) and by the L2 facade (an entry's check).
  *
  * A tag key's version is kept only while it can still change an answer: {@link forget} drops the
- * versions below the oldest birth the rows and flights hold, and keeps one number in their place,
- * the highest version dropped, at or below which every tagged birth counts as stale. No row held
- * was born that early, so forgetting changes no row's answer; an L2 entry born that early (it may
- * carry a dropped tag) is reloaded, and its reload is born above it. Memory stays bounded by the
- * rows held, however many distinct tags a process invalidates over its life.
+ * versions below the oldest birth the rows and flights hold (and, with an L2, below an entry's life
+ * ago: see `forgetTagVersions`), and keeps one number in their place, the highest version dropped,
+ * at or below which every tagged birth counts as stale. No row held was born that early, so
+ * forgetting changes no row's answer; an L2 entry born that early (it may carry a dropped tag) is
+ * reloaded, and its reload is born above it. Memory stays bounded by the rows held and the tags
+ * invalidated within an L2 entry's life, however many distinct tags a process invalidates over its life.
  */
 export class TagVersions {
   /** The version of each tag key that was invalidated and may still change an answer (absent: never, or forgotten). */
