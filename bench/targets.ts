@@ -1,6 +1,7 @@
 import type { WorkloadId } from './lib/config.js'
 import { num, percent, sig } from './lib/format.js'
 import type { WorkloadResult } from './workloads/context.js'
+import { TAG_BYTES_BOUND } from './workloads/w5-memory.js'
 import { SLICED_FLOOR } from './workloads/w7-sweeper.js'
 import { ROOT_IMPORT_BUDGET_MS } from './workloads/w10-import.js'
 import { HIT_RATE_PEERS, traceMetric, type W9Result } from './workloads/w9-hit-rate.js'
@@ -88,6 +89,9 @@ export function evaluateTargets(results: Results): TargetRow[] {
     const lru = get(results, 'W5', 'lru-cache', 'bytesPerRow')
     const [r, ok] = compare(es, lru, (x) => x <= 1)
     out.push(row('W5', "bytes per row ≤ lru-cache's", es !== undefined && lru !== undefined ? `${num(es, 1)} B vs ${num(lru, 1)} B` : undefined, r, ok))
+    const perTag = get(results, 'W5', SUBJECT, 'bytesPerTag')
+    const [rt, okt] = compare(perTag, TAG_BYTES_BOUND, (x) => x <= 1)
+    out.push(row('W5', `bytes kept per distinct tag invalidated, once its rows expired and were swept ≤ ${TAG_BYTES_BOUND} B`, perTag === undefined ? undefined : `${num(perTag, 2)} B`, rt, okt))
   }
   {
     const name = `${SUBJECT} (jitter 0.2)`

@@ -7,7 +7,7 @@
 import mitt from 'mitt'
 import { describe, expect, it } from 'vitest'
 import { type Id, type LoaderContext, type Table, createTable, localBus, memoryL2 } from '../src/index.js'
-import type { L2Store } from '../src/store.js'
+import type { Bus, BusDelivery, L2Store } from '../src/store.js'
 import { manualClock } from '../src/testing.js'
 import { onSweep } from '../src/owner/on-sweep.js'
 import { type OwnerEnv, type Turn, initialState } from '../src/owner/state.js'
@@ -16,10 +16,10 @@ import { advanceSettled, latchedLoader, settle } from './support/latch.js'
 const SWEEP = 100
 
 /** An owner's state and a turn over it that runs the sweeper's passes (one every {@link SWEEP} ms), no actor. */
-function owner() {
+function owner(l2EntryLife = 0) {
   const clock = manualClock(0)
   const state = initialState<string>(100_000, 0, true, clock, () => {})
-  const env = { name: 'tags', clock, sweepInterval: SWEEP, sweepPeriod: SWEEP, sweeper: { continueSoon() {} }, events: mitt() } as unknown as OwnerEnv<string>
+  const env = { name: 'tags', clock, sweepInterval: SWEEP, sweepPeriod: SWEEP, l2EntryLife, sweeper: { continueSoon() {} }, events: mitt() } as unknown as OwnerEnv<string>
   const turn: Turn<string> = { state, env, defer: (effect: () => void) => effect() } as unknown as Turn<string>
   /** Moves the clock to `at` and runs a whole sweep pass there. */
   const passAt = (at: number) => {
@@ -66,6 +66,21 @@ describe('tag versions are forgotten once nothing born before them remains', () 
     passAt(2_200)
     expect(state.tags.size).toBe(0)
   })
+
+  it('with an L2, keeps the versions younger than an L2 entry of the table lives, rows or not', () => {
+    const { clock, state, passAt, rowThenInvalidate } = owner(5_000)
+    rowThenInvalidate('a', 'a', 1_000)
+    clock.set(3_000)
+    rowThenInvalidate('b', 'b', 4_000)
+    passAt(4_500) // both rows are stale, and swept
+    passAt(4_600)
+    expect(state.rows.size).toBe(0)
+    expect(state.tags.size).toBe(2) // both under 5 s old
+    passAt(5_200)
+    expect(state.tags.size).toBe(1) // `a`'s is over 5 s old: no entry of the table's lifetimes born before it is left in L2
+    passAt(8_200)
+    expect(state.tags.size).toBe(0)
+  })
 })
 
 describe('forgetting tag versions changes no answer', () => {
@@ -104,20 +119,36 @@ describe('forgetting tag versions changes no answer', () => {
     await table.close()
   })
 
-  it('an L2 entry loaded before an invalidation L2 did not take stays hidden once this process forgot that version', async () => {
+  it('an L2 entry of a lifetime of its own, loaded before an invalidation L2 did not take, stays hidden once this process forgot that version', async () => {
     const clock = manualClock(0)
     const inner = memoryL2({ clock })
     const l2: L2Store = { ...inner, get: inner.get.bind(inner), set: inner.set.bind(inner), nextVersion: inner.nextVersion.bind(inner), clear: inner.clear.bind(inner), tagVersions: inner.tagVersions!.bind(inner), close: inner.close.bind(inner), invalidateTags: () => Promise.reject(new Error('down')) }
     const bus = localBus()
-    const make = (): Table<string> => createTable<string>({ name: 'tags', ttl: 60_000, jitter: 0, sweepInterval: SWEEP, clock, l2, bus })
+    const make = (): Table<string> => createTable<string>({ name: 'tags', ttl: 1_000, jitter: 0, sweepInterval: SWEEP, clock, l2, bus })
     const here = make()
     const there = make()
-    await here.fetch('a', tagged('v1', ['t']))
+    // Its loader gives it a minute: it outlives the table's ttl in L2.
+    await here.fetch('a', async (_id, context) => (context.setTags(['t']), context.setTtl(60_000), 'v1'))
     expect(await here.invalidateTags(['t'])).toMatchObject({ l2: 'failed' })
     await settle()
-    // `there` holds no row: its next sweep passes forget the version of `t` at once.
-    await advanceSettled(clock, 8_000)
+    // `there` holds no row: once the version is older than an entry of the table's lifetimes lives, it goes.
+    await advanceSettled(clock, 3_000)
     expect(await there.fetch('a', tagged('v2', ['t']))).toBe('v2')
     await Promise.all([here.close(), there.close()])
+  })
+
+  it('a gap on the bus keeps the versions: an L2 entry older than an invalidation L2 did not take stays hidden after it', async () => {
+    const clock = manualClock(0)
+    const inner = memoryL2({ clock })
+    const l2: L2Store = { ...inner, get: inner.get.bind(inner), set: inner.set.bind(inner), nextVersion: inner.nextVersion.bind(inner), clear: inner.clear.bind(inner), tagVersions: inner.tagVersions!.bind(inner), close: inner.close.bind(inner), invalidateTags: () => Promise.reject(new Error('down')) }
+    const handlers = new Set<(delivery: BusDelivery) => void>()
+    const bus: Bus = { publish: async () => {}, subscribe: (handler) => (handlers.add(handler), () => void handlers.delete(handler)), close: async () => handlers.clear() }
+    const table = createTable<string>({ name: 'tags', ttl: 60_000, jitter: 0, sweepInterval: SWEEP, clock, l2, bus })
+    await table.fetch('a', tagged('v1', ['t']))
+    expect(await table.invalidateTags(['t'])).toMatchObject({ l2: 'failed' })
+    for (const handler of handlers) handler({ type: 'gap' })
+    expect(table.stats()).toMatchObject({ coh_gaps: 1, size: 0 })
+    expect(await table.fetch('a', tagged('v2', ['t']))).toBe('v2')
+    await table.close()
   })
 })

@@ -199,7 +199,8 @@ function readField(delivery: unknown, key: 'type' | 'message'): unknown {
 function dropEverything<V>(state: OwnerState<V>): number {
   const dropped = state.rows.size
   state.rows.clear()
-  state.tags.reset() // no row nor flight from before remains to be judged by a tag
+  // The tag versions stay: the sweeper forgets them as it does any (see `forgetTagVersions`), and
+  // until then they still hide L2's entries older than an invalidation L2 did not take.
   fenceEverything(state)
   return dropped
 }

@@ -2,18 +2,23 @@ import { C } from '../core/counters.js'
 import { emitSafely } from '../core/events.js'
 import { newSweepCursor } from '../rows/row-store.js'
 import { SWEEP_SLICE, SWEEP_SLICE_MS } from './sweep-timer.js'
-import { type OwnerState, type Turn, listening } from './state.js'
+import { type Turn, listening } from './state.js'
+import { clockVersion } from '../core/versions.js'
 
 /**
  * Forgets the tag versions that can no longer change an answer (see `TagVersions.forget`): those
  * below the earliest birth of a tagged row held and of a flight in progress that is not fenced (a
- * fenced flight's answer is not stored). Called as each sweep pass starts: O(slots + tag keys) once
- * per sweep period, so a process that invalidates a tag per update keeps only the versions of its
- * last rows' lifetime.
+ * fenced flight's answer is not stored), and, with an L2, born more than an entry's life ago
+ * (`l2EntryLife`): an entry written with the table's lifetimes is gone from L2 by then, so none is
+ * reloaded for a version forgotten too early (one with a longer lifetime of its own may be, once).
+ * Called as each sweep pass starts: O(slots + tag keys) once per sweep period, so a process that
+ * invalidates a tag per update keeps only the versions of its last rows' lifetime.
  */
-export function forgetTagVersions<V>(state: OwnerState<V>): void {
+export function forgetTagVersions<V>(turn: Turn<V>, now: number): void {
+  const { state, env } = turn
   if (state.tags.size === 0) return
   let oldest = state.rows.oldestBirth()
+  if (env.l2EntryLife > 0) oldest = Math.min(oldest, clockVersion(now - env.l2EntryLife))
   for (const flight of state.flights.values()) if (flight.born < oldest) oldest = flight.born
   for (const flight of state.solo) if (!flight.fenced && flight.born < oldest) oldest = flight.born
   state.tags.forget(oldest)
@@ -54,7 +59,7 @@ export function onSweep<V>(turn: Turn<V>, tick: boolean): void {
       state.sweep = newSweepCursor(undefined, owed ? undefined : putOffAt(turn, now))
       state.nextSweepAt = now + env.sweepPeriod
       state.counters[C.sweeps]++
-      forgetTagVersions(state)
+      forgetTagVersions(turn, now)
     } else if (state.putOff.length > 0) {
       const shards = state.putOff
       state.putOff = []

@@ -16,7 +16,7 @@ import { Sweeper } from './sweep-timer.js'
 import { BatchWindow } from './batch-window.js'
 import { type Publisher, publish } from '../bus/publish.js'
 import type { TableEvents } from '../core/events.js'
-import type { Expiry } from '../rows/expiry.js'
+import { type Expiry, jitterSpread } from '../rows/expiry.js'
 import type { Origin } from './loader.js'
 import { guardInspector } from './inspector.js'
 import { ownerLogic } from './logic.js'
@@ -110,6 +110,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     sweepInterval: options.sweepInterval,
     grace: options.grace,
     sizeOf: options.sizeOf as ((value: V, id: Id) => unknown) | undefined,
+    l2EntryLife: l2 === undefined ? 0 : Math.max(options.ttl, options.negativeTtl) + jitterSpread(Math.max(options.ttl, options.negativeTtl), options.jitter) + options.grace,
     graceBackoff: options.graceBackoff,
     softTimeout: options.softTimeout,
     sweeper: new Sweeper(clock, options.sweepInterval, (tick) => send(msg.sweep(tick))),

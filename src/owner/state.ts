@@ -72,6 +72,12 @@ export interface OwnerEnv<V> {
   readonly grace: number
   /** Weighs a value for `maxSize` (undefined: the table has none): called for every value written to the rows. */
   readonly sizeOf: ((value: V, id: Id) => unknown) | undefined
+  /**
+   * With an L2, the longest an entry written with the table's lifetimes stays there after its birth
+   * (`max(ttl, negativeTtl)` with its jitter, plus the grace); 0 without one. A tag version this recent
+   * is kept even when no row holds it: such an entry in L2 may be older than it (see `forgetTagVersions`).
+   */
+  readonly l2EntryLife: number
   /** Ms the fail-safe keeps the origin from being tried again after a failure it absorbed. */
   readonly graceBackoff: number
   /** Ms after which the waiters of a flight get the graced value, if there is one (undefined: never). */

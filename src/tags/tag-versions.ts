@@ -20,11 +20,12 @@ import { MAX_VERSION, PER_MS, clockVersion } from '../core/versions.js'
  * change path (a floor) and by the L2 facade (an entry's check).
  *
  * A tag key's version is kept only while it can still change an answer: {@link forget} drops the
- * versions below the oldest birth the rows and flights hold, and keeps one number in their place,
- * the highest version dropped, at or below which every tagged birth counts as stale. No row held
- * was born that early, so forgetting changes no row's answer; an L2 entry born that early (it may
- * carry a dropped tag) is reloaded, and its reload is born above it. Memory stays bounded by the
- * rows held, however many distinct tags a process invalidates over its life.
+ * versions below the oldest birth the rows and flights hold (and, with an L2, below an entry's life
+ * ago: see `forgetTagVersions`), and keeps one number in their place, the highest version dropped,
+ * at or below which every tagged birth counts as stale. No row held was born that early, so
+ * forgetting changes no row's answer; an L2 entry born that early (it may carry a dropped tag) is
+ * reloaded, and its reload is born above it. Memory stays bounded by the rows held and the tags
+ * invalidated within an L2 entry's life, however many distinct tags a process invalidates over its life.
  */
 export class TagVersions {
   /** The version of each tag key that was invalidated and may still change an answer (absent: never, or forgotten). */
@@ -33,7 +34,7 @@ export class TagVersions {
   #forgotten = 0
   /** The last reading of the version clock: every birth and every floor handed out is above it. */
   #last = 0
-  /** Bumped whenever a tag key's version rises or the versions are reset: a row checked under the current epoch needs no check. */
+  /** Bumped whenever a tag key's version rises: a row checked under the current epoch needs no check. */
   epoch = 0
 
   /** A reading of the version clock at `now`, above every earlier one: a row's birth, or an invalidation's floor. */
@@ -93,12 +94,6 @@ export class TagVersions {
       this.#versions.delete(key)
       if (version > this.#forgotten) this.#forgotten = version
     }
-  }
-
-  /** Forgets every tag's version (the table was cleared, or its bus lost messages: no row or flight from before remains). The clock goes on. */
-  reset(): void {
-    this.forget(Number.POSITIVE_INFINITY)
-    this.epoch++
   }
 
   /** Tag keys with a version held now. */
