@@ -126,15 +126,17 @@ export async function waitForLease<V>(flight: Flight<V>, deps: LeaseDeps, token:
   for (;;) {
     const ended = await wakeOrPause(flight, clock, Math.min(pause, Math.max(0, deadline - clock.now())))
     if (!flight.running) return { kind: 'gone' }
+    let gaveUp = ended?.lease
     // The holder's loader failed: so does this flight (unless a change fenced it: it loads afresh),
     // when that holder's lease is the one it waits on: a holder whose lease ran out and was taken
-    // over fails alone, and this flight waits on for the new holder's fill.
+    // over fails alone, and this flight waits on for the new holder's fill (that lease is not the
+    // failed holder's to release: the look skips it, and stays within `LEASE_L2_CALLS`).
     if (ended?.failed === true && !flight.fenced) {
       const another = await l2.leaseHeldByAnother(flight.id, ended.lease)
       if (!flight.running) return { kind: 'gone' }
       if (!another) return { kind: 'failed' }
+      gaveUp = undefined
     }
-    const gaveUp = ended?.lease
     const looked = l2.readsWithLease ? await lookWithLease(flight, deps, token, version, gaveUp) : await look(flight, deps, token, version, gaveUp)
     if (looked !== undefined) return looked
     if (clock.now() >= deadline) return { kind: 'load', version }
