@@ -190,5 +190,30 @@ describe('a lease holder whose loader fails', () => {
     expect(slow.calls).toHaveLength(2)
     await close()
   })
+
+  it('with grace too: the waiter of the new holder answers its fill, not the graced value', async () => {
+    const { clock, tables, close } = processes(3)
+    const [a, b, c] = tables as [Table<Row>, Table<Row>, Table<Row>]
+    await filledThenExpired(tables, clock, 'hot', { v: 'graced' })
+    const slow = latchedLoader<Row>()
+    const fromA = outcome(a.fetch('hot', slow.loader))
+    await quiet()
+    await advanceSettled(clock, 3_001) // A's lease runs out; its load goes on
+    const fromB = outcome(b.fetch('hot', slow.loader))
+    await quiet()
+    const fromC = outcome(c.fetch('hot', slow.loader))
+    await quiet()
+    expect(slow.calls).toHaveLength(2) // A and B load; C waits on B's lease
+    slow.calls[0]!.reject(new Error('A timed out at the origin'))
+    await quiet()
+    expect(fromA.value).toEqual({ v: 'graced' }) // A's own fail-safe
+    expect(fromC.state).toBe('pending')
+    slow.calls[1]!.resolve({ v: 'from B' })
+    await quiet()
+    expect(fromB.value).toEqual({ v: 'from B' })
+    expect(fromC.value).toEqual({ v: 'from B' })
+    expect(c.stats()).toMatchObject({ failsafe: 0, lease_waited: 1 })
+    await close()
+  })
 })
 
