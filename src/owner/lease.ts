@@ -134,7 +134,7 @@ export async function waitForLease<V>(flight: Flight<V>, deps: LeaseDeps, token:
     if (ended?.failed === true && !flight.fenced) {
       const another = await l2.leaseHeldByAnother(flight.id, ended.lease)
       if (!flight.running) return { kind: 'gone' }
-      if (!another) return { kind: 'failed' }
+      if (!another) return failedUnlessFilled(flight, l2, version)
       gaveUp = undefined
     }
     const looked = l2.readsWithLease ? await lookWithLease(flight, deps, token, version, gaveUp) : await look(flight, deps, token, version, gaveUp)
@@ -142,6 +142,18 @@ export async function waitForLease<V>(flight: Flight<V>, deps: LeaseDeps, token:
     if (clock.now() >= deadline) return { kind: 'load', version }
     pause = Math.min(2 * pause, LONGEST_LOOK_MS)
   }
+}
+
+/**
+ * The lease this flight waits on ended with its holder's failure (or none is held): the flight fails
+ * with it, unless L2 holds a fill by now (a holder that took over a lease that ran out may have
+ * filled and let go before the failure was read).
+ */
+async function failedUnlessFilled<V>(flight: Flight<V>, l2: L2Facade, version: number): Promise<LeaseOutcome> {
+  const entry = await l2.get(flight.id)
+  if (!flight.running) return { kind: 'gone' }
+  const fill = fillIn(entry, version, flight)
+  return fill === undefined ? { kind: 'failed' } : { kind: 'filled', entry: fill }
 }
 
 /** One look of a waiter: L2 read, the release of a holder that said it gave up, a lease try, and a read once more if it took the lease. Undefined: wait on. */
