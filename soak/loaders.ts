@@ -65,7 +65,7 @@ export function makeLoader(plan: LoaderPlan, { label, origin, tally, ledger }: L
       case 'throw':
         throw new OriginError(id, 'threw')
       case 'async':
-        if (plan.reportVersion) context.setVersion(origin.version(id))
+        if (plan.reportVersion && origin.versioned(id)) context.setVersion(origin.version(id))
         return ledger.track(kind, after(plan.delay).then(() => origin.read(id)))
       case 'reject':
         return ledger.track(

@@ -179,8 +179,9 @@ export async function runWorkload(deps: WorkloadDeps, deadline: number): Promise
   }
 
   async function change(t: SoakTable, op: 'put' | 'invalidate', id: Id, random: () => number): Promise<void> {
-    // Explicit versions come from the origin, as a database's row version would; the rest are assigned by the table (L2's counter, or highest + 1).
-    const version = origin.exists(id) && random() < 0.7 ? origin.bump(id) : undefined
+    // Explicit versions come from the origin, as a database's row version would, for the ids fed with
+    // them; the other ids' are assigned by the table (L2's counter, or highest + 1).
+    const version = origin.versioned(id) ? origin.bump(id) : undefined
     const options = version === undefined ? undefined : { version }
     const value = random() < 0.1 ? undefined : origin.written(id)
     const pending = attempt(t, op, id, () => (op === 'put' ? t.table.put(id, value, options) : t.table.invalidate(id, options)))

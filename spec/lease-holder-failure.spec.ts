@@ -29,7 +29,7 @@ function processes(n: number) {
     await store.close()
     await bus.close()
   }
-  return { clock, tables, close }
+  return { clock, store, tables, close }
 }
 
 /** Lets the owners, the L2 calls and the bus run to quiet. */
@@ -188,6 +188,61 @@ describe('a lease holder whose loader fails', () => {
     expect(fromC).toMatchObject({ state: 'fulfilled', value: { v: 'from B' } })
     expect(c.stats()).toMatchObject({ loads: 0, load_errors: 0, lease_waited: 1 })
     expect(slow.calls).toHaveLength(2)
+    await close()
+  })
+
+  it('with grace too: the waiter of the new holder answers its fill, not the graced value', async () => {
+    const { clock, tables, close } = processes(3)
+    const [a, b, c] = tables as [Table<Row>, Table<Row>, Table<Row>]
+    await filledThenExpired(tables, clock, 'hot', { v: 'graced' })
+    const slow = latchedLoader<Row>()
+    const fromA = outcome(a.fetch('hot', slow.loader))
+    await quiet()
+    await advanceSettled(clock, 3_001) // A's lease runs out; its load goes on
+    const fromB = outcome(b.fetch('hot', slow.loader))
+    await quiet()
+    const fromC = outcome(c.fetch('hot', slow.loader))
+    await quiet()
+    expect(slow.calls).toHaveLength(2) // A and B load; C waits on B's lease
+    slow.calls[0]!.reject(new Error('A timed out at the origin'))
+    await quiet()
+    expect(fromA.value).toEqual({ v: 'graced' }) // A's own fail-safe
+    expect(fromC.state).toBe('pending')
+    slow.calls[1]!.resolve({ v: 'from B' })
+    await quiet()
+    expect(fromB.value).toEqual({ v: 'from B' })
+    expect(fromC.value).toEqual({ v: 'from B' })
+    expect(c.stats()).toMatchObject({ failsafe: 0, lease_waited: 1 })
+    await close()
+  })
+
+  it('a waiter that finds no holder after a failure looks at L2 first: the new holder may have filled and let go', async () => {
+    const { clock, store, tables, close } = processes(3)
+    const [a, b, c] = tables as [Table<Row>, Table<Row>, Table<Row>]
+    const slow = latchedLoader<Row>()
+    const fromA = outcome(a.fetch('cold', slow.loader))
+    await quiet()
+    await advanceSettled(clock, 3_001) // A's lease runs out; its load goes on
+    const fromB = outcome(b.fetch('cold', slow.loader))
+    await quiet()
+    const fromC = outcome(c.fetch('cold', slow.loader))
+    await quiet()
+    expect(slow.calls).toHaveLength(2)
+    // C's read of who holds the lease waits until B has filled and let go.
+    const leases = store.leases!
+    const holder = leases.holder!.bind(leases)
+    let answerHolder = () => {}
+    leases.holder = (...args: [string, string | number]) => new Promise((resolve) => (answerHolder = () => resolve(holder(...args))))
+    slow.calls[0]!.reject(new Error('A timed out at the origin'))
+    await quiet()
+    slow.calls[1]!.resolve({ v: 'from B' })
+    await quiet()
+    expect(fromB.value).toEqual({ v: 'from B' })
+    expect(fromC.state).toBe('pending')
+    answerHolder()
+    await quiet()
+    expect(fromA.state).toBe('rejected')
+    expect(fromC).toMatchObject({ state: 'fulfilled', value: { v: 'from B' } })
     await close()
   })
 })

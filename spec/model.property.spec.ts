@@ -11,7 +11,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { runScenario } from '../soak/model/run.js'
-import { scenarioArb } from '../soak/model/scenario.js'
+import { leaseTakeoverArb, scenarioArb } from '../soak/model/scenario.js'
 
 /** Runs that once broke a promise, replayed as they were found. */
 const KEPT: { seed: number; path: string; what: string }[] = [
@@ -22,8 +22,8 @@ const KEPT: { seed: number; path: string; what: string }[] = [
   { seed: -557831535, path: '274:11:0:8:8:8:2:3:5:0:3', what: 'a lease waiter failed with its holder in another table (LeaseHolderFailedError, a rejection its caller may get)' },
 ]
 
-const property = () =>
-  fc.asyncProperty(scenarioArb(), fc.scheduler(), async (scenario, scheduler) => {
+const property = (scenarios = scenarioArb()) =>
+  fc.asyncProperty(scenarios, fc.scheduler(), async (scenario, scheduler) => {
     const problems = await runScenario(scenario, scheduler)
     expect(problems).toEqual([])
   })
@@ -37,5 +37,9 @@ describe('the scheduled model', () => {
 
   it('keeps every promise on a few hundred schedules of fetches, changes, clears, aborts and timeouts', async () => {
     await fc.assert(property(), { numRuns: 300 })
+  }, 120_000)
+
+  it('keeps every promise with three processes on one lease: holders that run out and are taken over, and waiters of the new holder', async () => {
+    await fc.assert(property(leaseTakeoverArb()), { numRuns: 150 })
   }, 120_000)
 })

@@ -123,3 +123,46 @@ describe('versions are bounded by 2^52 wherever they enter', () => {
     await bus.close()
   })
 })
+
+describe('versions of two sources: the data’s own and minted ones', () => {
+  /** Two processes on one L2 and no bus, on a wall-clock-like clock; the table is fed with the data's versions (1001, 1002, …). */
+  function fedWithDataVersions() {
+    const clock = manualClock(T0)
+    const l2 = memoryL2({ clock })
+    const make = () => createTable<string>({ name: NAME, clock, l2, sweepInterval: 1e9 })
+    return { clock, l2, make }
+  }
+
+  it('a change without a version, where the id holds a data version, takes the next one in the data’s order: later data versions still cache', async () => {
+    const { make } = fedWithDataVersions()
+    const table = make()
+    expect(await table.put('k', 'v1001', { version: 1001 })).toMatchObject({ applied: true, version: 1001 })
+    expect(await table.invalidate('k')).toMatchObject({ applied: true, version: 1002, l2: 'written' })
+    expect(await table.put('k', 'v1002', { version: 1002 })).toMatchObject({ applied: true, version: 1002, l2: 'written' })
+    expect(await table.invalidate('k')).toMatchObject({ applied: true, version: 1003 })
+    let origin = 0
+    const loader = (_id: unknown, { setVersion }: { setVersion(version: number): void }) => (origin++, setVersion(1003), 'v1003')
+    for (let i = 0; i < 3; i++) expect(await table.fetch('k', loader)).toBe('v1003')
+    expect(origin).toBe(1)
+    expect(table.has('k')).toBe(true)
+    expect(await make().fetch('k', () => 'never')).toBe('v1003') // in L2 too
+    await table.close()
+  })
+
+  it('a data version below a minted one (a process that did not know the id minted it) is refused loudly: by put, invalidate and a loader’s setVersion', async () => {
+    const { make } = fedWithDataVersions()
+    const [fed, cold] = [make(), make()]
+    expect(await fed.put('k', 'v1001', { version: 1001 })).toMatchObject({ applied: true })
+    const minted = await cold.invalidate('k') // knows nothing of k: a clock version, above the data's
+    expect(minted.version).toBeGreaterThanOrEqual(T0 * 1_024)
+    const mixed = /version 1002 is the data's own, but the id holds version \d+, minted by a change without a version .* give every change of this table a version/
+    await expect(fed.put('k', 'v1002', { version: 1002 })).rejects.toThrow(mixed) // L2 refuses it: the holder's version is read
+    await expect(cold.put('k', 'v1002', { version: 1002 })).rejects.toThrow(mixed) // its own tombstone holds it
+    await expect(cold.invalidate('k', { version: 1002 })).rejects.toThrow(RangeError)
+    await expect(cold.fetch('k', (_id, { setVersion }) => (setVersion(1002), 'v1002'))).rejects.toThrow(mixed)
+    expect(cold.stats()).toMatchObject({ load_errors: 1, size: 1 }) // its tombstone only
+    // A later minted change is above: it is applied.
+    expect(await cold.put('k', 'minted')).toMatchObject({ applied: true, l2: 'written' })
+    await Promise.all([fed.close(), cold.close()])
+  })
+})

@@ -1,6 +1,6 @@
 /**
- * One scheduled model run: builds the tables of a {@link ModelScenario} on a manual clock (two
- * tables are two processes sharing a memory L2 and a bus, each call of both scheduled), issues its
+ * One scheduled model run: builds the tables of a {@link ModelScenario} on a manual clock (two or
+ * three tables are as many processes sharing a memory L2 and a bus, each call of both scheduled), issues its
  * operations, drains, closes, and judges what happened against the {@link Reference}:
  *
  * - every answer is a value of the id asked for, no older than any change the table knew of when
@@ -65,7 +65,7 @@ export async function runScenario(scenario: ModelScenario, scheduler: fc.Schedul
   /** Per table, the clears it published, in order: a delivered clear raises the receiver's floors like the sender's. */
   const clearsPublished: { revs: Map<ModelId, number>; covers: (value: ModelValue) => boolean; heard: Map<number, number> }[][] = []
   const clearsDelivered: number[][] = []
-  const bus = config.tables === 2 ? scheduledBus(scheduler, (index, message) => delivered(index, message)) : undefined
+  const bus = config.tables > 1 ? scheduledBus(scheduler, (index, message) => delivered(index, message)) : undefined
   const tables: Table<ModelValue, ModelId>[] = []
   const seen: Seen[] = []
   const changeResults = new Map<string, () => boolean>()

@@ -13,8 +13,8 @@ export type ModelId = (typeof IDS)[number]
 
 /** How the tables are built. */
 export interface ModelConfig {
-  /** Two tables are two processes: one memory L2 and one scheduled bus between them. */
-  tables: 1 | 2
+  /** Two or three tables are as many processes: one memory L2 and one scheduled bus between them. */
+  tables: 1 | 2 | 3
   lease: boolean
   /** 0, or ms of grace. */
   grace: number
@@ -72,11 +72,24 @@ const opArb = (tables: number): fc.Arbitrary<ModelOp> =>
     { weight: 4, arbitrary: fc.record({ type: fc.constant('steps' as const), n: fc.integer({ min: 1, max: 6 }) }) },
   )
 
-const configArb: fc.Arbitrary<ModelConfig> = fc
-  .record({ tables: fc.constantFrom<1 | 2>(1, 2), lease: fc.boolean(), grace: fc.constantFrom(0, 0, 40), swr: fc.boolean(), softTimeout: fc.boolean() })
-  .map(({ tables, lease, grace, swr, softTimeout }) => ({ tables, lease, grace, staleWhileRevalidate: grace > 0 && swr, softTimeout: grace > 0 && softTimeout }))
+const configArb = (tables: fc.Arbitrary<ModelConfig['tables']>, lease: fc.Arbitrary<boolean>): fc.Arbitrary<ModelConfig> =>
+  fc
+    .record({ tables, lease, grace: fc.constantFrom(0, 0, 40), swr: fc.boolean(), softTimeout: fc.boolean() })
+    .map(({ tables, lease, grace, swr, softTimeout }) => ({ tables, lease, grace, staleWhileRevalidate: grace > 0 && swr, softTimeout: grace > 0 && softTimeout }))
 
-/** Scenarios of up to `maxOps` operations. */
+/** Scenarios of up to `maxOps` operations, on one or two tables. */
 export function scenarioArb(maxOps = 40): fc.Arbitrary<ModelScenario> {
-  return configArb.chain((config) => fc.record({ config: fc.constant(config), ops: fc.array(opArb(config.tables), { minLength: 1, maxLength: maxOps }) }))
+  return scenariosOf(configArb(fc.constantFrom<1 | 2>(1, 2), fc.boolean()), maxOps)
+}
+
+/**
+ * Scenarios on three tables with leases: a holder whose lease runs out while its loader is slow, a
+ * second process that takes the lease over, and a third that waits on the new holder's lease.
+ */
+export function leaseTakeoverArb(maxOps = 40): fc.Arbitrary<ModelScenario> {
+  return scenariosOf(configArb(fc.constant(3), fc.constant(true)), maxOps)
+}
+
+function scenariosOf(configs: fc.Arbitrary<ModelConfig>, maxOps: number): fc.Arbitrary<ModelScenario> {
+  return configs.chain((config) => fc.record({ config: fc.constant(config), ops: fc.array(opArb(config.tables), { minLength: 1, maxLength: maxOps }) }))
 }

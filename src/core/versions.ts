@@ -6,7 +6,16 @@
  * gets a larger version unless the writers' clocks disagree by more than the time between the
  * changes. Where an L2 is set, its script mints the version atomically (`max(last issued + 1,
  * held + 1, floor)`), so two writers sharing it never mint the same one.
+ *
+ * Versions of two sources: the data's own (a row version, an `updated_at` in ms: what a change's
+ * `{ version }` or a loader's `setVersion` gives, below {@link CLOCK_VERSIONS_FROM}) and minted ones.
+ * This module is the one place that orders them. A change without a version, on an id whose known
+ * version is the data's, takes the next one in the data's order (`known + 1`: it fences every load
+ * of the data it knew, and the data's next version replaces it). Where that was not known (a
+ * process that never read the id minted a clock version), a version the data gives below a minted
+ * one is refused with a `RangeError` saying how to fix it ({@link checkDataVersion}), never silently.
  */
+import { badArgument } from './errors.js'
 
 /** Versions per millisecond: the counter's room in the low bits. */
 export const PER_MS = 1_024
@@ -29,12 +38,38 @@ export function clockVersion(now: number): number {
 }
 
 /**
+ * The clock version of 2020-01-01: clock versions minted on a real clock are at or above it, and a
+ * version below it (but 0, "unknown") that an id holds is the data's own.
+ */
+export const CLOCK_VERSIONS_FROM = clockVersion(Date.UTC(2020, 0, 1))
+
+/** True for a version the data gave: above 0 ("unknown") and below {@link CLOCK_VERSIONS_FROM}. */
+function isDataVersion(version: number): boolean {
+  return version > 0 && version < CLOCK_VERSIONS_FROM
+}
+
+/**
  * The version a change minted here takes: above `known` (the highest version known for the id,
- * -1 for none), no lower than the clock version of `now`, and at least 1 (0 is "unknown").
- * `undefined` when `known` is already {@link MAX_VERSION}: no larger version exists, and the change
- * must be refused.
+ * -1 for none) and at least 1 (0 is "unknown"); the next one in the data's order when `known` is
+ * the data's own, else no lower than the clock version of `now`. `undefined` when `known` is already
+ * {@link MAX_VERSION}: no larger version exists, and the change must be refused.
  */
 export function mintVersion(known: number, now: number): number | undefined {
-  const version = Math.max(known + 1, clockVersion(now), 1)
+  const version = isDataVersion(known) ? known + 1 : Math.max(known + 1, clockVersion(now), 1)
   return version <= MAX_VERSION ? version : undefined
+}
+
+/**
+ * `given`, a version the data gave (a change's `{ version }`, a loader's `setVersion`; `where`
+ * names the call), unless it is below a minted clock version the id holds (`held`): that one came
+ * from a change without a version in a process that did not know the id's data version, and every
+ * version the data gives would be refused below it, silently, until it is forgotten. That mix is
+ * refused with a `RangeError` saying how to fix it.
+ */
+export function checkDataVersion(given: number, held: number, where: string): number {
+  if (given >= CLOCK_VERSIONS_FROM || held < CLOCK_VERSIONS_FROM) return given
+  throw badArgument(
+    RangeError,
+    `${where}: version ${given} is the data's own, but the id holds version ${held}, minted by a change without a version (invalidate(id) or put(id, value) without { version }) in a process that did not know the id's version: give every change of this table a version (invalidate(id, { version: row.version })), or give none anywhere`,
+  )
 }

@@ -126,20 +126,34 @@ export async function waitForLease<V>(flight: Flight<V>, deps: LeaseDeps, token:
   for (;;) {
     const ended = await wakeOrPause(flight, clock, Math.min(pause, Math.max(0, deadline - clock.now())))
     if (!flight.running) return { kind: 'gone' }
+    let gaveUp = ended?.lease
     // The holder's loader failed: so does this flight (unless a change fenced it: it loads afresh),
     // when that holder's lease is the one it waits on: a holder whose lease ran out and was taken
-    // over fails alone, and this flight waits on for the new holder's fill.
+    // over fails alone, and this flight waits on for the new holder's fill (that lease is not the
+    // failed holder's to release: the look skips it, and stays within `LEASE_L2_CALLS`).
     if (ended?.failed === true && !flight.fenced) {
       const another = await l2.leaseHeldByAnother(flight.id, ended.lease)
       if (!flight.running) return { kind: 'gone' }
-      if (!another) return { kind: 'failed' }
+      if (!another) return failedUnlessFilled(flight, l2, version)
+      gaveUp = undefined
     }
-    const gaveUp = ended?.lease
     const looked = l2.readsWithLease ? await lookWithLease(flight, deps, token, version, gaveUp) : await look(flight, deps, token, version, gaveUp)
     if (looked !== undefined) return looked
     if (clock.now() >= deadline) return { kind: 'load', version }
     pause = Math.min(2 * pause, LONGEST_LOOK_MS)
   }
+}
+
+/**
+ * The lease this flight waits on ended with its holder's failure (or none is held): the flight fails
+ * with it, unless L2 holds a fill by now (a holder that took over a lease that ran out may have
+ * filled and let go before the failure was read).
+ */
+async function failedUnlessFilled<V>(flight: Flight<V>, l2: L2Facade, version: number): Promise<LeaseOutcome> {
+  const entry = await l2.get(flight.id)
+  if (!flight.running) return { kind: 'gone' }
+  const fill = fillIn(entry, version, flight)
+  return fill === undefined ? { kind: 'failed' } : { kind: 'filled', entry: fill }
 }
 
 /** One look of a waiter: L2 read, the release of a holder that said it gave up, a lease try, and a read once more if it took the lease. Undefined: wait on. */

@@ -1,5 +1,6 @@
 import { loadChannel, observed, traceLoad } from '../core/channels.js'
-import { LeaseHolderFailedError } from '../core/errors.js'
+import { LeaseHolderFailedError, showId } from '../core/errors.js'
+import { checkDataVersion } from '../core/versions.js'
 import type { Clock } from '../core/clock.js'
 import type { Id } from '../core/id.js'
 import type { Expiry } from '../rows/expiry.js'
@@ -279,13 +280,15 @@ function versionFrom<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined>)
 /**
  * The loader's answer `value` for `id` (with the lifetime, version and tags it reported) as the
  * flight's result, with the row's expiry drawn now; `version` is the run's (the answer's unless the
- * loader reported one), and a row with tags (or of a namespace) is `born` when its loader was called.
+ * loader reported one: refused below a minted version the run knows, see `checkDataVersion`), and a
+ * row with tags (or of a namespace) is `born` when its loader was called.
  */
 export function loaderResult<V>(id: Id, born: number, version: number, value: V | undefined, lifetime: number | undefined, reported: number | undefined, { clock, expiry }: RunnerDeps<V>, tags?: readonly string[]): FlightResult<V> & { ok: true } {
+  const answered = reported === undefined ? version : checkDataVersion(reported, version, `the loader of ${showId(id)}: setVersion`)
   const expiresAt = expiry.draw(value, clock.now(), lifetime)
   const keys = rowTagKeys(id, tags)
   const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born }
-  return { ok: true, value, source: 'loader', expiresAt, version: reported ?? version, refused: false, tags: rowTags }
+  return { ok: true, value, source: 'loader', expiresAt, version: answered, refused: false, tags: rowTags }
 }
 
 /**

@@ -17,7 +17,7 @@ import { known } from '../rows/writes.js'
 import { type ChangeReply, type Message, msg } from '../owner/messages.js'
 import type { Owner } from '../owner/owner.js'
 import { PUBLISH_TIMEOUT, publish } from '../bus/publish.js'
-import { MAX_VERSION, isVersion, mintVersion } from '../core/versions.js'
+import { MAX_VERSION, checkDataVersion, isVersion, mintVersion } from '../core/versions.js'
 import type { RowTags } from '../rows/writes.js'
 import { type Scope, callerIdOf, checkTags, rowTagKeys } from '../tags/scope.js'
 
@@ -25,8 +25,10 @@ import { type Scope, callerIdOf, checkTags, rowTagKeys } from '../tags/scope.js'
 export interface ChangeOptions {
   /**
    * The version of this change: an integer in [0, 2^52] that grows with each change of the id (a row
-   * version, an `updated_at` in ms). Default: a minted one, above every version known for the id and
-   * no lower than the clock's millisecond × 1,024 (L2's script mints it when L2 is set and answers).
+   * version, an `updated_at` in ms). Default: a minted one, above every version known for the id: the
+   * next data version when the id holds one, else no lower than the clock's millisecond × 1,024 (L2's
+   * script mints it when L2 is set and answers). A version below a minted clock version the id holds
+   * is refused with a `RangeError` (see `core/versions.ts`).
    */
   version?: number
 }
@@ -108,15 +110,18 @@ export class Changes<V> {
     const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: this.deps.owner.state.tags.peek(now) }
     const tombstone = l2Write.tombstone(version, tombstoneLife)
     const l2 = await this.#writeL2(id, version, expiresAt === undefined ? tombstone : l2Write.row(value, version, expiresAt, now, grace, rowTags), tombstone)
+    if (l2 === 'refused' && given !== undefined) await this.#checkRefused(id, given, 'put')
     const change = await this.#change((reply) => msg.put(id, value, expiresAt, version, l2 === 'refused', rowTags, reply))
     return { applied: change.applied && l2 !== 'refused', version: change.version, l2, broadcast: await this.#broadcast(id, change.version, 'put') }
   }
 
   /** See `Table.invalidate`. */
   async invalidate(id: Id, options: ChangeOptions | undefined): Promise<ChangeResult> {
-    const version = await this.#versionOf(id, this.#check(id, options, 'invalidate').version, 'invalidate')
+    const given = this.#check(id, options, 'invalidate').version
+    const version = await this.#versionOf(id, given, 'invalidate')
     const tombstone = l2Write.tombstone(version, this.deps.tombstoneLife)
     const l2 = await this.#writeL2(id, version, tombstone, tombstone)
+    if (l2 === 'refused' && given !== undefined) await this.#checkRefused(id, given, 'invalidate')
     // With leases, the id's lease goes too: its holder's write-back is refused by the tombstone's
     // version, and whoever waited on it loads (they see the tombstone, or the bus message).
     if (this.deps.leases && this.deps.owner.l2 !== undefined) await this.deps.owner.l2.leaseVoid(id)
@@ -199,19 +204,25 @@ export class Changes<V> {
   }
 
   /**
-   * The version a change carries: the caller's, else a minted one: above every version this table
-   * knows for the id and no lower than the clock's (see `versions.ts`), by L2's script when L2
-   * answers (so no other writer gets it), else here.
+   * The version a change carries: the caller's (refused below a minted version this table knows,
+   * see `checkDataVersion`), else a minted one: above every version this table knows for the id (see
+   * `mintVersion`), by L2's script when L2 answers (so no other writer gets it), else here.
    */
   async #versionOf(id: Id, given: number | undefined, op: 'put' | 'invalidate'): Promise<number> {
-    if (given !== undefined) return given
     const { owner, clock, name } = this.deps
+    if (given !== undefined) return checkDataVersion(given, known(owner.state, id), `${op}(${showId(id)})`)
     const floor = mintVersion(known(owner.state, id), clock.now())
     if (floor === undefined) {
       throw badArgument(RangeError, `${op}(${showId(callerIdOf(id))}) on table "${name}": the id already holds version ${MAX_VERSION}, the largest there is; give no version above it`)
     }
     const minted = owner.l2 === undefined ? L2_FAILED : await owner.l2.nextVersion(id, floor)
     return minted === L2_FAILED ? floor : minted
+  }
+
+  /** L2 refused a change with the caller's version `given`: refused loudly when what L2 holds is a minted version above it (see `checkDataVersion`). */
+  async #checkRefused(id: Id, given: number, op: 'put' | 'invalidate'): Promise<void> {
+    const held = await this.deps.owner.l2!.get(id)
+    if (held !== L2_FAILED && held !== undefined) checkDataVersion(given, held.version, `${op}(${showId(id)})`)
   }
 
   /**

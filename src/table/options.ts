@@ -302,7 +302,8 @@ export const DEFAULT_LEASE_TTL = 3_000
 
 /**
  * The L2 calls a lease adds to a flight beyond its `wait`: the first `acquire`; the last look, begun
- * before the wait ran out (a `get`, the release of a holder that gave up, an `acquire`); and the
+ * before the wait ran out (a `get`, the release of a holder that gave up, or in its place the read
+ * of who holds the lease when a holder said it failed, an `acquire`); and the
  * read a new holder makes before it loads. Each is bounded by the store's timeout.
  */
 export const LEASE_L2_CALLS = 5
