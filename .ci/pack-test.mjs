@@ -118,10 +118,15 @@ function runtimeBinaries() {
  */
 function typescriptConsumer(name, tarball) {
   const dir = consumer(name, 'module', ['typescript/main.ts', `${name}/tsconfig.json`], tarball)
+  compileTypescript(dir)
+  return node([join('out', 'main.js'), name], dir)
+}
+
+/** Compiles the consumer in `dir` with this project's tsc (its tsconfig.json), lending it this project's @types/node. */
+function compileTypescript(dir) {
   mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true })
   symlinkSync(join(root, 'node_modules', '@types', 'node'), join(dir, 'node_modules', '@types', 'node'), 'dir')
   node([tsc, '-p', 'tsconfig.json'], dir)
-  return node([join('out', 'main.js'), name], dir)
 }
 
 /** Resolves to why Redis at `url` does not answer PING within a second, or undefined when it does. */
@@ -203,14 +208,15 @@ const CONSUMERS = [
   },
   ...['6', '5'].map((major) => ({
     name: `redis-ioredis${major}`,
-    what: `ioredis@${major} installed first, echostore/redis (redisL2 + redisBus) against ${redisUrl}`,
+    what: `ioredis@${major} installed first: echostore/redis's types with its clients (tsc, strict, skipLibCheck off), then redisL2 + redisBus against ${redisUrl}`,
     async run(tarball) {
       const skipped = await redisSkip(`redis-ioredis${major}`)
       if (skipped !== undefined) return skipped
-      const dir = consumer(`redis-ioredis${major}`, 'module', ['herd.mjs', 'redis/main.mjs'], tarball, [`ioredis@${major}`])
+      const dir = consumer(`redis-ioredis${major}`, 'module', ['herd.mjs', 'redis/main.mjs', 'redis/types.ts', 'redis/redis-errors.d.ts', 'redis/tsconfig.json'], tarball, [`ioredis@${major}`])
       const installed = JSON.parse(readFileSync(join(dir, 'node_modules', 'ioredis', 'package.json'), 'utf8')).version
       if (!installed.startsWith(`${major}.`)) throw new Error(`ioredis ${installed} was installed, not ioredis ${major}`)
-      return `ioredis ${installed}\n${node(['main.mjs'], dir, { REDIS_URL: redisUrl })}`
+      compileTypescript(dir)
+      return `ioredis ${installed}; types.ts compiles\n${node(['main.mjs'], dir, { REDIS_URL: redisUrl })}`
     },
   })),
   {
