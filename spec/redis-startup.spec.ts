@@ -19,14 +19,26 @@ async function freePort(): Promise<number> {
   return port
 }
 
-/** Collects process warnings of EchoStore until `stop()`. */
+/**
+ * Collects process warnings of EchoStore until `stop()`, in place of the process's other `warning`
+ * listeners (Node's own prints each warning to stderr: the outages this file causes on purpose are
+ * no noise in the test run).
+ */
 function warnings(): { seen: Error[]; stop(): void } {
   const seen: Error[] = []
+  const others = process.listeners('warning')
   const listener = (warning: Error) => {
     if ((warning as { code?: string }).code === 'ECHOSTORE_REDIS_UNREACHABLE') seen.push(warning)
   }
+  process.removeAllListeners('warning')
   process.on('warning', listener)
-  return { seen, stop: () => process.off('warning', listener) }
+  return {
+    seen,
+    stop: () => {
+      process.off('warning', listener)
+      for (const other of others) process.on('warning', other)
+    },
+  }
 }
 
 describe('start-up against a Redis that is not there', () => {

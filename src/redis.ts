@@ -1,6 +1,6 @@
 /**
  * `echostore/redis`: the Redis L2 and the Redis coherence bus. Importing this entry loads ioredis,
- * an optional peer dependency (`npm install ioredis@5`); the core entry never does.
+ * an optional peer dependency (`npm install ioredis`, version 5 or 6); the core entry never does.
  * @module echostore/redis
  */
 export { redisL2, DEFAULT_MAX_VALUE_BYTES, type RedisL2, type RedisL2Options, type RedisL2Client } from './redis/l2.js'

@@ -17,9 +17,10 @@ function has(command: string): boolean {
   }
 }
 
-function up(port: number): boolean {
+/** True when something answers PING on the port; prints nothing either way (a port nobody listens on is the usual case). */
+export function up(port: number): boolean {
   try {
-    return execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping'], { encoding: 'utf8', timeout: 2_000 }).includes('PONG')
+    return execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'ping'], { encoding: 'utf8', timeout: 2_000, stdio: ['ignore', 'pipe', 'ignore'] }).includes('PONG')
   } catch {
     return false
   }

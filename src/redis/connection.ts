@@ -322,7 +322,8 @@ export function openConnection(adapter: string, options: RedisConnectionOptions)
       await client
       if (closed) throw new RedisUnreachableError(adapter, where, 'was closed')
       if (given !== undefined) {
-        const copy = given.duplicate() as RedisClient
+        // Called through the shape every client shares: ioredis 6's Redis and Cluster type `duplicate` with generics no union call accepts.
+        const copy = (given as CompatibleClient).duplicate() as RedisClient
         watch(copy, outages)
         opened.push(copy)
         return copy

@@ -5,8 +5,11 @@
 import type * as Ioredis from 'ioredis'
 import { requirePeer } from '../core/require-peer.js'
 
-/** The ioredis major version EchoStore is built and tested against (its peer dependency range). */
-const IOREDIS_MAJOR = '5'
+/**
+ * The ioredis major version the install command names: the newest of the peer range (`^5 || ^6`),
+ * both of which EchoStore is tested against.
+ */
+const IOREDIS_MAJOR = '6'
 
 /**
  * Loads ioredis through `load` (the `require` of the build that asks, so it resolves from where
