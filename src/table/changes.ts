@@ -136,6 +136,9 @@ export class Changes<V> {
     if (owner.l2 !== undefined) await new Promise<void>((resolve) => owner.send(msg.fence(resolve)))
     // A write-back already on its way must land before L2 moves (and be cleared), not after it.
     await owner.writesSettled()
+    // Closed meanwhile: L2 is not asked (a call after the owner stopped has no bound, and might
+    // never settle); the clear settles as one whose L2 failed, and the stopped owner has no rows.
+    if (closed()) return { l2: owner.l2 === undefined ? 'none' : 'failed', broadcast: false }
     const cleared = owner.l2 === undefined ? 'none' : await owner.l2.clear()
     await new Promise<void>((resolve) => owner.send(msg.clear(resolve)))
     const broadcast = await this.#publish(undefined, { table: name, kind: 'clear', origin: this.deps.origin })
