@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { TableClosedError, createTable } from '../src/index.js'
+import { TableClosedError, createTable, memoryL2 } from '../src/index.js'
+import type { L2Store } from '../src/store.js'
 import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
@@ -44,5 +45,23 @@ describe('close', () => {
     await settle()
     expect(stuck.state).toBe('rejected')
     expect(closed.state).toBe('fulfilled')
+  })
+})
+
+describe('a change racing close()', () => {
+  it('put and invalidate still waiting on a stuck L2 when the table closes settle (l2 failed, not applied)', async () => {
+    const clock = manualClock(0)
+    const inner = memoryL2({ clock })
+    // Every version and write waits for ever: only the table's close can end them.
+    const l2: L2Store = { ...inner, get: inner.get.bind(inner), nextVersion: () => new Promise(() => {}), set: () => new Promise(() => {}), clear: inner.clear.bind(inner), close: inner.close.bind(inner) }
+    const table = createTable<string>({ name: 'cat', ttl: 10_000, clock, l2 })
+    const put = outcome(table.put('a', 'v'))
+    const invalidate = outcome(table.invalidate('b'))
+    const given = outcome(table.put('c', 'v', { version: 7 })) // its own version: straight to the write
+    await settle()
+    await table.close()
+    for (let i = 0; i < 4; i++) await settle()
+    expect([put.state, invalidate.state, given.state]).toEqual(['fulfilled', 'fulfilled', 'fulfilled'])
+    for (const change of [put, invalidate, given]) expect(change.value).toMatchObject({ applied: false, l2: 'failed' })
   })
 })

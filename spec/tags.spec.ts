@@ -437,6 +437,20 @@ describe('a tag change racing close()', () => {
     expect(scoped.value).toMatchObject({ l2: 'failed' })
     expect(cleared.value).toMatchObject({ l2: 'failed' })
   })
+
+  it('settles them when close() is called in the same turn, before they reached L2', async () => {
+    const clock = manualClock(0)
+    const { store } = stuckL2(clock)
+    const table = createTable<string>({ name: 'tags', ttl: TTL, jitter: 0, sweepInterval: 1e9, clock, l2: store })
+    await table.fetch('a', tagged('v1', ['t']).loader)
+    const tags = outcome(table.invalidateTags(['t']))
+    const scoped = outcome(table.namespace('n').clear())
+    const cleared = outcome(table.clear())
+    await table.close()
+    for (let i = 0; i < 4; i++) await settle()
+    expect([tags.state, scoped.state, cleared.state]).toEqual(['fulfilled', 'fulfilled', 'fulfilled'])
+    expect(cleared.value).toMatchObject({ l2: 'failed' })
+  })
 })
 
 describe('a tag invalidation that L2 did not take (l2: failed)', () => {

@@ -150,7 +150,7 @@ export class RowStore<V> {
   #used = 0
   /** Per slot, once a row was written with tags: its tag keys (`undefined`: none). */
   #tagKeys: (readonly string[] | undefined)[] | undefined = undefined
-  /** Per slot, with the tag keys: the row's birth on the tag version clock. */
+  /** Per slot, with the tag keys: the row's birth on the tag version clock; +∞ for a slot without tags (so the earliest birth is one scan of this column). */
   #born = new Float64Array(0)
   /** Per slot, with the tag keys: the tag epoch under which the row was last found fresh (−1: never). */
   #checked = new Float64Array(0)
@@ -175,10 +175,9 @@ export class RowStore<V> {
   /** The earliest birth of a tagged row held (stale ones included); +∞ when none is. */
   oldestBirth(): number {
     let oldest = Number.POSITIVE_INFINITY
-    const keys = this.#tagKeys
-    if (keys === undefined) return oldest
+    if (this.#tagKeys === undefined) return oldest
     const born = this.#born
-    for (let slot = 0; slot < this.#used; slot++) if (keys[slot] !== undefined && born[slot]! < oldest) oldest = born[slot]!
+    for (let slot = 0; slot < this.#used; slot++) if (born[slot]! < oldest) oldest = born[slot]!
     return oldest
   }
 
@@ -475,7 +474,10 @@ export class RowStore<V> {
       this.#tagKeys![slot] = tags.keys
       this.#born[slot] = tags.born
       this.#checked[slot] = -1
-    } else if (this.#tagKeys !== undefined) this.#tagKeys[slot] = undefined
+    } else if (this.#tagKeys !== undefined) {
+      this.#tagKeys[slot] = undefined
+      this.#born[slot] = Number.POSITIVE_INFINITY
+    }
     this.#stamp = (this.#stamp + 1) >>> 0
     this.#stamps[slot] = this.#stamp
     return this.#stamp
@@ -485,7 +487,7 @@ export class RowStore<V> {
   #makeTagColumns(): void {
     if (this.#tags === undefined) throw new Error('echostore: a tagged row needs the table\u2019s tag versions')
     this.#tagKeys = new Array<readonly string[] | undefined>(this.#expires.length).fill(undefined)
-    this.#born = new Float64Array(this.#expires.length)
+    this.#born = new Float64Array(this.#expires.length).fill(Number.POSITIVE_INFINITY)
     this.#checked = new Float64Array(this.#expires.length).fill(-1)
   }
 
@@ -666,7 +668,10 @@ export class RowStore<V> {
       this.#weight -= this.#weights[slot]!
       this.#weights[slot] = 0
     }
-    if (this.#tagKeys !== undefined) this.#tagKeys[slot] = undefined
+    if (this.#tagKeys !== undefined) {
+      this.#tagKeys[slot] = undefined
+      this.#born[slot] = Number.POSITIVE_INFINITY
+    }
     this.#stamps[slot] = this.#free + 1
     this.#free = slot
     this.#size--

@@ -10,7 +10,7 @@ import { readOptions } from './read-options.js'
 import { MAX_TTL } from './options.js'
 import type { Expiry } from '../rows/expiry.js'
 import type { Id } from '../core/id.js'
-import { type L2Answer, L2_FAILED, type L2WriteOutcome } from '../l2/facade.js'
+import { type L2Answer, type L2Facade, L2_FAILED, type L2WriteOutcome } from '../l2/facade.js'
 import type { L2Write } from '../l2/store.js'
 import { l2Write } from '../l2/write.js'
 import { known } from '../rows/writes.js'
@@ -124,7 +124,8 @@ export class Changes<V> {
     if (l2 === 'refused' && given !== undefined) await this.#checkRefused(id, given, 'invalidate')
     // With leases, the id's lease goes too: its holder's write-back is refused by the tombstone's
     // version, and whoever waited on it loads (they see the tombstone, or the bus message).
-    if (this.deps.leases && this.deps.owner.l2 !== undefined) await this.deps.owner.l2.leaseVoid(id)
+    const leases = this.deps.leases ? this.#openL2() : undefined
+    if (leases !== undefined) await leases.leaseVoid(id)
     const change = await this.#change((reply) => msg.invalidate(id, version, reply))
     return { applied: change.applied && l2 !== 'refused', version: change.version, l2, broadcast: await this.#broadcast(id, change.version, 'invalidate') }
   }
@@ -141,7 +142,10 @@ export class Changes<V> {
     if (owner.l2 !== undefined) await new Promise<void>((resolve) => owner.send(msg.fence(resolve)))
     // A write-back already on its way must land before L2 moves (and be cleared), not after it.
     await owner.writesSettled()
-    const cleared = owner.l2 === undefined ? 'none' : await owner.l2.clear()
+    // Closed meanwhile: L2 is not asked (see `#openL2`); the clear settles as one whose L2 failed.
+    const l2 = this.#openL2()
+    if (owner.l2 !== undefined && l2 === undefined) return { l2: 'failed', broadcast: false }
+    const cleared = l2 === undefined ? 'none' : await l2.clear()
     await new Promise<void>((resolve) => owner.send(msg.clear(resolve)))
     const broadcast = await this.#publish(undefined, { table: name, kind: 'clear', origin: this.deps.origin })
     return { l2: cleared === L2_FAILED ? 'failed' : cleared, broadcast }
@@ -215,7 +219,8 @@ export class Changes<V> {
     if (floor === undefined) {
       throw badArgument(RangeError, `${op}(${showId(callerIdOf(id))}) on table "${name}": the id already holds version ${MAX_VERSION}, the largest there is; give no version above it`)
     }
-    const minted = owner.l2 === undefined ? L2_FAILED : await owner.l2.nextVersion(id, floor)
+    const l2 = this.#openL2()
+    const minted = l2 === undefined ? L2_FAILED : await l2.nextVersion(id, floor)
     return minted === L2_FAILED ? floor : minted
   }
 
@@ -232,11 +237,21 @@ export class Changes<V> {
    * is not sent: L2 may have lost the newer entry, and must not get the older one back.
    */
   async #writeL2(id: Id, version: number, entry: L2Write, unfit: L2Write): Promise<ChangeResult['l2']> {
-    const l2 = this.deps.owner.l2
-    if (l2 === undefined) return 'none'
+    if (this.deps.owner.l2 === undefined) return 'none'
+    const l2 = this.#openL2()
+    if (l2 === undefined) return 'failed'
     if (version < known(this.deps.owner.state, id)) return 'refused'
     const written = await l2.set(id, entry)
     return l2Outcome(written === 'unfit' && entry !== unfit ? await l2.set(id, unfit) : written)
+  }
+
+  /**
+   * The table's L2 while the table is open; `undefined` once it closed: a change racing `close()`
+   * asks L2 nothing more (a call after the owner stopped has no bound, and might never settle), so
+   * it settles with `l2: 'failed'`.
+   */
+  #openL2(): L2Facade | undefined {
+    return this.deps.closed() ? undefined : this.deps.owner.l2
   }
 
   /** Sends a change to the owner and waits for its reply; a stopped owner answers "not applied". */

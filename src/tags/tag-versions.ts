@@ -89,11 +89,14 @@ export class TagVersions {
    * the highest of them becomes the floor of stale births.
    */
   forget(oldest: number): void {
-    for (const [key, version] of this.#versions) {
-      if (version >= oldest) continue
-      this.#versions.delete(key)
-      if (version > this.#forgotten) this.#forgotten = version
-    }
+    let forgotten = this.#forgotten
+    const versions = this.#versions
+    versions.forEach((version, key) => {
+      if (version >= oldest) return
+      versions.delete(key)
+      if (version > forgotten) forgotten = version
+    })
+    this.#forgotten = forgotten
   }
 
   /** Tag keys with a version held now. */
