@@ -106,7 +106,7 @@ export class Flight<V> {
     readonly soloFills: number,
     /** When its bound passes, on the table's clock: `loadTimeout`, plus the lease's `wait` and one L2 timeout with a lease. */
     readonly deadline: number,
-    /** A forced refresh: it skips the L2 read (its answer replaces the row whatever L2 holds). */
+    /** A forced refresh: L2 does not answer it, it reads L2 for the version of the entry it replaces only (its answer replaces the row whatever L2 holds). */
     readonly forced: boolean,
     /** Its birth on the tag version clock (see `tags/tag-versions.ts`): an answer with a tag invalidated since is not stored. */
     readonly born: number,

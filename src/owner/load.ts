@@ -80,10 +80,7 @@ async function runWithL2<V>(flight: Flight<V>, loader: RunLoader<V>, l2: L2Facad
   const { post } = deps
   const run = newRun(flight)
   if (flight.forced) {
-    // A forced refresh is answered by its loader, never by L2: it reads L2 for the version its answer
-    // must carry only. Its write-back is not awaited (`l2Answered` stays false): a forced refresh that
-    // joins the flight then must not get an answer its loader gave before it asked.
-    versionFrom(run, await l2.get(flight.id))
+    readL2(run, await l2.get(flight.id), deps) // for the version its answer carries only
     return loadFlight(run, loader, deps)
   }
   if (deps.lease !== undefined && l2.readsWithLease) return readWithLease(run, l2, deps.lease, loader, deps)
@@ -254,9 +251,16 @@ export function newRun<V>(flight: Flight<V>): FlightRun<V> {
 /**
  * What L2's answer to a flight's read means: a live entry no older than what the flight knows is its
  * answer (returned); else a newer entry raises its version (see {@link versionFrom}), and a graced
- * one becomes its fallback.
+ * one becomes its fallback. A forced refresh (through a loader or a batch loader) is answered by its
+ * loader, never by L2: it takes only the version its answer must carry. Its write-back is not awaited
+ * (`l2Answered` stays false): a forced refresh that joins the flight then must not get an answer its
+ * loader gave before it asked, and it takes no lease.
  */
 export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined>, { clock, post }: RunnerDeps<V>): FlightResult<V> | undefined {
+  if (run.flight.forced) {
+    versionFrom(run, entry)
+    return undefined
+  }
   run.l2Answered = entry !== L2_FAILED
   if (!versionFrom(run, entry) || entry === undefined || entry === L2_FAILED || entry.kind === 'tombstone') return undefined
   if (entry.ttl > 0) return fromL2<V>(entry, clock)
