@@ -46,6 +46,8 @@ export interface Fallback<V> {
   /** When it expired (or expires), on the table's clock. */
   expiresAt: number
   version: number
+  /** The tag keys (and namespace marks) of an L2 entry's value and its birth, when it has any: the row the fail-safe stores from it keeps them (see `absorbFailure`). */
+  tags?: RowTags | undefined
 }
 
 /** The one answer every caller of a flight gets. */

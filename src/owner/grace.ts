@@ -71,7 +71,7 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
   let slot = state.rows.find(flight.id)
   // The row is re-armed when it holds the value answered; stored first when that came from L2 (newer, or the row has none).
   if (state.rows.fallbackAt(slot, env.clock.now()) === NOT_LIVE || state.rows.versionAt(slot) < fallback.version) {
-    if (fill(turn, flight, fallback.value, fallback.expiresAt, fallback.version, slot) < 0) return
+    if (fill(turn, flight, fallback.value, fallback.expiresAt, fallback.version, slot, fallback.tags) < 0) return
     slot = state.rows.find(flight.id)
   }
   state.rows.holdOff(slot, env.clock.now() + env.graceBackoff)

@@ -264,7 +264,7 @@ export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined
   run.l2Answered = entry !== L2_FAILED
   if (!versionFrom(run, entry) || entry === undefined || entry === L2_FAILED || entry.kind === 'tombstone') return undefined
   if (entry.ttl > 0) return fromL2<V>(entry, clock)
-  run.fallback = { value: entryValue<V>(entry), expiresAt: clock.now() + entry.ttl, version: entry.version }
+  run.fallback = { value: entryValue<V>(entry), expiresAt: clock.now() + entry.ttl, version: entry.version, tags: entryTags(entry) }
   post(msg.l2Graced(run.flight, run.fallback)) // the soft timeouts may answer it while the flight loads
   return undefined
 }
@@ -323,10 +323,14 @@ export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, life
 
 /** An L2 entry (a value or a negative row) as a flight's answer, with its remaining lifetime; `leaseWaited` when it is a lease fill waited for. */
 export function fromL2<V>(entry: L2Entry, clock: Clock, leaseWaited = false): FlightResult<V> {
-  const tags: RowTags | undefined = entry.tags === undefined ? undefined : { keys: entry.tags, born: entry.born ?? 0 }
-  const result: FlightResult<V> = { ok: true, value: entryValue<V>(entry), source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false, tags }
+  const result: FlightResult<V> = { ok: true, value: entryValue<V>(entry), source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false, tags: entryTags(entry) }
   if (leaseWaited) result.leaseWaited = true
   return result
+}
+
+/** The tag keys (and namespace marks) an entry carries and its birth, as its row keeps them; `undefined` for none. */
+function entryTags(entry: L2Entry): RowTags | undefined {
+  return entry.tags === undefined ? undefined : { keys: entry.tags, born: entry.born ?? 0 }
 }
 
 /** What an entry holds: its value, or `undefined` for a negative row. */
