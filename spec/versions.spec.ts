@@ -160,7 +160,8 @@ describe('versions of two sources: the data’s own and minted ones', () => {
     await expect(cold.put('k', 'v1002', { version: 1002 })).rejects.toThrow(mixed) // its own tombstone holds it
     await expect(cold.invalidate('k', { version: 1002 })).rejects.toThrow(RangeError)
     await expect(cold.fetch('k', (_id, { setVersion }) => (setVersion(1002), 'v1002'))).rejects.toThrow(mixed)
-    expect(cold.stats()).toMatchObject({ load_errors: 1, size: 1 }) // its tombstone only
+    await expect(cold.fetchMany(['k'], (ids, { setVersion }) => (setVersion('k', 1002), ids.map(() => 'v1002')))).rejects.toThrow(mixed) // a batch loader's too
+    expect(cold.stats()).toMatchObject({ load_errors: 2, size: 1 }) // its tombstone only
     // A later minted change is above: it is applied.
     expect(await cold.put('k', 'minted')).toMatchObject({ applied: true, l2: 'written' })
     await Promise.all([fed.close(), cold.close()])

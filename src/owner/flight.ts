@@ -46,6 +46,8 @@ export interface Fallback<V> {
   /** When it expired (or expires), on the table's clock. */
   expiresAt: number
   version: number
+  /** The tag keys (and namespace marks) of an L2 entry's value and its birth, when it has any: the row the fail-safe stores from it keeps them (see `absorbFailure`). */
+  tags?: RowTags | undefined
 }
 
 /** The one answer every caller of a flight gets. */
@@ -106,7 +108,7 @@ export class Flight<V> {
     readonly soloFills: number,
     /** When its bound passes, on the table's clock: `loadTimeout`, plus the lease's `wait` and one L2 timeout with a lease. */
     readonly deadline: number,
-    /** A forced refresh: it skips the L2 read (its answer replaces the row whatever L2 holds). */
+    /** A forced refresh: L2 does not answer it, it reads L2 for the version of the entry it replaces only (its answer replaces the row whatever L2 holds). */
     readonly forced: boolean,
     /** Its birth on the tag version clock (see `tags/tag-versions.ts`): an answer with a tag invalidated since is not stored. */
     readonly born: number,

@@ -19,30 +19,43 @@ import type { Waiter } from './waiter.js'
 export type StaleReason = 'swr' | 'failsafe' | 'backoff' | 'soft'
 
 /**
- * The graced value a flight's callers may get: the newest one known, its row's (fresh or within
- * grace) or one the flight found in L2 within its grace (`fromL2`, by default the one its runner
- * reported: `Flight.l2Fallback`), the row's when both carry one version; an L2 value older than what the table knows never answers. None without grace, none for a fenced flight (a change beats
- * grace), and none for a forced refresh (its loader answers).
+ * The graced value a flight's callers may get: the newest one known (see {@link newer}), its row's
+ * (fresh or within grace) or one the flight found in L2 within its grace (`fromL2`, by default the
+ * one its runner reported: `Flight.l2Fallback`); an L2 value older than what the table knows never
+ * answers. None without grace, none for a fenced flight (a change beats grace), and none for a
+ * forced refresh (its loader answers).
  */
 export function fallbackFor<V>(turn: Turn<V>, flight: Flight<V>, fromL2: Fallback<V> | undefined = flight.l2Fallback): Fallback<V> | undefined {
   const { state, env } = turn
   // A forced refresh is answered by its loader (or its error), never by the row it was asked to replace.
   if (env.grace === 0 || flight.fenced || flight.forced) return undefined
   const now = env.clock.now()
-  const slot = state.rows.find(flight.id)
-  const value = state.rows.fallbackAt(slot, now)
-  const own = value === NOT_LIVE ? undefined : { value, expiresAt: state.rows.expiryAt(slot), version: state.rows.versionAt(slot) }
+  const own = heldFallback(turn, state.rows.find(flight.id))
   const l2 = fromL2 !== undefined && fromL2.expiresAt + env.grace > now && fromL2.version >= known(state, flight.id) ? fromL2 : undefined
-  return l2 !== undefined && (own === undefined || l2.version > own.version) ? l2 : own
+  return l2 !== undefined && (own === undefined || newer(l2, own)) ? l2 : own
+}
+
+/**
+ * True when graced value `a` is newer than `b`: it carries a higher version or, at one version
+ * (loads that report none, or a reload that carries the entry's version), it expires later: it was
+ * written later. The one comparison of the fallback's choice ({@link fallbackFor}) and of the
+ * fail-safe's store ({@link absorbFailure}).
+ */
+function newer(a: Pick<Fallback<unknown>, 'version' | 'expiresAt'>, b: Pick<Fallback<unknown>, 'version' | 'expiresAt'>): boolean {
+  return a.version > b.version || (a.version === b.version && a.expiresAt > b.expiresAt)
+}
+
+/** The value the row at `slot` can stand in with now, fresh or within its grace (see `RowStore.fallbackAt`); `undefined` for none. */
+function heldFallback<V>(turn: Turn<V>, slot: number): Fallback<V> | undefined {
+  const { rows } = turn.state
+  const value = rows.fallbackAt(slot, turn.env.clock.now())
+  return value === NOT_LIVE ? undefined : { value, expiresAt: rows.expiryAt(slot), version: rows.versionAt(slot) }
 }
 
 /** The graced value that answers a miss on `id` during the fail-safe's back-off, if the id is in one. */
 export function backedOff<V>(turn: Turn<V>, slot: number): Fallback<V> | undefined {
-  const { state, env } = turn
-  const now = env.clock.now()
-  if (state.rows.retryAt(slot) <= now) return undefined
-  const value = state.rows.fallbackAt(slot, now)
-  return value === NOT_LIVE ? undefined : { value, expiresAt: state.rows.expiryAt(slot), version: state.rows.versionAt(slot) }
+  if (turn.state.rows.retryAt(slot) <= turn.env.clock.now()) return undefined
+  return heldFallback(turn, slot)
 }
 
 /** Counts `callers` answers served from a graced value that expired at `expiresAt`, and tells the listeners. */
@@ -70,8 +83,9 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
   flight.answeredStaleSince = fallback.expiresAt
   let slot = state.rows.find(flight.id)
   // The row is re-armed when it holds the value answered; stored first when that came from L2 (newer, or the row has none).
-  if (state.rows.fallbackAt(slot, env.clock.now()) === NOT_LIVE || state.rows.versionAt(slot) < fallback.version) {
-    if (fill(turn, flight, fallback.value, fallback.expiresAt, fallback.version, slot) < 0) return
+  const held = heldFallback(turn, slot)
+  if (held === undefined || newer(fallback, held)) {
+    if (fill(turn, flight, fallback.value, fallback.expiresAt, fallback.version, slot, fallback.tags) < 0) return
     slot = state.rows.find(flight.id)
   }
   state.rows.holdOff(slot, env.clock.now() + env.graceBackoff)

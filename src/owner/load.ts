@@ -80,10 +80,7 @@ async function runWithL2<V>(flight: Flight<V>, loader: RunLoader<V>, l2: L2Facad
   const { post } = deps
   const run = newRun(flight)
   if (flight.forced) {
-    // A forced refresh is answered by its loader, never by L2: it reads L2 for the version its answer
-    // must carry only. Its write-back is not awaited (`l2Answered` stays false): a forced refresh that
-    // joins the flight then must not get an answer its loader gave before it asked.
-    versionFrom(run, await l2.get(flight.id))
+    readL2(run, await l2.get(flight.id), deps) // for the version its answer carries only
     return loadFlight(run, loader, deps)
   }
   if (deps.lease !== undefined && l2.readsWithLease) return readWithLease(run, l2, deps.lease, loader, deps)
@@ -254,13 +251,20 @@ export function newRun<V>(flight: Flight<V>): FlightRun<V> {
 /**
  * What L2's answer to a flight's read means: a live entry no older than what the flight knows is its
  * answer (returned); else a newer entry raises its version (see {@link versionFrom}), and a graced
- * one becomes its fallback.
+ * one becomes its fallback. A forced refresh (through a loader or a batch loader) is answered by its
+ * loader, never by L2: it takes only the version its answer must carry. Its write-back is not awaited
+ * (`l2Answered` stays false): a forced refresh that joins the flight then must not get an answer its
+ * loader gave before it asked, and it takes no lease.
  */
 export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined>, { clock, post }: RunnerDeps<V>): FlightResult<V> | undefined {
+  if (run.flight.forced) {
+    versionFrom(run, entry)
+    return undefined
+  }
   run.l2Answered = entry !== L2_FAILED
   if (!versionFrom(run, entry) || entry === undefined || entry === L2_FAILED || entry.kind === 'tombstone') return undefined
   if (entry.ttl > 0) return fromL2<V>(entry, clock)
-  run.fallback = { value: entryValue<V>(entry), expiresAt: clock.now() + entry.ttl, version: entry.version }
+  run.fallback = { value: entryValue<V>(entry), expiresAt: clock.now() + entry.ttl, version: entry.version, tags: entryTags(entry) }
   post(msg.l2Graced(run.flight, run.fallback)) // the soft timeouts may answer it while the flight loads
   return undefined
 }
@@ -319,10 +323,14 @@ export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, life
 
 /** An L2 entry (a value or a negative row) as a flight's answer, with its remaining lifetime; `leaseWaited` when it is a lease fill waited for. */
 export function fromL2<V>(entry: L2Entry, clock: Clock, leaseWaited = false): FlightResult<V> {
-  const tags: RowTags | undefined = entry.tags === undefined ? undefined : { keys: entry.tags, born: entry.born ?? 0 }
-  const result: FlightResult<V> = { ok: true, value: entryValue<V>(entry), source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false, tags }
+  const result: FlightResult<V> = { ok: true, value: entryValue<V>(entry), source: 'l2', expiresAt: clock.now() + entry.ttl, version: entry.version, refused: false, tags: entryTags(entry) }
   if (leaseWaited) result.leaseWaited = true
   return result
+}
+
+/** The tag keys (and namespace marks) an entry carries and its birth, as its row keeps them; `undefined` for none. */
+function entryTags(entry: L2Entry): RowTags | undefined {
+  return entry.tags === undefined ? undefined : { keys: entry.tags, born: entry.born ?? 0 }
 }
 
 /** What an entry holds: its value, or `undefined` for a negative row. */
