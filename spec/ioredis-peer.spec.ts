@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { EchoStoreError, MissingPeerDependencyError } from '../src/index.js'
-import { requireIoredis } from '../src/redis/require-ioredis.js'
+import { requireIoredis } from '../src/redis/require-peers.js'
 
 /** A `require` that fails as Node's does when `missing` is not installed. */
 function requireWithout(missing: string): (id: string) => unknown {
