@@ -325,18 +325,24 @@ function subscription(
             disableOfflineQueue: true,
           })
     current = subscriber
-    subscriber.on('error', (error: unknown) => {
-      report.failed(node, error)
-      retarget(subscriber)
-    })
-    subscriber.on('end', () => retarget(subscriber))
-    subscriber.on('sharded-channel-moved', () => retarget(subscriber))
-    if (made.sentinel === true) subscriber.on('topology-change', (event: { type?: string }) => event?.type === 'MASTER_CHANGE' && retarget(subscriber))
+    if (made.sentinel === true) {
+      // A Sentinel client ends and makes its node connections itself (and resubscribes silently): its master changing is the loss.
+      subscriber.on('error', (error: unknown) => report.failed(node, error))
+    } else {
+      subscriber.on('error', (error: unknown) => {
+        report.failed(node, error)
+        retarget(subscriber)
+      })
+      subscriber.on('end', () => retarget(subscriber))
+      subscriber.on('sharded-channel-moved', () => retarget(subscriber))
+    }
     try {
       await subscriber.connect()
       if (subscriber !== current) return
       await (sharded ? subscriber.SSUBSCRIBE(channel, onMessage, true) : subscriber.SUBSCRIBE(channel, onMessage, true))
       if (subscriber !== current) return
+      // Its connect tells the first master as a change too: only a change after the subscription is a loss.
+      if (made.sentinel === true) subscriber.on('topology-change', (event: { type?: string }) => event?.type === 'MASTER_CHANGE' && retarget(subscriber))
       attempt = 0
       report.recovered(node)
       listener.confirmed()
