@@ -12,8 +12,8 @@ import { requirePeer } from '../core/require-peer.js'
 /** The ioredis major version EchoStore is built and tested against (its peer dependency range). */
 const IOREDIS_MAJOR = '5'
 
-/** The node-redis major version EchoStore is built and tested against (its peer dependency range). */
-export const NODE_REDIS_MAJOR = '5'
+/** The node-redis major version the install command names: the newest EchoStore is tested against (its peer range is `^5 || ^6`). */
+export const NODE_REDIS_MAJOR = '6'
 
 /**
  * Loads ioredis through `load` (the `require` of the build that asks, so it resolves from where
