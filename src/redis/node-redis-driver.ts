@@ -15,6 +15,7 @@
  *   moves, it is dropped and made again, so node-redis's silent resubscription is never relied on
  *   and each loss is a gap.
  */
+import { performance } from 'node:perf_hooks'
 import { calculateSlot } from './peers.js'
 import { REPLY_ERROR, backoff, keyOf, type Arg, type Call, type Driver, type Listener, type OutageReport, type Subscription } from './driver.js'
 
@@ -73,6 +74,8 @@ interface Cluster extends Omit<Single, 'sendCommand' | 'duplicate' | 'options'> 
   readonly masters: readonly ClusterNode[]
   nodeClient(node: ClusterNode): Single | Promise<Single>
   readonly options?: { rootNodes?: readonly { url?: string; socket?: { host?: string; port?: number } }[] }
+  /** Where node-redis keeps a cluster's options (not part of its typed API). */
+  readonly _options?: Cluster['options']
 }
 
 /** A node-redis Sentinel client, as the driver calls it. */
@@ -98,6 +101,11 @@ const AS_BUFFERS = { typeMapping: { [BLOB_STRING]: Buffer } }
 const text = (arg: Arg): string | Buffer => (typeof arg === 'number' ? String(arg) : arg)
 const nodeKey = (node: { host?: string; port?: number }): string => `${node.host ?? '127.0.0.1'}:${node.port ?? 6379}`
 
+/** node-redis's cluster slot map, as far as the driver asks it to look again. */
+interface Rediscover {
+  rediscover?: (client: Single) => Promise<void>
+}
+
 /** The error of a call made while its connection is not ready: it is never queued. */
 class NotConnectedError extends Error {
   constructor(where: string) {
@@ -122,7 +130,7 @@ export function nodeRedisDriver(given: NodeRedisClient): Driver {
     return node === undefined ? undefined : nodeKey(node)
   }
   const where = (): string => {
-    if (kind === 'cluster') return (cluster.options?.rootNodes ?? []).map((n) => n.url?.replace(/^rediss?:\/\/([^@/]*@)?/, '').replace(/\/.*$/, '') ?? nodeKey(n.socket ?? {})).join(', ')
+    if (kind === 'cluster') return (((cluster as unknown as { _self?: Cluster })._self?._options ?? cluster._options ?? cluster.options)?.rootNodes ?? []).map((n) => n.url?.replace(/^rediss?:\/\/([^@/]*@)?/, '').replace(/\/.*$/, '') ?? nodeKey(n.socket ?? {})).join(', ')
     if (kind === 'sentinel') {
       const master = sentinel.getMasterNode()
       return `sentinel master ${(sentinel as unknown as { options?: { name?: string } }).options?.name ?? ''}${master === undefined ? '' : ` (${nodeKey(master)})`}`
@@ -131,11 +139,32 @@ export function nodeRedisDriver(given: NodeRedisClient): Driver {
     return typeof socket.path === 'string' ? socket.path : nodeKey(socket)
   }
 
+  // When the slot map was last asked for again: written by refreshSlots only.
+  let refreshedAt = -Infinity
+  /**
+   * Asks a master that answers for the slot map again, at most every 500 ms: node-redis does so only
+   * on a MOVED, which never comes for the slots of a master that died (its calls are refused here
+   * before they are sent), so a promoted replica would otherwise never be used.
+   */
+  const refreshSlots = (): void => {
+    const now = performance.now()
+    if (now - refreshedAt < 500) return
+    refreshedAt = now
+    // node-redis's own slot map (not part of its typed API), on the client's `_self` where commands are proxied.
+    const internal = cluster as unknown as { _self?: { _slots?: Rediscover }; _slots?: Rediscover }
+    const slots = internal._self?._slots ?? internal._slots
+    const alive = cluster.masters.find((m) => m.client?.isReady === true)?.client
+    if (alive !== undefined && typeof slots?.rediscover === 'function') slots.rediscover(alive).catch(() => {})
+  }
+
   /** Rejects at once (never queued) while the connection the call goes to is not ready. */
   const ready = (key: string): void => {
     if (kind === 'cluster') {
       const client = masterNode(key)?.client
-      if (!cluster.isOpen || (client !== undefined && !client.isReady)) throw new NotConnectedError(masterOf(key) ?? where())
+      if (!cluster.isOpen || (client !== undefined && !client.isReady)) {
+        refreshSlots()
+        throw new NotConnectedError(masterOf(key) ?? where())
+      }
     } else if (!single.isReady) throw new NotConnectedError(where())
   }
   const send = (key: string, args: readonly (string | Buffer)[], options: object): Promise<unknown> => {
@@ -181,6 +210,12 @@ export function nodeRedisDriver(given: NodeRedisClient): Driver {
     watch: (report) => watch(single, kind, report),
 
     publish(channel, payload, sharded) {
+      // Never left in the offline queue (node-redis holds it for ever): a publish while down fails, as pub/sub would lose it anyway.
+      try {
+        ready(channel)
+      } catch (error) {
+        return Promise.reject(error)
+      }
       if (kind === 'cluster') return cluster.sendCommand(channel, false, [sharded ? 'SPUBLISH' : 'PUBLISH', channel, payload], AS_STRINGS)
       return send(channel, ['PUBLISH', channel, payload], AS_STRINGS)
     },
@@ -202,10 +237,7 @@ export function nodeRedisDriver(given: NodeRedisClient): Driver {
           const node = masterNode(channel)
           if (node === undefined) return undefined
           return { base: await cluster.nodeClient(node), node: nodeKey(node) }
-        }, () => {
-          // A command on the channel's slot meets MOVED if the slot moved: node-redis then refreshes its slot map.
-          cluster.sendCommand(channel, true, ['EXISTS', channel], AS_STRINGS).catch(() => {})
-        })
+        }, refreshSlots)
       }
       if (kind === 'sentinel') {
         return subscription(channel, false, listener, report, async () => {
