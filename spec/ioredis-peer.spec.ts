@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { EchoStoreError, MissingPeerDependencyError } from '../src/index.js'
-import { requireIoredis } from '../src/redis/require-ioredis.js'
+import { neitherClient, optional, requireIoredis, requireNodeRedis } from '../src/redis/require-peers.js'
 
 /** A `require` that fails as Node's does when `missing` is not installed. */
 function requireWithout(missing: string): (id: string) => unknown {
@@ -34,6 +34,18 @@ describe('ioredis, the optional peer of echostore/redis', () => {
     expect(error.entry).toBe('echostore/redis')
     expect(error.message).toMatch(/^echostore: echostore\/redis needs ioredis, which is not installed: run `npm install ioredis@6`/)
     expect((error.cause as { code?: string }).code).toBe('MODULE_NOT_FOUND')
+  })
+
+  it('either client library is enough: a missing one is looked for without throwing, a broken one still throws', () => {
+    expect(optional(() => requireNodeRedis(requireWithout('redis')))).toBeUndefined()
+    expect(() => optional(() => requireNodeRedis(requireWithout('@redis/client')))).toThrow(/^Cannot find module '@redis\/client'/)
+  })
+
+  it('neither installed: a url or sentinels is a MissingPeerDependencyError naming both install commands, and the client option', () => {
+    const error = neitherClient('redisL2')
+    expect(error).toBeInstanceOf(MissingPeerDependencyError)
+    expect(error.code).toBe('ECHOSTORE_PEER_MISSING')
+    expect(error.message).toMatch(/^echostore: redisL2: a `url` or `sentinels` needs a Redis client library, and neither redis \(node-redis\) nor ioredis is installed: run `npm install redis@6` or `npm install ioredis@6`, or pass a client you made as `client`$/)
   })
 
   it('installed but broken (one of its own dependencies missing): the original error, unchanged', () => {

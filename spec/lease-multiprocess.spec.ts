@@ -32,15 +32,16 @@ type Loading = Extract<LeaseEvent, { type: 'loading' }>
 /** A short lease, so the killed holder's is taken over within the test. */
 const LEASE = { ttl: 1_500, wait: 6_000 }
 
-describeRedis('leases across four processes on one Redis', () => {
-  const prefix = testPrefix('lease-mp')
+for (const client of ['ioredis', 'node-redis'] as const)
+describeRedis(`leases across four processes on one Redis, each on ${client}`, () => {
+  const prefix = testPrefix(`lease-mp-${client}`)
   const nodes: LeaseNode[] = []
   let admin: Redis
 
   beforeAll(async () => {
     admin = new Redis(REDIS_URL)
     for (const label of ['A', 'B', 'C', 'D']) {
-      nodes.push(new LeaseNode(label, { label, url: REDIS_URL, prefix, channel: `${prefix}bus`, table: TABLE, lease: LEASE }))
+      nodes.push(new LeaseNode(label, { label, url: REDIS_URL, prefix, channel: `${prefix}bus`, table: TABLE, lease: LEASE, client }))
     }
     await within(Promise.all(nodes.map((n) => n.ready)), 30_000, 'four processes ready')
   }, 40_000)

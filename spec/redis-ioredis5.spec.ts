@@ -8,16 +8,16 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { leaseKey, l2Key } from '../src/l2/keys.js'
 import { redisBus } from '../src/redis/bus.js'
-import { ioredis } from '../src/redis/ioredis.js'
+import { ioredis } from '../src/redis/peers.js'
 import { redisL2 } from '../src/redis/l2.js'
 import { busContract } from './bus-contract.js'
 import { l2ContractSuite } from './l2-contract.js'
 import { describeRedis, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
 
 // The module every Redis adapter takes ioredis from answers ioredis 5.
-vi.mock('../src/redis/ioredis.js', async (importOriginal) => {
+vi.mock('../src/redis/peers.js', async (importOriginal) => {
   const { createRequire } = await import('node:module')
-  return { ...(await importOriginal<typeof import('../src/redis/ioredis.js')>()), ioredis: createRequire(import.meta.url)('ioredis5') }
+  return { ...(await importOriginal<typeof import('../src/redis/peers.js')>()), ioredis: createRequire(import.meta.url)('ioredis5') }
 })
 
 const prefix = testPrefix('l2-ioredis5')
@@ -46,7 +46,7 @@ describeRedis('echostore/redis on ioredis 5', () => {
     const require = createRequire(import.meta.url)
     expect((require('ioredis5/package.json') as { version: string }).version).toMatch(/^5\./)
     expect((require('ioredis/package.json') as { version: string }).version).toMatch(/^6\./)
-    expect(ioredis.Redis).toBe((require('ioredis5') as typeof ioredis).Redis)
+    expect(ioredis?.Redis).toBe((require('ioredis5') as NonNullable<typeof ioredis>).Redis)
 
     const name = `${prefix.replaceAll(':', '-')}resp`
     const store = redisL2({ url: namedUrl(name), prefix })

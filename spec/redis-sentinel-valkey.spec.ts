@@ -1,11 +1,12 @@
 /**
  * The Redis adapters through Sentinel (the local set of `.ci/redis-topology.sh`: 1 master, 1
- * replica, 3 sentinels), through an iovalkey client (an ioredis fork of the same API), and on a
+ * replica, 3 sentinels) with an ioredis and a node-redis client, through an iovalkey client (an ioredis fork of the same API), and on a
  * Valkey server when `valkey-server` is installed: the L2 and bus contracts on each.
  */
 import { Redis } from 'ioredis'
 import Valkey from 'iovalkey'
-import { afterAll, describe } from 'vitest'
+import { createSentinel } from 'redis'
+import { afterAll, beforeAll, describe } from 'vitest'
 import { l2Key, leaseKey } from '../src/l2/keys.js'
 import { redisBus, redisL2, type RedisConnectionOptions } from '../src/redis.js'
 import { busContract } from './bus-contract.js'
@@ -51,6 +52,19 @@ function contracts(label: string, where: () => RedisConnectionOptions, admin: ()
 
 describeTopology('through Sentinel', () => {
   contracts('sentinel', () => ({ sentinels: SENTINELS, name: SENTINEL_NAME }), () => new Redis({ sentinels: SENTINELS, name: SENTINEL_NAME }))
+})
+
+describeTopology('through Sentinel, on a node-redis createSentinel() client', () => {
+  let client: ReturnType<typeof createSentinel> | undefined
+  beforeAll(async () => {
+    client = createSentinel({ name: SENTINEL_NAME, sentinelRootNodes: SENTINELS })
+    client.on('error', () => {})
+    await client.connect()
+  })
+  afterAll(async () => {
+    await client?.close()
+  })
+  contracts('node-redis-sentinel', () => ({ client: client! }), () => new Redis({ sentinels: SENTINELS, name: SENTINEL_NAME }))
 })
 
 describeRedis('through an iovalkey client', () => {

@@ -9,6 +9,7 @@ import { type BatchAnswer, type BatchLoaderContext, type ClearResult, type Count
 import { type ManualClock, manualClock } from '../src/testing.js'
 import { Cluster, Redis } from 'ioredis'
 import Valkey, { Cluster as ValkeyCluster } from 'iovalkey'
+import { createClient, createCluster, createSentinel } from 'redis'
 import { redisBus, redisL2, type RedisBusOptions, type RedisL2Options, type SentinelAddress, type SubscribedOptions } from '../src/redis.js'
 
 interface Foo {
@@ -314,6 +315,21 @@ describe('closing with await using', () => {
 describe('the Redis connection options', () => {
   test('client takes an ioredis Redis or Cluster, and an iovalkey Redis or Cluster, in both adapters', () => {
     const clients = [new Redis({ lazyConnect: true }), new Cluster([], { lazyConnect: true }), new Valkey({ lazyConnect: true }), new ValkeyCluster([], { lazyConnect: true })] as const
+    for (const client of clients) {
+      expectTypeOf(client).toExtend<NonNullable<RedisBusOptions['client']>>()
+      expectTypeOf(client).toExtend<NonNullable<RedisL2Options['client']>>()
+    }
+  })
+
+  test('client takes a node-redis client made by createClient(), createCluster() or createSentinel(), RESP2 or RESP3, in both adapters', () => {
+    const clients = [
+      createClient(),
+      createClient({ RESP: 3 }),
+      createClient().withTypeMapping({}),
+      createCluster({ rootNodes: [] }),
+      createCluster({ rootNodes: [], RESP: 3 }),
+      createSentinel({ name: 'mymaster', sentinelRootNodes: [] }),
+    ] as const
     for (const client of clients) {
       expectTypeOf(client).toExtend<NonNullable<RedisBusOptions['client']>>()
       expectTypeOf(client).toExtend<NonNullable<RedisL2Options['client']>>()

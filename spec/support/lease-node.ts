@@ -9,6 +9,7 @@
  * process, a load finishes, and can kill the process that holds a lease mid-load.
  */
 import { type Stats, createTable } from '../../src/index.js'
+import { createClient } from 'redis'
 import { redisBus, redisL2 } from '../../src/redis.js'
 
 /** What the parent passes as the one argument. */
@@ -19,6 +20,8 @@ export interface LeaseNodeConfig {
   channel: string
   table: string
   lease: { ttl: number; wait: number }
+  /** The client library the process uses: ioredis (from the url) by default, or a node-redis `createClient()` client it makes. */
+  client?: 'ioredis' | 'node-redis'
 }
 
 /** What the parent asks. */
@@ -41,9 +44,13 @@ const report = (message: unknown): void => {
   if (process.connected) process.send!(message)
 }
 
-const bus = redisBus({ url: config.url, channel: config.channel, onError: () => {} })
+const nodeRedis = config.client === 'node-redis' ? createClient({ url: config.url }) : undefined
+nodeRedis?.on('error', () => {})
+await nodeRedis?.connect()
+const where = nodeRedis === undefined ? { url: config.url } : { client: nodeRedis }
+const bus = redisBus({ ...where, channel: config.channel, onError: () => {} })
 // A generous L2 bound: four processes and a test runner share two cores.
-const l2 = redisL2({ url: config.url, prefix: config.prefix, timeout: 2_000 })
+const l2 = redisL2({ ...where, prefix: config.prefix, timeout: 2_000 })
 const table = createTable<string, string>({ name: config.table, l2, bus, ttl: 600_000, jitter: 0, loadTimeout: 20_000, lease: config.lease })
 table.events.on('error', (event) => report({ type: 'error', error: String(event.error) } satisfies LeaseEvent))
 
@@ -86,6 +93,8 @@ async function run(command: LeaseCommand): Promise<unknown> {
     case 'exit':
       await table.close()
       await Promise.all([bus.close(), l2.close()])
+      // The client it made and gave: closed after the adapters, as a user closes theirs.
+      await nodeRedis?.close()
       return null
   }
 }

@@ -235,8 +235,8 @@ export class SelfFetchError extends TableError {
 }
 
 /**
- * An entry of EchoStore was imported without the optional peer dependency it is built on (ioredis
- * for `echostore/redis`). The message names the command that installs it.
+ * An entry of EchoStore was used without the optional peer dependency it is built on (ioredis or
+ * node-redis for a `url` of `echostore/redis`). The message names the command that installs it.
  */
 export class MissingPeerDependencyError extends EchoStoreError {
   readonly code = 'ECHOSTORE_PEER_MISSING'
@@ -248,10 +248,15 @@ export class MissingPeerDependencyError extends EchoStoreError {
     /** The version range EchoStore supports, e.g. `5`. */
     range: string,
     options?: ErrorOptions,
+    /** Another package that would do as well (either one is enough), with its range, and what asked for it. */
+    either?: { also: string; alsoRange: string; adapter: string },
   ) {
     super(
-      `${entry} needs ${dependency}, which is not installed: run \`npm install ${dependency}@${range}\` ` +
-        `(an optional peer dependency; the core entry \`echostore\` works without it)`,
+      either === undefined
+        ? `${entry} needs ${dependency}, which is not installed: run \`npm install ${dependency}@${range}\` ` +
+            `(an optional peer dependency; the core entry \`echostore\` works without it)`
+        : `${either.adapter}: a \`url\` or \`sentinels\` needs a Redis client library, and neither ${dependency} (node-redis) nor ${either.also} is installed: ` +
+            `run \`npm install ${dependency}@${range}\` or \`npm install ${either.also}@${either.alsoRange}\`, or pass a client you made as \`client\``,
       options,
     )
   }

@@ -12,7 +12,8 @@
  * On a cluster the bus uses sharded pub/sub (`SSUBSCRIBE`/`SPUBLISH`, Redis ≥ 7 and Valkey) when the
  * servers have it, classic pub/sub otherwise; its subscriber is a connection of its own to the
  * master serving the channel's slot, made again (on the slot's master then) whenever it drops, the
- * slot moves or the server ends the subscription.
+ * slot moves or the server ends the subscription. The client may be ioredis's or node-redis's (see
+ * `driver.ts`): the messages are the same bytes, so buses on either client hear each other.
  *
  * Pub/sub is at-most-once. Whenever the subscription drops, moves or reconnects, the bus subscribes
  * again, waits for Redis to confirm, and only then delivers `{ type: 'gap' }` to every handler:
@@ -24,10 +25,9 @@
  * is reported once (to `onError`, or as a process warning) until the connection is back, and never
  * crashes the process; the connections keep reconnecting meanwhile.
  */
-import type { Cluster, Redis } from 'ioredis'
-import { calculateSlot, ioredis } from './ioredis.js'
 import { BusClosedError, RedisUnreachableError, badArgument, badNumber, describe } from '../core/errors.js'
-import { FAIL_FAST, openConnection, quit, validateConnection, type Connection, type RedisClient, type RedisConnectionOptions } from './connection.js'
+import { openConnection, validateConnection, type RedisConnectionOptions } from './connection.js'
+import type { Subscription } from './driver.js'
 import type { Bus, BusDelivery, CoherenceMessage } from '../bus/bus.js'
 import { MAX_TABLE_LENGTH, decodeWire, encodeWire, publishable } from '../bus/message.js'
 
@@ -87,8 +87,6 @@ export interface RedisBus extends Bus {
 type Handler = (delivery: BusDelivery) => void
 
 const GAP: BusDelivery = Object.freeze({ type: 'gap' })
-
-const isCluster = (client: RedisClient): client is Cluster => client instanceof ioredis.Cluster || (client as { isCluster?: boolean }).isCluster === true
 
 /**
  * Creates a Redis pub/sub bus. Throws a `TypeError` naming the option when not exactly one of
@@ -165,13 +163,15 @@ export function redisBus(options: RedisBusOptions): RedisBus {
     if (confirmedOnce) lostSinceConfirmed = true
   }
 
-  // The subscription and the way to publish, once the connection said what it is.
-  const plan = connection.client.then(async (client) => {
-    if (!isCluster(client)) return { publish: (payload: string) => client.publish(channel, payload), subscription: await singleNode(connection, channel, onPayload, confirmed, lost, () => closed) }
-    const sharded = wantSharded ?? (await hasShardedPubSub(client, () => closed))
+  // The subscription and the way to publish, once the connection said what it is. The subscription
+  // is on a connection of the driver's own, made from the client; it reports each loss before the
+  // next confirmation.
+  const listener = { payload: onPayload, confirmed, lost, closed: () => closed }
+  const plan = connection.driver.then(async (driver): Promise<{ publish: (payload: string) => Promise<unknown>; subscription: Subscription }> => {
+    const sharded = driver.isCluster && (wantSharded ?? (await driver.hasShardedPubSub(() => closed)))
     return {
-      publish: (payload: string) => (sharded ? client.spublish(channel, payload) : classicPublisher(client, channel).publish(channel, payload)),
-      subscription: clusterSubscription(client, channel, sharded, onPayload, confirmed, lost, () => closed),
+      publish: (payload: string) => driver.publish(channel, payload, sharded),
+      subscription: driver.listen(channel, sharded, listener, connection.report),
     }
   })
   // Written once, when the plan is made.
@@ -261,184 +261,6 @@ export function redisBus(options: RedisBusOptions): RedisBus {
       })()
       return closing
     },
-  }
-}
-
-/** A subscription the bus holds: closed by the bus's `close()`. */
-interface Subscription {
-  close(): Promise<void>
-}
-
-type OnPayload = (from: Buffer, payload: Buffer) => void
-
-/**
- * Classic pub/sub on one node (or a Sentinel master): a second connection of the same kind, which
- * subscribes on every (re)connection, ioredis's own `autoResubscribe` or not.
- */
-async function singleNode(connection: Connection, channel: string, onPayload: OnPayload, confirmed: () => void, lost: () => void, closed: () => boolean): Promise<Subscription> {
-  const subscriber = (await connection.another()) as Redis
-  const onReady = (): void => {
-    if (closed()) return
-    subscriber.subscribe(channel).then(confirmed, () => {
-      // The connection dropped again before confirming: its next 'ready' subscribes again.
-    })
-  }
-  subscriber.on('ready', onReady)
-  subscriber.on('close', lost)
-  subscriber.on('messageBuffer', onPayload)
-  // A lazy client duplicates into a lazy subscriber: connect it now, so it starts listening.
-  if (subscriber.status === 'wait') subscriber.connect().catch(() => {})
-  else if (subscriber.status === 'ready') onReady()
-  return {
-    async close() {
-      subscriber.off('ready', onReady)
-      subscriber.off('close', lost)
-      subscriber.off('messageBuffer', onPayload)
-      await shutdown(subscriber, () => subscriber.unsubscribe(channel))
-    },
-  }
-}
-
-/**
- * The node classic publishes go to on a cluster: the master of the channel's slot, so one instance's
- * messages keep their order (a cluster client sends a keyless command to any node); the cluster
- * client itself while its slot map is not known.
- */
-function classicPublisher(cluster: Cluster, channel: string): Pick<Redis, 'publish'> {
-  const owner = cluster.slots[calculateSlot(channel)]?.[0]
-  const node = owner === undefined ? undefined : cluster.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner)
-  return node ?? cluster
-}
-
-/**
- * Whether the cluster's servers have sharded pub/sub (`COMMAND INFO SSUBSCRIBE` names it), asked
- * again (backoff capped at 1 s) until the cluster answers: guessing classic while it is down would
- * leave this bus deaf to the sharded publishes of buses that asked when it was up.
- */
-async function hasShardedPubSub(cluster: Cluster, closed: () => boolean): Promise<boolean> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const info = (await cluster.call('COMMAND', 'INFO', 'SSUBSCRIBE')) as unknown[]
-      return Array.isArray(info) && Array.isArray(info[0])
-    } catch (error) {
-      if (closed()) throw error
-      if (error instanceof ioredis.ReplyError) return false
-      await new Promise((resolve) => setTimeout(resolve, Math.min(attempt * 50, 1_000)))
-    }
-  }
-}
-
-/**
- * The subscription on a cluster: one plain connection of the bus's own to the master serving the
- * channel's slot, `SSUBSCRIBE`d (or `SUBSCRIBE`d, classic pub/sub reaching every node). It is never
- * reconnected in place: when it drops, the slot moves (`MOVED`) or the server ends the subscription
- * (a `sunsubscribe` it did not ask for), it is dropped and made again on the slot's master then,
- * after the cluster refreshed its slot map; each new confirmation after a loss is a gap.
- */
-function clusterSubscription(
-  cluster: Cluster,
-  channel: string,
-  sharded: boolean,
-  onPayload: OnPayload,
-  confirmed: () => void,
-  lost: () => void,
-  closed: () => boolean,
-): Subscription {
-  const messageEvent = sharded ? 'smessageBuffer' : 'messageBuffer'
-  // Written by connect and retarget only.
-  let current: Redis | undefined
-  let attempt = 0
-  let retry: ReturnType<typeof setTimeout> | undefined
-
-  const slotOwner = (): { host: string; port: number } | undefined => {
-    // Sharded pub/sub hashes the channel as a key; classic pub/sub reaches every node, so that one is as good as any.
-    const node = cluster.slots[calculateSlot(channel)]?.[0]
-    if (node === undefined) return undefined
-    const at = node.lastIndexOf(':')
-    return { host: node.slice(0, at), port: Number(node.slice(at + 1)) }
-  }
-
-  const retarget = (subscriber: Redis): void => {
-    if (subscriber !== current) return
-    current = undefined
-    lost()
-    subscriber.removeAllListeners(messageEvent)
-    subscriber.disconnect()
-    if (closed()) return
-    attempt++
-    // Let the cluster see the failover first: refresh its slot map, then connect where the slot is.
-    retry = setTimeout(() => cluster.refreshSlotsCache(() => connect()), Math.min(attempt * 50, 1_000))
-  }
-
-  const connect = (): void => {
-    retry = undefined
-    if (closed()) return
-    const target = slotOwner()
-    if (target === undefined) {
-      attempt++
-      retry = setTimeout(connect, Math.min(attempt * 50, 1_000))
-      return
-    }
-    const redisOptions = (cluster.options.redisOptions ?? {}) as Record<string, unknown>
-    const subscriber = new ioredis.Redis({
-      ...redisOptions,
-      ...FAIL_FAST,
-      ...target,
-      // Never reconnected in place: a new one is made where the slot is then.
-      retryStrategy: () => null,
-      autoResubscribe: false,
-      enableOfflineQueue: true,
-      lazyConnect: false,
-    })
-    current = subscriber
-    subscriber.on('error', (error: Error) => {
-      // The server ended the sharded subscription (the slot moved): ioredis reports the unasked-for reply.
-      if (/sunsubscribe/i.test(error.message)) retarget(subscriber)
-    })
-    subscriber.on('moved', () => retarget(subscriber))
-    subscriber.on('close', () => retarget(subscriber))
-    subscriber.on(messageEvent, onPayload)
-    subscriber.on('ready', () => {
-      const subscribing = sharded ? subscriber.ssubscribe(channel) : subscriber.subscribe(channel)
-      subscribing.then(
-        () => {
-          if (subscriber !== current) return
-          attempt = 0
-          confirmed()
-        },
-        () => retarget(subscriber),
-      )
-    })
-  }
-
-  const ready = cluster.status === 'ready' ? Promise.resolve() : new Promise<void>((resolve) => cluster.once('ready', () => resolve()))
-  void ready.then(connect)
-
-  return {
-    async close() {
-      if (retry !== undefined) clearTimeout(retry)
-      const subscriber = current
-      current = undefined
-      if (subscriber === undefined) return
-      subscriber.removeAllListeners(messageEvent)
-      subscriber.removeAllListeners('close')
-      subscriber.on('error', () => {})
-      await shutdown(subscriber, () => (sharded ? subscriber.sunsubscribe(channel) : subscriber.unsubscribe(channel)))
-    },
-  }
-}
-
-/** Unsubscribes and quits a connection; drops it at once if it is not up. */
-async function shutdown(connection: Redis, unsubscribe: () => Promise<unknown>): Promise<void> {
-  if (connection.status !== 'ready') {
-    connection.disconnect()
-    return
-  }
-  try {
-    await unsubscribe()
-    await quit(connection)
-  } catch {
-    connection.disconnect()
   }
 }
 

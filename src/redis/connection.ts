@@ -1,15 +1,23 @@
 /**
- * How `redisL2` and `redisBus` reach Redis: a client you give (an ioredis `Redis` or `Cluster`), a
- * url (one node, or seed nodes; a cluster is detected), or Sentinel (`sentinels` + `name`). The
- * connections EchoStore opens itself use the settings below; an outage of any connection is
- * reported once (to `onError`, or as a process warning) until it is back.
+ * How `redisL2` and `redisBus` reach Redis: a client you give (ioredis `Redis` or `Cluster`, iovalkey's,
+ * or node-redis's `createClient()`, `createCluster()` or `createSentinel()`), a url (one node, or
+ * seed nodes; a cluster is detected), or Sentinel (`sentinels` + `name`). A url or Sentinel uses
+ * ioredis when it is installed, else node-redis. The connections EchoStore opens itself use the
+ * settings below; an outage of any connection is reported once (to `onError`, or as a process
+ * warning) until it is back. What the adapters need of a client is a {@link Driver} (`driver.ts`).
  */
-import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis'
-import { ioredis } from './ioredis.js'
+import type { ClusterOptions, RedisOptions } from 'ioredis'
+import { ioredis, nodeRedis } from './peers.js'
+import { neitherClient } from './require-peers.js'
 import { RedisUnreachableError, badArgument, describe } from '../core/errors.js'
+import type { Driver, OutageReport } from './driver.js'
+import { ioredisDriver, isIoredisClient, type IoredisClient } from './ioredis-driver.js'
+import { isNodeRedisClient, nodeRedisDriver, type NodeRedisClient } from './node-redis-driver.js'
+
+export type { NodeRedisClient } from './node-redis-driver.js'
 
 /** An ioredis client EchoStore can use: a single-node (or Sentinel) client, or a cluster client. */
-export type RedisClient = Redis | Cluster
+export type RedisClient = IoredisClient
 
 /**
  * The shape of a client of an ioredis fork that keeps ioredis's API, such as iovalkey's `Redis` and
@@ -41,11 +49,15 @@ export interface SentinelAddress {
 
 /** Where a Redis adapter connects: exactly one of `client`, `url` and `sentinels` (with `name`). */
 export interface RedisConnectionOptions {
-  /** An ioredis `Redis` or `Cluster` client (or a client of the same API, such as iovalkey's). The adapter never closes it. */
-  client?: RedisClient | CompatibleClient
+  /**
+   * A client you made and connected: an ioredis `Redis` or `Cluster` (or a client of the same API, such
+   * as iovalkey's), or a node-redis (v5+) client made by `createClient()`, `createCluster()` or
+   * `createSentinel()`. The adapter never closes it: close it after the adapter's `close()`.
+   */
+  client?: RedisClient | CompatibleClient | NodeRedisClient
   /**
    * A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS), or the URLs of a
-   * cluster's seed nodes. The adapter asks the first node that answers whether cluster mode is on,
+   * cluster's seed nodes, opened with ioredis when it is installed, else node-redis. The adapter asks the first node that answers whether cluster mode is on,
    * and opens a `Cluster` over every url given when it is; it closes what it opened in `close()`.
    */
   url?: string | readonly string[]
@@ -102,20 +114,36 @@ export const CLUSTER_FAIL_FAST = {
   scaleReads: 'master',
 } as const satisfies ClusterOptions
 
-/** A connection an adapter uses: its client (once known), and what went wrong while it is down. */
+/**
+ * Options for a node-redis connection EchoStore opens itself (node-redis has no ioredis, or a url
+ * given with only node-redis installed), and the ones it recommends for a node-redis client you
+ * give: a connect that hangs gives up after 1 s, reconnects go on forever after 50 ms × the attempt
+ * (at most 1 s), and at most 10 000 commands wait for a connection (the offline queue is otherwise
+ * unbounded). The adapters never let an L2 call wait in the offline queue, whatever the settings.
+ */
+export const NODE_REDIS_FAIL_FAST = {
+  socket: {
+    connectTimeout: 1_000,
+    /** Reconnect after 50 ms × the attempt, at most 1 s, forever. */
+    reconnectStrategy: (retries: number) => Math.min((retries + 1) * 50, 1_000),
+  },
+  commandsQueueMaxLength: 10_000,
+} as const
+
+/** A connection an adapter uses: its client's driver (once known), and what went wrong while it is down. */
 export interface Connection {
-  /** The client: at once for a given client or Sentinel; for a url, once a node said whether it is a cluster. */
-  readonly client: Promise<RedisClient>
-  /** The client when known, else undefined. */
-  current(): RedisClient | undefined
+  /** The driver: at once for a given client or Sentinel; for a url, once a node said whether it is a cluster. */
+  readonly driver: Promise<Driver>
+  /** The driver when known, else undefined. */
+  current(): Driver | undefined
   /** Settles once the url's node was first asked what it is (answered or not); at once otherwise. */
   readonly asked: Promise<void>
   /** Where it connects, for messages: `host:port`, its seed nodes, or `sentinel master <name>`. */
   readonly where: string
   /** The error of the outage going on (of the node `node`, `host:port`, on a cluster), or undefined while up. */
   cause(node?: string): Error | undefined
-  /** Opens one more connection of the same kind to the same Redis (a subscriber); the caller closes it. */
-  another(): Promise<RedisClient>
+  /** Where the connections made from this one (the bus's subscriber) report their outages. */
+  readonly report: OutageReport
   /** Closes the connections it opened (not a given client). Idempotent. */
   close(): Promise<void>
 }
@@ -127,9 +155,10 @@ export function validateConnection(adapter: string, options: RedisConnectionOpti
   if (given.length !== 1) {
     throw badArgument(TypeError, `${adapter}: pass exactly one of the options \`client\`, \`url\` and \`sentinels\`, got ${given.length === 0 ? 'neither' : given.join(' and ')}`)
   }
-  if (client !== undefined && (typeof client !== 'object' || client === null || typeof (client as Partial<Redis>).defineCommand !== 'function' || typeof (client as Partial<Redis>).duplicate !== 'function')) {
-    throw badArgument(TypeError, `${adapter}: the option \`client\` must be an ioredis Redis or Cluster client, got ${describe(client)}`)
+  if (client !== undefined && !isIoredisClient(client) && !isNodeRedisClient(client)) {
+    throw badArgument(TypeError, `${adapter}: the option \`client\` must be an ioredis Redis or Cluster client, or a node-redis client made by createClient(), createCluster() or createSentinel(), got ${describe(client)}`)
   }
+  if (client === undefined && ioredis === undefined && nodeRedis === undefined) throw neitherClient(adapter)
   if (url !== undefined) {
     const urls = typeof url === 'string' ? [url] : url
     if (!Array.isArray(urls) || urls.length === 0 || urls.some((u) => typeof u !== 'string' || !/^rediss?:\/\/./.test(u))) {
@@ -149,7 +178,7 @@ export function validateConnection(adapter: string, options: RedisConnectionOpti
 }
 
 /** Reports outages once each: the first error after the connection was up (or never up), to `onError` or as a process warning. */
-class Outages {
+class Outages implements OutageReport {
   /** Written by `failed` and `recovered` only. */
   #causes = new Map<string, Error>()
   constructor(
@@ -188,35 +217,6 @@ class Outages {
 
 const nodeKey = (options: { host?: string; port?: number }): string => `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`
 
-/**
- * Listens to a client's connection events: errors and recoveries go to `outages`, per node for a
- * cluster (a node the cluster dropped, after a failover, is no outage any more). Returns the
- * function that stops listening.
- */
-function watch(client: RedisClient, outages: Outages): () => void {
-  const listeners: [string, (...args: never[]) => void][] = []
-  // Adapters sharing one client each add one listener per event and take it back on close: no leak to warn of.
-  client.setMaxListeners(client.getMaxListeners() + 1)
-  const on = (event: string, listener: (...args: never[]) => void) => {
-    client.on(event, listener as (...args: unknown[]) => void)
-    listeners.push([event, listener])
-  }
-  if (client instanceof ioredis.Cluster || (client as { isCluster?: boolean }).isCluster === true) {
-    on('error', (error: unknown) => outages.failed('', error))
-    on('node error', (error: unknown, node: string) => outages.failed(node, error))
-    on('ready', () => outages.recovered(''))
-    on('+node', (redis: Redis) => redis.on('ready', () => outages.recovered(nodeKey(redis.options))))
-    on('-node', (redis: Redis) => outages.recovered(nodeKey(redis.options)))
-  } else {
-    on('error', (error: unknown) => outages.failed('', error))
-    on('ready', () => outages.recovered(''))
-  }
-  return () => {
-    for (const [event, listener] of listeners) client.off(event, listener as (...args: unknown[]) => void)
-    client.setMaxListeners(Math.max(0, client.getMaxListeners() - 1))
-  }
-}
-
 /** `host:port` and the connection options one url carries. */
 function parseUrl(url: string): { host: string; port: number; options: RedisOptions } {
   const parsed = new URL(url)
@@ -227,43 +227,52 @@ function parseUrl(url: string): { host: string; port: number; options: RedisOpti
   return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port === '' ? 6379 : Number(parsed.port), options }
 }
 
-/** Whether the Redis at `url` runs in cluster mode (its `INFO cluster`); rejects when it cannot be asked. */
+
+/** Sleeps `ms`, or until `wake` is called (close() ends the waits of a connection being made). */
+function pause(ms: number, onWake: (wake: () => void) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    onWake(() => (clearTimeout(timer), resolve()))
+  })
+}
+
+/** Whether the Redis at `url` runs in cluster mode (its `INFO cluster`), asked with the library the url uses; rejects when it cannot be asked. */
 async function isClusterNode(url: string): Promise<boolean> {
-  const probe = new ioredis.Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 1_000, retryStrategy: () => null })
-  // The connection's own error (ECONNREFUSED, …) says more than the "Connection is closed" connect() rejects with.
+  if (ioredis !== undefined) {
+    const probe = new ioredis.Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 1_000, retryStrategy: () => null })
+    // The connection's own error (ECONNREFUSED, …) says more than the "Connection is closed" connect() rejects with.
+    let failure: unknown
+    probe.on('error', (error: unknown) => (failure ??= error))
+    try {
+      await probe.connect()
+      return /cluster_enabled:1/.test(await probe.info('cluster'))
+    } catch (error) {
+      throw failure ?? error
+    } finally {
+      probe.disconnect()
+    }
+  }
+  const probe = nodeRedis!.createClient({ url, socket: { connectTimeout: 1_000, reconnectStrategy: false } })
   let failure: unknown
   probe.on('error', (error: unknown) => (failure ??= error))
   try {
     await probe.connect()
-    return /cluster_enabled:1/.test(await probe.info('cluster'))
+    return /cluster_enabled:1/.test(String(await probe.sendCommand(['INFO', 'cluster'])))
   } catch (error) {
     throw failure ?? error
   } finally {
-    probe.disconnect()
+    if (probe.isOpen) probe.destroy()
   }
 }
 
 /**
- * Opens (or wraps) the connection the options describe. Never throws nor rejects for an outage: a url
- * that does not answer is asked again, with a backoff capped at 1 s, until it answers or `close()`.
+ * Opens a client of the library a url or Sentinel uses (ioredis when installed, else node-redis):
+ * Sentinel, a cluster over the seed urls, or one node. A node-redis client is connected here, again
+ * and again (backoff capped at 1 s) while a cluster's seeds do not answer, until `closed()`.
  */
-export function openConnection(adapter: string, options: RedisConnectionOptions): Connection {
-  const { url, sentinels, name, onError } = options
-  const given = options.client as RedisClient | undefined
-  const urls = url === undefined ? [] : typeof url === 'string' ? [url] : [...url]
-  const where = given !== undefined ? describeClient(given) : sentinels !== undefined ? `sentinel master ${name} (${sentinels.map(nodeKey).join(', ')})` : urls.map((u) => nodeKey(parseUrl(u))).join(', ')
-  const outages = new Outages(adapter, where, onError, given === undefined || given.listenerCount('error') === 0)
-  // Written by make and close only.
-  const opened: RedisClient[] = []
-  let closed = false
-  let known: RedisClient | undefined
-  let cluster: boolean | undefined
-  let wakeDetection: (() => void) | undefined
-  let markAsked!: () => void
-  const asked = new Promise<void>((resolve) => (markAsked = resolve))
-
-  const make = (): RedisClient => {
-    let client: RedisClient
+function openClient(urls: readonly string[], sentinels: readonly SentinelAddress[] | undefined, name: string | undefined, cluster: boolean | undefined, closed: () => boolean): { driver: Driver; connected: Promise<void> } {
+  if (ioredis !== undefined) {
+    let client: IoredisClient
     if (sentinels !== undefined) {
       client = new ioredis.Redis({ ...FAIL_FAST, sentinels: sentinels.map(({ host, port }) => ({ host, port })), name, failoverDetector: true, sentinelRetryStrategy: FAIL_FAST.retryStrategy })
     } else if (cluster === true) {
@@ -272,12 +281,62 @@ export function openConnection(adapter: string, options: RedisConnectionOptions)
     } else {
       client = new ioredis.Redis(urls[0]!, FAIL_FAST)
     }
-    watch(client, outages)
-    opened.push(client)
-    return client
+    return { driver: ioredisDriver(client), connected: Promise.resolve() }
+  }
+  const redis = nodeRedis!
+  let client: { connect(): Promise<unknown>; isOpen: boolean }
+  if (sentinels !== undefined) {
+    client = redis.createSentinel({ name: name!, sentinelRootNodes: sentinels.map(({ host, port }) => ({ host, port })), nodeClientOptions: NODE_REDIS_FAIL_FAST, sentinelClientOptions: NODE_REDIS_FAIL_FAST })
+  } else if (cluster === true) {
+    const { username, password } = parseUrl(urls[0]!).options
+    client = redis.createCluster({ rootNodes: urls.map((url) => ({ url })), defaults: { ...NODE_REDIS_FAIL_FAST, ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }) } })
+  } else {
+    client = redis.createClient({ url: urls[0]!, ...NODE_REDIS_FAIL_FAST })
+  }
+  const driver = nodeRedisDriver(client as unknown as NodeRedisClient)
+  const connected = (async () => {
+    for (let attempt = 1; !closed(); attempt++) {
+      try {
+        await client.connect()
+        return
+      } catch {
+        // A cluster's seeds did not answer (a single node reconnects by itself): try again.
+        if (client.isOpen) return
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(attempt * 50, 1_000)))
+    }
+  })()
+  return { driver, connected }
+}
+
+/**
+ * Opens (or wraps) the connection the options describe. Never throws nor rejects for an outage: a url
+ * that does not answer is asked again, with a backoff capped at 1 s, until it answers or `close()`.
+ */
+export function openConnection(adapter: string, options: RedisConnectionOptions): Connection {
+  const { url, sentinels, name, onError } = options
+  const givenDriver = options.client === undefined ? undefined : isNodeRedisClient(options.client) ? nodeRedisDriver(options.client) : ioredisDriver(options.client as IoredisClient)
+  const urls = url === undefined ? [] : typeof url === 'string' ? [url] : [...url]
+  const where = givenDriver !== undefined ? givenDriver.where() : sentinels !== undefined ? `sentinel master ${name} (${sentinels.map(nodeKey).join(', ')})` : urls.map((u) => nodeKey(parseUrl(u))).join(', ')
+  const outages = new Outages(adapter, where, onError, givenDriver === undefined || !givenDriver.hasErrorListener())
+  // Written by make and close only.
+  const opened: Driver[] = []
+  let closed = false
+  let known: Driver | undefined
+  let cluster: boolean | undefined
+  let wakeDetection: (() => void) | undefined
+  let markAsked!: () => void
+  const asked = new Promise<void>((resolve) => (markAsked = resolve))
+
+  const make = (): Driver => {
+    const { driver } = openClient(urls, sentinels, name, cluster, () => closed)
+    // Listening before connecting: an error nobody listens to would crash the process.
+    driver.watch(outages)
+    opened.push(driver)
+    return driver
   }
 
-  const detect = async (): Promise<RedisClient> => {
+  const detect = async (): Promise<Driver> => {
     for (let attempt = 0; !closed; attempt++) {
       const seed = urls[attempt % urls.length]!
       try {
@@ -292,73 +351,36 @@ export function openConnection(adapter: string, options: RedisConnectionOptions)
         markAsked()
       }
       if (closed) break
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min((attempt + 1) * 50, 1_000))
-        wakeDetection = () => (clearTimeout(timer), resolve())
-      })
+      await pause(Math.min((attempt + 1) * 50, 1_000), (wake) => (wakeDetection = wake))
     }
     throw new RedisUnreachableError(adapter, where, 'was closed before it connected')
   }
 
-  // Stops listening to the given client (and its duplicates) on close: it outlives the adapter.
+  // Stops listening to the given client on close: it outlives the adapter.
   let unwatchGiven = (): void => {}
-  if (given !== undefined) {
-    unwatchGiven = watch(given, outages)
-    known = given
+  if (givenDriver !== undefined) {
+    unwatchGiven = givenDriver.watch(outages)
+    known = givenDriver
   } else if (sentinels !== undefined) {
     known = make()
   }
   if (known !== undefined) markAsked()
-  const client = known !== undefined ? Promise.resolve(known) : detect()
-  client.catch(() => {})
+  const driver = known !== undefined ? Promise.resolve(known) : detect()
+  driver.catch(() => {})
 
   return {
-    client,
+    driver,
     where,
     asked,
+    report: outages,
     current: () => known,
     cause: (node) => outages.cause(node),
-    async another(): Promise<RedisClient> {
-      await client
-      if (closed) throw new RedisUnreachableError(adapter, where, 'was closed')
-      if (given !== undefined) {
-        // Called through the shape every client shares: ioredis 6's Redis and Cluster type `duplicate` with generics no union call accepts.
-        const copy = (given as CompatibleClient).duplicate() as RedisClient
-        watch(copy, outages)
-        opened.push(copy)
-        return copy
-      }
-      return make()
-    },
     async close(): Promise<void> {
       if (closed) return
       closed = true
       wakeDetection?.()
-      const mine = given === undefined ? opened : opened.filter((c) => c !== given)
-      await Promise.all(mine.map(quit))
+      await Promise.all(opened.map((d) => d.quit()))
       unwatchGiven()
     },
   }
-}
-
-/** `host:port` of a client, or its seed nodes for a cluster. */
-function describeClient(client: RedisClient): string {
-  const cluster = client as unknown as { startupNodes?: ({ host?: string; port?: number } | string)[] }
-  if (Array.isArray(cluster.startupNodes)) return cluster.startupNodes.map((n) => (typeof n === 'string' ? n : nodeKey(n))).join(', ')
-  const options = (client as Redis).options ?? {}
-  if (Array.isArray(options.sentinels)) return `sentinel master ${options.name} (${options.sentinels.map((s) => nodeKey(s as SentinelAddress)).join(', ')})`
-  return nodeKey(options)
-}
-
-/** Quits gracefully when connected (pending replies arrive first), else drops the connection at once. */
-export async function quit(client: RedisClient): Promise<void> {
-  if (client.status === 'ready') {
-    try {
-      await client.quit()
-      return
-    } catch {
-      // fall through: the connection went away while quitting
-    }
-  }
-  client.disconnect()
 }

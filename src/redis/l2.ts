@@ -1,19 +1,17 @@
-import type { Cluster } from 'ioredis'
-import { calculateSlot, ioredis } from './ioredis.js'
-import { openConnection, validateConnection, type RedisClient, type RedisConnectionOptions } from './connection.js'
+import { openConnection, validateConnection, type NodeRedisClient, type RedisClient, type RedisConnectionOptions } from './connection.js'
+import { keyOf, script, type Call, type Driver } from './driver.js'
 import { L2ClosedError, L2CorruptEntryError, L2UnfitValueError, RedisUnreachableError, badArgument, badNumber, describe } from '../core/errors.js'
-import { addressOf } from './address.js'
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { jsonCodec, type Codec } from '../l2/codec.js'
 import { BUCKETS, LONGEST_ENTRY_MS, TAG_TTL_MS, bucketGenerationKey, entryKey, generationKey, l2Key, leaseKey, tagVersionKey, unfitPrefix, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
 import { HEADER_SCAN, decodeEntry, encodeEntry, isKind } from './entry.js'
 import { CLEAR_LUA, GET_LUA, GET_STATUS, INVALIDATE_TAG_LUA, LEASE_STATUS, NEXT_VERSION_LUA, READ_OR_LEASE_LUA, RELEASE_LEASE_LUA, SET_AND_RELEASE_LUA, SET_LUA } from './scripts.js'
-import { redisLeases, type ReleaseScript } from './leases.js'
+import { redisLeases } from './leases.js'
 import type { L2Entry, L2Store, L2Write, LeaseRead } from '../l2/store.js'
 
-/** An ioredis client the store can use: a single-node (or Sentinel) client or a cluster client. */
-export type RedisL2Client = RedisClient
+/** A client the store can use: an ioredis single-node (or Sentinel) or cluster client, or a node-redis client of any kind. */
+export type RedisL2Client = RedisClient | NodeRedisClient
 
 /** The Redis L2 store: an {@link L2Store} that also supports `await using`. */
 export interface RedisL2 extends L2Store {
@@ -44,26 +42,20 @@ export interface RedisL2Options extends RedisConnectionOptions {
   maxValueBytes?: number
 }
 
-/** The commands `defineCommand` installs on the client (ioredis loads them with EVALSHA, EVAL on NOSCRIPT). */
-interface Scripts {
-  echostoreL2GetBuffer(generationKey: string, dataKey: string, maxBytes: number): Promise<GetReply>
-  echostoreL2Set(generationKey: string, dataKey: string, version: number, ttl: number, data: Buffer): Promise<number>
-  echostoreL2NextVersion(versionKey: string, generationKey: string, dataKey: string, versionTtl: number, floor: number): Promise<number>
-  echostoreL2Clear(generationKey: string, longestEntry: number): Promise<number>
-  echostoreL2InvalidateTag(tagKey: string, floor: number, ttl: number): Promise<number>
-  echostoreL2SetAndRelease(generationKey: string, dataKey: string, leaseKey: string, version: number, ttl: number, data: Buffer, token: string): Promise<number>
-  echostoreL2ReadOrLeaseBuffer(generationKey: string, dataKey: string, leaseKey: string, maxBytes: number, token: string, ttl: number, floor: number): Promise<[number, Buffer | null, number, number, number]>
-}
+/** The scripts of the L2 and its leases, as every driver runs them (`EVALSHA`, `EVAL` on `NOSCRIPT`). */
+export const SCRIPTS = {
+  get: script('echostoreL2Get', GET_LUA, 2),
+  set: script('echostoreL2Set', SET_LUA, 2),
+  nextVersion: script('echostoreL2NextVersion', NEXT_VERSION_LUA, 3),
+  clear: script('echostoreL2Clear', CLEAR_LUA, 1),
+  invalidateTag: script('echostoreL2InvalidateTag', INVALIDATE_TAG_LUA, 1),
+  releaseLease: script('echostoreL2ReleaseLease', RELEASE_LEASE_LUA, 1),
+  readOrLease: script('echostoreL2ReadOrLease', READ_OR_LEASE_LUA, 3),
+  setAndRelease: script('echostoreL2SetAndRelease', SET_AND_RELEASE_LUA, 3),
+} as const
 
 /** What {@link GET_LUA} answers (see `scripts.ts`). */
 type GetReply = [number, Buffer | null, number, number] | [number] | null
-
-/** A pipeline with the scripts installed, as the store queues commands on it. */
-export interface ScriptsPipeline {
-  echostoreL2GetBuffer(generationKey: string, dataKey: string, maxBytes: number): ScriptsPipeline
-  set(key: string, value: string, px: 'PX', ttl: number, nx: 'NX'): ScriptsPipeline
-  exec(): Promise<[Error | null, unknown][] | null>
-}
 
 /** The longest grace an entry's header carries (11 digits). */
 const MAX_GRACE = 99_999_999_999
@@ -123,16 +115,11 @@ function tagVersionOf(held: string | null): number {
   return isVersion(version) && /^\d+$/.test(held) ? version : MAX_VERSION
 }
 
-/** True for an error Redis itself answered (a reply), as opposed to one of the connection. */
-function isReply(error: unknown): boolean {
-  return error instanceof ioredis.ReplyError || (error instanceof Error && /^(ERR|WRONGTYPE|NOSCRIPT|MOVED|ASK|CROSSSLOT|READONLY|CLUSTERDOWN|TRYAGAIN|LOADING|BUSY|OOM|NOPERM|NOAUTH|WRONGPASS)\b/.test(error.message))
-}
-
 /** The largest string Redis holds (512 MiB), less room for the header. */
 const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
 
 /**
- * An L2 on Redis through ioredis: one node, a Cluster, or a Sentinel set. Each entry is one string
+ * An L2 on Redis through ioredis or node-redis: one node, a Cluster, or a Sentinel set. Each entry is one string
  * key (see `l2Key` for the key, and `entry.ts` for the bytes) written by a script that refuses only
  * a strictly higher version than the one held, with `PX ttl`; `get` reads the entry and its `PTTL`
  * atomically and answers the remaining lifetime. `nextVersion` mints the next version in a
@@ -158,93 +145,74 @@ const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
  * that fails because the connection is down rejects with `RedisUnreachableError`, naming the host
  * and carrying the connection's error as `cause`.
  *
- * The adapter does I/O only: no timeouts or fallback (the table's facade owns them). The scripts
- * are installed on the client with `defineCommand` (`echostoreL2Get`, `echostoreL2Set`,
- * `echostoreL2NextVersion`, `echostoreL2Clear`, `echostoreL2InvalidateTag`, `echostoreL2ReleaseLease`); leases are in
+ * The adapter does I/O only: no timeouts or fallback (the table's facade owns them). It reaches
+ * Redis through a driver (`driver.ts`: ioredis or node-redis, the same keys and bytes either way),
+ * which runs the scripts ({@link SCRIPTS}) by `EVALSHA`, `EVAL` on `NOSCRIPT`; leases are in
  * `leases.ts`. A client's own `keyPrefix`, if any, goes before `prefix`.
  */
 export function redisL2(options: RedisL2Options): RedisL2 {
   validate(options)
   const { prefix = 'echostore:', codec = jsonCodec, maxValueBytes = DEFAULT_MAX_VALUE_BYTES } = options
   const connection = openConnection('redisL2', options)
-  const defined = new WeakSet<RedisClient>()
   let closing: Promise<void> | undefined
 
-  /** The client with the scripts installed (once, per client). */
-  async function scriptsOn(): Promise<Scripts & ReleaseScript & RedisClient> {
-    let client = connection.current()
-    if (client === undefined) {
-      // Fail fast while the url does not answer: wait for the first answer only.
-      await connection.asked
-      client = connection.current()
-      if (client === undefined) throw new RedisUnreachableError('redisL2', connection.where, 'does not answer', { cause: connection.cause() })
-    }
-    if (!defined.has(client)) {
-      client.defineCommand('echostoreL2Get', { lua: GET_LUA, numberOfKeys: 2 })
-      client.defineCommand('echostoreL2Set', { lua: SET_LUA, numberOfKeys: 2 })
-      client.defineCommand('echostoreL2NextVersion', { lua: NEXT_VERSION_LUA, numberOfKeys: 3 })
-      client.defineCommand('echostoreL2Clear', { lua: CLEAR_LUA, numberOfKeys: 1 })
-      client.defineCommand('echostoreL2InvalidateTag', { lua: INVALIDATE_TAG_LUA, numberOfKeys: 1 })
-      client.defineCommand('echostoreL2ReleaseLease', { lua: RELEASE_LEASE_LUA, numberOfKeys: 1 })
-      client.defineCommand('echostoreL2ReadOrLease', { lua: READ_OR_LEASE_LUA, numberOfKeys: 3 })
-      client.defineCommand('echostoreL2SetAndRelease', { lua: SET_AND_RELEASE_LUA, numberOfKeys: 3 })
-      defined.add(client)
-    }
-    return client as unknown as Scripts & ReleaseScript & RedisClient
+  /** The client's driver; while a url has not answered yet, rejects once it was first asked (fail fast: never wait for a node that does not answer). */
+  function driverOf(): Driver | Promise<Driver> {
+    const driver = connection.current()
+    if (driver !== undefined) return driver
+    return connection.asked.then(() => {
+      const known = connection.current()
+      if (known === undefined) throw new RedisUnreachableError('redisL2', connection.where, 'does not answer', { cause: connection.cause() })
+      return known
+    })
   }
 
   /** The master serving `key` (`host:port`) on a cluster whose slot map is known; undefined elsewhere. */
   function nodeOf(key: string): string | undefined {
-    const client = connection.current()
-    if (client === undefined || !(client instanceof ioredis.Cluster || (client as { isCluster?: boolean }).isCluster === true)) return undefined
-    return (client as Cluster).slots[calculateSlot(key)]?.[0]
+    return connection.current()?.masterOf(key)
   }
 
-  /** Runs one command; a connection failure rejects with `RedisUnreachableError` carrying the node's outage. */
-  async function run<T>(key: string, command: (scripts: Scripts & ReleaseScript & RedisClient) => Promise<T>): Promise<T> {
+  /** A connection failure as `RedisUnreachableError` carrying the node's outage; a reply (or one already converted) as it is. */
+  function unreachable(key: string, error: unknown, driver: Driver | undefined): unknown {
+    if (error instanceof RedisUnreachableError || driver?.isReply(error) === true) return error
+    const node = nodeOf(key)
+    return new RedisUnreachableError('redisL2', node ?? connection.where, 'did not answer', { cause: connection.cause(node) ?? error })
+  }
+
+  /** Runs one call on the node serving its key; a connection failure rejects with `RedisUnreachableError` carrying the node's outage. */
+  async function run(call: Call): Promise<unknown> {
+    let driver: Driver | undefined
     try {
-      return await command(await scriptsOn())
+      const known = driverOf()
+      driver = known instanceof Promise ? await known : known
+      return await driver.run(call)
     } catch (error) {
-      if (isReply(error) || error instanceof RedisUnreachableError) throw error
-      const node = nodeOf(key)
-      const cause = connection.cause(node) ?? error
-      throw new RedisUnreachableError('redisL2', node ?? connection.where, 'did not answer', { cause })
+      throw unreachable(keyOf(call), error, driver)
     }
   }
 
   /**
-   * Runs one command per key of `keys` as one pipeline per node: one on a single node (or Sentinel
-   * set), one per master serving their slots on a cluster, as ioredis groups a pipeline (a slot not
-   * in the slot map yet goes alone). `queue(pipeline, i)` queues the command of `keys[i]`. Answers
-   * the replies in the order of `keys`; a command that failed fails the call, as `run` would.
+   * Runs `calls` in one round trip per node (see {@link Driver.runMany}). Answers the replies in
+   * their order; a call that failed fails the whole, as `run` would.
    */
-  async function pipelined(keys: readonly string[], queue: (pipeline: ScriptsPipeline, i: number) => void): Promise<unknown[]> {
-    const groups = new Map<string, number[]>()
-    const client = await scriptsOn()
-    const slots = client instanceof ioredis.Cluster || (client as { isCluster?: boolean }).isCluster === true ? (client as Cluster).slots : undefined
-    keys.forEach((key, i) => {
-      const slot = slots === undefined ? 0 : calculateSlot(key)
-      const group = slots === undefined ? '' : (slots[slot]?.join(',') ?? `slot ${slot}`)
-      const at = groups.get(group)
-      if (at === undefined) groups.set(group, [i])
-      else at.push(i)
-    })
-    const replies = new Array<unknown>(keys.length)
-    await Promise.all(
-      [...groups.values()].map((indices) =>
-        run(keys[indices[0]!]!, async (c) => {
-          const pipeline = c.pipeline() as unknown as ScriptsPipeline
-          for (const i of indices) queue(pipeline, i)
-          const answers = (await pipeline.exec()) ?? []
-          indices.forEach((i, at) => {
-            const [error, reply] = answers[at] ?? [new Error('redisL2: a pipeline answered fewer replies than it had commands'), undefined]
-            if (error !== null) throw error
-            replies[i] = reply
-          })
-        }),
-      ),
-    )
-    return replies
+  async function runMany(calls: readonly Call[]): Promise<unknown[]> {
+    let driver: Driver | undefined
+    try {
+      const known = driverOf()
+      driver = known instanceof Promise ? await known : known
+      const answers = await driver.runMany(calls)
+      return answers.map((answer, i) => {
+        if ('error' in answer) throw unreachable(keyOf(calls[i]!), answer.error, driver)
+        return answer.reply
+      })
+    } catch (error) {
+      throw unreachable(keyOf(calls[0]!), error, driver)
+    }
+  }
+
+  /** The call `get` makes for (table, id) whose entry key is `base`: {@link GET_LUA}, the entry's bytes as a Buffer. */
+  function getCall(table: string, id: Id, base: string): Call {
+    return { script: SCRIPTS.get, keys: [generationKey(prefix, table, id), base], args: [maxValueBytes + HEADER_SCAN], buffers: true }
   }
 
   /** The entry of (table, id) in a reply of {@link GET_LUA}; rejects as `get` does for what cannot be read. */
@@ -269,10 +237,10 @@ export function redisL2(options: RedisL2Options): RedisL2 {
     keySpace: `${keyPrefixOf(options.client)}${prefix}`,
     /** The `host:port` of a single-node (or Sentinel) connection once known; undefined for a cluster. */
     get address(): string | undefined {
-      const client = connection.current()
+      const driver = connection.current()
       // Before a url's node answered: the host:port it names (a cluster, once detected, has none).
-      if (client === undefined) return typeof options.url === 'string' ? connection.where : undefined
-      return addressOf(client)
+      if (driver === undefined) return typeof options.url === 'string' ? connection.where : undefined
+      return driver.address()
     },
     /** `await using` support: the same as `close()`. */
     [Symbol.asyncDispose](): Promise<void> {
@@ -282,7 +250,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
     async get(table: string, id: Id): Promise<L2Entry | undefined> {
       open('get')
       const base = l2Key(prefix, table, id)
-      return entryOf(table, id, await run(base, (s) => s.echostoreL2GetBuffer(generationKey(prefix, table, id), base, maxValueBytes + HEADER_SCAN)))
+      return entryOf(table, id, (await run(getCall(table, id, base))) as GetReply)
     },
 
     /**
@@ -294,7 +262,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
       if (!Array.isArray(ids)) throw badArgument(TypeError, `redisL2.getMany: ids must be an array, got ${describe(ids)}`)
       if (ids.length === 0) return []
       const bases = ids.map((id) => l2Key(prefix, table, id))
-      const replies = await pipelined(bases, (pipeline, i) => pipeline.echostoreL2GetBuffer(generationKey(prefix, table, ids[i]!), bases[i]!, maxValueBytes + HEADER_SCAN))
+      const replies = await runMany(ids.map((id, i) => getCall(table, id, bases[i]!)))
       return ids.map((id, i) => {
         try {
           return entryOf(table, id, replies[i] as GetReply)
@@ -310,20 +278,20 @@ export function redisL2(options: RedisL2Options): RedisL2 {
       const base = l2Key(prefix, table, id)
       const data = encodeEntry(base, entry, codec, maxValueBytes)
       const lifetime = entry.ttl + (entry.grace ?? 0)
-      return (await run(base, (s) => s.echostoreL2Set(generationKey(prefix, table, id), base, entry.version, lifetime, data))) === 1
+      return (await run({ script: SCRIPTS.set, keys: [generationKey(prefix, table, id), base], args: [entry.version, lifetime, data] })) === 1
     },
 
     async nextVersion(table: string, id: Id, floor: number): Promise<number> {
       open('nextVersion')
       if (!isVersion(floor)) throw badNumber(floor, `redisL2.nextVersion: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
       const base = l2Key(prefix, table, id)
-      return run(base, (s) => s.echostoreL2NextVersion(versionKey(prefix, table, id), generationKey(prefix, table, id), base, VERSION_TTL_MS, floor))
+      return Number(await run({ script: SCRIPTS.nextVersion, keys: [versionKey(prefix, table, id), generationKey(prefix, table, id), base], args: [VERSION_TTL_MS, floor] }))
     },
 
     async clear(table: string): Promise<void> {
       open('clear')
       const keys = Array.from({ length: BUCKETS }, (_, bucket) => bucketGenerationKey(prefix, table, bucket))
-      await Promise.all(keys.map((key) => run(key, (s) => s.echostoreL2Clear(key, LONGEST_ENTRY_MS))))
+      await Promise.all(keys.map((key) => run({ script: SCRIPTS.clear, keys: [key], args: [LONGEST_ENTRY_MS] })))
     },
 
     async tagVersions(table: string, tags: readonly string[]): Promise<number[]> {
@@ -332,7 +300,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
       return Promise.all(
         tags.map(async (tag) => {
           const key = tagVersionKey(prefix, table, tag)
-          return tagVersionOf(await run(key, (s) => s.get(key)))
+          return tagVersionOf((await run({ command: 'GET', key, args: [] })) as string | null)
         }),
       )
     },
@@ -342,9 +310,9 @@ export function redisL2(options: RedisL2Options): RedisL2 {
       checkTags('invalidateTags', tags)
       if (!isVersion(floor)) throw badNumber(floor, `redisL2.invalidateTags: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
       return Promise.all(
-        tags.map((tag) => {
+        tags.map(async (tag) => {
           const key = tagVersionKey(prefix, table, tag)
-          return run(key, (s) => s.echostoreL2InvalidateTag(key, floor, TAG_TTL_MS))
+          return Number(await run({ script: SCRIPTS.invalidateTag, keys: [key], args: [floor, TAG_TTL_MS] }))
         }),
       )
     },
@@ -358,7 +326,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
     },
 
     leases: {
-      ...redisLeases(run, pipelined, prefix, open),
+      ...redisLeases(run, runMany, SCRIPTS.releaseLease, prefix, open),
       /** One script: the write of `set`, then the compare-and-delete of `release`. */
       async setAndRelease(table: string, id: Id, entry: L2Write, token: string): Promise<boolean> {
         open('leases.setAndRelease')
@@ -367,7 +335,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
         const base = l2Key(prefix, table, id)
         const data = encodeEntry(base, entry, codec, maxValueBytes)
         const lifetime = entry.ttl + (entry.grace ?? 0)
-        return (await run(base, (s) => s.echostoreL2SetAndRelease(generationKey(prefix, table, id), base, leaseKey(prefix, table, id), entry.version, lifetime, data, token))) === 1
+        return (await run({ script: SCRIPTS.setAndRelease, keys: [generationKey(prefix, table, id), base, leaseKey(prefix, table, id)], args: [entry.version, lifetime, data, token] })) === 1
       },
       /** One script: the read of `get` and, when it finds no fill, the `SET NX PX` of `acquire`. */
       async readOrAcquire(table: string, id: Id, token: string, ttl: number, floor: number): Promise<LeaseRead> {
@@ -376,7 +344,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
         if (!(Number.isSafeInteger(ttl) && ttl >= 1)) throw badNumber(ttl, `redisL2.leases.readOrAcquire: ttl must be an integer ≥ 1, got ${describe(ttl)}`)
         if (!isVersion(floor)) throw badNumber(floor, `redisL2.leases.readOrAcquire: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
         const base = l2Key(prefix, table, id)
-        const reply = await run(base, (s) => s.echostoreL2ReadOrLeaseBuffer(generationKey(prefix, table, id), base, leaseKey(prefix, table, id), maxValueBytes + HEADER_SCAN, token, ttl, floor))
+        const reply = (await run({ script: SCRIPTS.readOrLease, keys: [generationKey(prefix, table, id), base, leaseKey(prefix, table, id)], args: [maxValueBytes + HEADER_SCAN, token, ttl, floor], buffers: true })) as [number, Buffer | null, number, number, number]
         const lease = reply[4] === LEASE_STATUS.taken ? 'taken' : reply[4] === LEASE_STATUS.busy ? 'busy' : 'unasked'
         let entry: L2Entry | undefined
         try {

@@ -1,25 +1,21 @@
 import { badArgument, badNumber, describe } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import { leaseKey } from '../l2/keys.js'
-import type { RedisClient } from './connection.js'
+import type { Call, Script } from './driver.js'
 import type { L2Leases } from '../l2/store.js'
-import type { ScriptsPipeline } from './l2.js'
-
-/** The command `defineCommand` installs for releasing (ioredis runs it with EVALSHA; `redisL2` installs it as `RELEASE_LEASE_LUA`). */
-export interface ReleaseScript {
-  echostoreL2ReleaseLease(leaseKey: string, token: string): Promise<number>
-}
 
 /**
  * Per-id leases on Redis: one string key per lease (`leaseKey`: the pair's key + `:lease`, in the
  * pair's slot) holding the holder's token. Taken with `SET key token NX PX ttl`, released by a
- * script that deletes the key only while it holds the caller's token, voided by `DEL`, its holder read with `GET`. `open(op)`
- * throws once the store is closed; `run(key, command)` runs one command on the store's client
- * (the store's error handling around it).
+ * script (`release`, `RELEASE_LEASE_LUA`) that deletes the key only while it holds the caller's
+ * token, voided by `DEL`, its holder read with `GET`. `open(op)` throws once the store is closed; `run(call)` runs one call on
+ * the store's driver and `runMany(calls)` many in one round trip per node (the store's error
+ * handling around them).
  */
 export function redisLeases(
-  run: <T>(key: string, command: (client: RedisClient & ReleaseScript) => Promise<T>) => Promise<T>,
-  pipelined: (keys: readonly string[], queue: (pipeline: ScriptsPipeline, i: number) => void) => Promise<unknown[]>,
+  run: (call: Call) => Promise<unknown>,
+  runMany: (calls: readonly Call[]) => Promise<unknown[]>,
+  release: Script,
   prefix: string,
   open: (op: string) => void,
 ): L2Leases {
@@ -28,7 +24,7 @@ export function redisLeases(
       open('leases.acquire')
       checkLease('acquire', token, ttl)
       const key = leaseKey(prefix, table, id)
-      return (await run(key, (client) => client.set(key, token, 'PX', ttl, 'NX'))) === 'OK'
+      return (await run({ command: 'SET', key, args: [token, 'PX', ttl, 'NX'] })) === 'OK'
     },
     /** The `SET NX PX` of every id, in one pipeline per node. */
     async acquireMany(table: string, ids: readonly Id[], token: string, ttl: number): Promise<boolean[]> {
@@ -37,24 +33,24 @@ export function redisLeases(
       if (!Array.isArray(ids)) throw badArgument(TypeError, `redisL2.leases.acquireMany: ids must be an array, got ${describe(ids)}`)
       if (ids.length === 0) return []
       const keys = ids.map((id) => leaseKey(prefix, table, id))
-      const replies = await pipelined(keys, (pipeline, i) => pipeline.set(keys[i]!, token, 'PX', ttl, 'NX'))
+      const replies = await runMany(keys.map((key) => ({ command: 'SET', key, args: [token, 'PX', ttl, 'NX'] })))
       return replies.map((reply) => reply === 'OK')
     },
     /** The token under the lease key (`GET`). */
     async holder(table: string, id: Id): Promise<string | undefined> {
       open('leases.holder')
       const key = leaseKey(prefix, table, id)
-      return (await run(key, (client) => client.get(key))) ?? undefined
+      return ((await run({ command: 'GET', key, args: [] })) as string | null) ?? undefined
     },
     async release(table: string, id: Id, token: string): Promise<boolean> {
       open('leases.release')
       const key = leaseKey(prefix, table, id)
-      return (await run(key, (client) => client.echostoreL2ReleaseLease(key, token))) === 1
+      return (await run({ script: release, keys: [key], args: [token] })) === 1
     },
     async void(table: string, id: Id): Promise<void> {
       open('leases.void')
       const key = leaseKey(prefix, table, id)
-      await run(key, (client) => client.del(key))
+      await run({ command: 'DEL', key, args: [] })
     },
   }
 }
