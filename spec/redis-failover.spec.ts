@@ -4,6 +4,7 @@
  * publishes invalidations. No fetch fails; the bus either delivers every message or a gap; L2 hits
  * come back once the replica is promoted (the stall is measured and printed); after a Sentinel
  * failover writes go to the new master (no READONLY). The killed server is brought back as a replica.
+ * Each runs from a url (ioredis) and on a node-redis client.
  */
 import { performance } from 'node:perf_hooks'
 import { afterAll, expect, it } from 'vitest'
@@ -11,7 +12,8 @@ import { createTable, type Table } from '../src/index.js'
 import type { BusDelivery } from '../src/bus/bus.js'
 import { l2Key } from '../src/l2/keys.js'
 import { calculateSlot } from '../src/redis/peers.js'
-import { redisBus, redisL2, type RedisBusOptions } from '../src/redis.js'
+import { createCluster, createSentinel } from 'redis'
+import { NODE_REDIS_FAIL_FAST, redisBus, redisL2, type RedisBusOptions } from '../src/redis.js'
 import type { RedisConnectionOptions } from '../src/redis/connection.js'
 import { testPrefix } from './support/redis.js'
 import { FAILOVER_CLUSTER_URLS, FAILOVER_SENTINELS, FAILOVER_SENTINEL_NAME, crash, describeTopology, masterOfSlot, restore, sentinelMaster } from './support/topology.js'
@@ -138,5 +140,45 @@ describeTopology('failover under load', () => {
       await store.close()
     }
   }, 60_000)
-})
 
+  it('Cluster, on a node-redis createCluster() client: a master killed under load fails no fetch, delivers a gap or loses nothing, and L2 hits come back', async () => {
+    restore() // the master the tests before killed, back as a replica: every shard can fail over again
+    const client = createCluster({ rootNodes: FAILOVER_CLUSTER_URLS.map((url) => ({ url })), defaults: NODE_REDIS_FAIL_FAST })
+    client.on('error', () => {})
+    await client.connect()
+    try {
+      const outcome = await failover(
+        { client },
+        {},
+        (channel) => masterOfSlot(calculateSlot(channel), FAILOVER_CLUSTER_URLS[0]),
+        (key) => masterOfSlot(calculateSlot(key), FAILOVER_CLUSTER_URLS[0]),
+        'nr-cluster',
+      )
+      console.log(`[failover] node-redis cluster: ${JSON.stringify(outcome)}`)
+      expect(outcome.failed).toBe(0)
+      expect(outcome.fetches).toBeGreaterThan(100)
+      expect(outcome.gaps > 0 || outcome.heard === outcome.published).toBe(true)
+      expect(outcome.stallMs).toBeLessThan(LOAD_MS)
+    } finally {
+      client.destroy()
+    }
+  }, 120_000)
+
+  it('Sentinel, on a node-redis createSentinel() client: the master killed under load fails no fetch, loses nothing or delivers a gap, and L2 hits come back', async () => {
+    restore()
+    const before = await sentinelMaster(FAILOVER_SENTINELS, FAILOVER_SENTINEL_NAME)
+    const client = createSentinel({ name: FAILOVER_SENTINEL_NAME, sentinelRootNodes: FAILOVER_SENTINELS, nodeClientOptions: NODE_REDIS_FAIL_FAST })
+    client.on('error', () => {})
+    await client.connect()
+    try {
+      const outcome = await failover({ client }, {}, async () => before, async () => before, 'nr-sentinel')
+      console.log(`[failover] node-redis sentinel: ${JSON.stringify(outcome)}`)
+      expect(outcome.failed).toBe(0)
+      expect(outcome.gaps > 0 || outcome.heard === outcome.published).toBe(true)
+      expect(outcome.stallMs).toBeLessThan(LOAD_MS)
+      expect(await sentinelMaster(FAILOVER_SENTINELS, FAILOVER_SENTINEL_NAME)).not.toBe(before)
+    } finally {
+      client.destroy()
+    }
+  }, 120_000)
+})
