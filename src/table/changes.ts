@@ -183,8 +183,9 @@ export class Changes<V> {
     // The millisecond's last version: rows another process loaded earlier in it are older too.
     const floor = Math.max(least, owner.state.tags.floor(clock.now()))
     const minted = owner.l2 === undefined ? undefined : await owner.l2.invalidateTags(keys, floor)
-    const versions = minted === undefined || minted === L2_FAILED ? keys.map(() => floor) : minted
-    const applied = await new Promise<boolean>((resolve) => owner.send(msg.tags(keys, versions, scope, resolve)))
+    const taken = minted !== undefined && minted !== L2_FAILED
+    const versions = taken ? minted : keys.map(() => floor)
+    const applied = await new Promise<boolean>((resolve) => owner.send(msg.tags(keys, versions, taken, scope, resolve)))
     return { versions, applied, l2: minted === undefined ? 'none' : minted === L2_FAILED ? 'failed' : 'written' }
   }
 
