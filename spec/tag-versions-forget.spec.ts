@@ -189,6 +189,45 @@ describe('forgetting tag versions changes no answer', () => {
     await Promise.all([writer.close(), reader.close()])
   })
 
+  /** A writer, a reader and another process on one memoryL2 (named by `keySpace`, as a redisL2 is by its prefix, when given) and one localBus; the table's entries live 1 s. */
+  function threeProcesses(keySpace: string | undefined) {
+    const clock = manualClock(0)
+    const inner = memoryL2({ clock })
+    const l2: L2Store = { ...inner, keySpace, get: inner.get.bind(inner), getMany: inner.getMany!.bind(inner), set: inner.set.bind(inner), nextVersion: inner.nextVersion.bind(inner), clear: inner.clear.bind(inner), tagVersions: inner.tagVersions!.bind(inner), invalidateTags: inner.invalidateTags!.bind(inner), close: inner.close.bind(inner) }
+    const bus = localBus()
+    const make = (): Table<string> => createTable<string>({ name: 'tags', ttl: 1_000, jitter: 0, sweepInterval: SWEEP, clock, l2, bus })
+    return { clock, writer: make(), reader: make(), other: make() }
+  }
+
+  it('an L2 entry answers from L2 in a process that forgot invalidations of other tags it heard on the bus, which L2 took (one key space)', async () => {
+    const { clock, writer, reader, other } = threeProcesses('shop:')
+    await writer.fetch('a', async (_id, context) => (context.setTags(['kept']), context.setTtl(60_000), 'v1'))
+    await advanceSettled(clock, 10)
+    expect(await other.invalidateTags(['unrelated'])).toMatchObject({ l2: 'written', broadcast: true })
+    await other.namespace('globex').clear()
+    await settle()
+    await advanceSettled(clock, 8_000) // the reader forgets what it heard: L2 holds it
+    let loads = 0
+    expect(await reader.fetch('a', async () => (loads++, 'v2'))).toBe('v1')
+    expect(loads).toBe(0)
+    expect(reader.stats()).toMatchObject({ l2_hits: 1, tag_stale: 0, tag_invalidations: 2 })
+    await Promise.all([writer.close(), reader.close(), other.close()])
+  })
+
+  it('an invalidation heard from a table whose L2 names no key space counts as one L2 may not hold: an older entry of a longer lifetime of its own is reloaded once, never answered stale', async () => {
+    const { clock, writer, reader, other } = threeProcesses(undefined)
+    await writer.fetch('a', async (_id, context) => (context.setTags(['kept']), context.setTtl(60_000), 'v1'))
+    await advanceSettled(clock, 10)
+    await other.invalidateTags(['unrelated'])
+    await settle()
+    await advanceSettled(clock, 8_000)
+    let loads = 0
+    expect(await reader.fetch('a', async (_id, context) => (loads++, context.setTags(['kept']), 'v2'))).toBe('v2')
+    expect(reader.stats()).toMatchObject({ tag_stale: 1 })
+    expect(loads).toBe(1)
+    await Promise.all([writer.close(), reader.close(), other.close()])
+  })
+
   it('a tagged L2 entry born 0 is reloaded, never filled: no row is born 0, which would keep every tag version', async () => {
     const { clock, l2, writer } = processes(60_000)
     await writer.fetch('a', tagged('v1', ['t']))

@@ -160,7 +160,8 @@ export class Changes<V> {
     const { version } = options === undefined ? {} : (readOptions(options, ['version'], 'invalidateTags(tags)') as ChangeOptions)
     if (version !== undefined && !isVersion(version)) throw badNumber(version, `invalidateTags(tags) option "version" must be an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
     const { versions, applied, l2 } = await this.#bump(scope, list.map((tag) => scope.tagKey(tag)), version ?? 0)
-    const sent = await Promise.all(list.map((tag, i) => this.#publish(undefined, { table: name, kind: 'tag', tag, scope: [...scope.path], version: versions[i]!, origin: this.deps.origin })))
+    const taken: { taken?: true } = l2 === 'written' ? { taken: true } : {}
+    const sent = await Promise.all(list.map((tag, i) => this.#publish(undefined, { table: name, kind: 'tag', tag, scope: [...scope.path], version: versions[i]!, origin: this.deps.origin, ...taken })))
     return { version: Math.max(...versions), applied, l2, broadcast: sent.every(Boolean) }
   }
 
@@ -169,7 +170,8 @@ export class Changes<V> {
     const { name, closed, origin } = this.deps
     if (closed()) throw new TableClosedError(name, undefined, 'clear')
     const { versions, l2 } = await this.#bump(scope, [scope.clearKey!], 0)
-    const broadcast = await this.#publish(undefined, { table: name, kind: 'clear', origin, scope: [...scope.path], version: versions[0]! })
+    const taken: { taken?: true } = l2 === 'written' ? { taken: true } : {}
+    const broadcast = await this.#publish(undefined, { table: name, kind: 'clear', origin, scope: [...scope.path], version: versions[0]!, ...taken })
     return { l2: l2 === 'written' ? 'cleared' : l2, broadcast }
   }
 

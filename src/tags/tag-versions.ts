@@ -23,7 +23,8 @@ import { MAX_VERSION, PER_MS, clockVersion } from '../core/versions.js'
  * versions below the oldest birth the rows and flights hold, so no row's answer changes (a row born
  * later is born above them, and one filled from L2 was checked by the facade as it entered). An L2
  * entry is checked against the store's own tag versions too, so an invalidation L2 took needs no
- * memory here; one L2 may not hold (it did not take it, or this table heard of it on the bus) is kept
+ * memory here; one L2 may not hold (it did not take it, or this table heard of it on the bus without
+ * word that its own L2 minted it) is kept
  * as long as an entry of the table's lifetimes born before it may live in L2, and once dropped, its
  * version raises one number, at or below which every tagged L2 entry counts as stale (an entry of a
  * lifetime of its own, longer than the table's: reloaded once, never answered stale). So forgetting
