@@ -236,6 +236,22 @@ describe('decodeWire', () => {
   })
 })
 
+describe('a tag message and a namespace clear on the wire', () => {
+  const tag: CoherenceMessage = { table: 'stock', kind: 'tag', tag: 'depot:7', scope: [], version: 7, origin: 'o1', space: 'shop:' }
+  const cleared: CoherenceMessage = { table: 'stock', kind: 'clear', scope: ['acme'], version: 7, origin: 'o1', space: 'shop:' }
+
+  it('travel with taken: true when the publisher\u2019s L2 minted the version, and without it otherwise', () => {
+    for (const m of [tag, cleared]) {
+      expect(decodeWire(encodeWire(m))).toEqual({ ok: true, message: m })
+      expect(JSON.parse(encodeWire(m))).not.toHaveProperty('taken')
+      const taken = { ...m, taken: true } as CoherenceMessage
+      expect(decodeWire(encodeWire(taken))).toEqual({ ok: true, message: taken })
+      expect(parseCoherenceMessage({ ...m, taken: false })).toEqual({ ok: true, message: m })
+      expect(parseCoherenceMessage({ ...m, taken: 'yes' })).toEqual({ ok: false, reason: 'taken must be a boolean when present' })
+    }
+  })
+})
+
 describe('the unfilled message on the wire', () => {
   const unfilled = { table: 'stock', id: 'hot', version: 7, kind: 'unfilled', origin: 'o1', lease: 'token-1' } as const
 

@@ -1,7 +1,7 @@
 import { Cluster, Redis } from 'ioredis'
 import { describe, expect, it } from 'vitest'
 import { v8Codec } from '../src/l2/codec.js'
-import { bucketOf, entryKey, generationKey, l2Key, leaseKey, LONGEST_ENTRY_MS, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
+import { BUCKETS, bucketOf, entryKey, generationKey, l2Key, leaseKey, LONGEST_ENTRY_MS, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
 import { redisL2 } from '../src/redis/l2.js'
 import { L2CorruptEntryError, L2UnfitValueError } from '../src/core/errors.js'
 import { l2ContractSuite } from './l2-contract.js'
@@ -140,8 +140,10 @@ describeRedis('redisL2 on Redis', () => {
     await store.set('t', 'a', { kind: 'value', value: 'gen 0', version: 1, ttl: 60_000 })
     await store.clear('t')
     await store.set('t', 'a', { kind: 'value', value: 'gen 1', version: 1, ttl: 60_000 })
-    // A clear moves the generation of every bucket that holds an entry: here, one.
-    expect(await keysUnder(raw(), own)).toEqual([generationKey(own, 't', 'a'), l2Key(own, 't', 'a'), entryKey(own, 't', 'a', 1)].sort())
+    // A clear moves the generation of every bucket (one without a generation key may hold entries older writes left).
+    const keys = await keysUnder(raw(), own)
+    expect(keys.filter((key) => !key.endsWith(':gen')).sort()).toEqual([l2Key(own, 't', 'a'), entryKey(own, 't', 'a', 1)].sort())
+    expect(keys.filter((key) => key.endsWith(':gen'))).toHaveLength(BUCKETS)
     const bucket = bucketOf('t', 'a')
     expect(entryKey(own, 't', 'a', 1)).toBe(`${own}{[${bucket},"t"]}"a":1`)
     expect(generationKey(own, 't', 'a')).toBe(`${own}{[${bucket},"t"]}:gen`)
@@ -167,21 +169,38 @@ describeRedis('redisL2 on Redis', () => {
     await store.close()
   })
 
-  it('gives every key it writes an expiry: a bucket’s generation key outlives the entries it hides, no longer, and a clear writes none for a bucket with nothing alive', async () => {
+  it('hides at a clear an entry whose bucket has no generation key (written before writes kept one)', async () => {
+    const own = `${prefix}nogen:`
+    const store = redisL2({ url: REDIS_URL, prefix: own })
+    await store.set('t', 'a', { kind: 'value', value: 'before the clear', version: 1, ttl: 60_000 })
+    await raw().del(generationKey(own, 't', 'a'))
+    expect(await store.get('t', 'a')).toMatchObject({ value: 'before the clear' })
+    await store.clear('t')
+    expect(await store.get('t', 'a')).toBeUndefined()
+    await store.close()
+  })
+
+  it('gives every key it writes an expiry: a bucket’s generation key outlives the entries it hides, no longer, and a clear gives a bucket without one the longest an entry lives', async () => {
     const own = `${prefix}expiry:`
     const store = redisL2({ url: REDIS_URL, prefix: own })
     /** Every key under the store's prefix with its PTTL. */
     const ttls = async () => Object.fromEntries(await Promise.all((await keysUnder(raw(), own)).map(async (key) => [key, await raw().pttl(key)] as const)))
-    await store.clear('t') // nothing written: nothing to hide
-    expect(await keysUnder(raw(), own)).toEqual([])
+    await store.clear('empty') // no bucket has a generation key: each may hold entries an older release wrote, so each gets one
+    const empty = Object.values(await ttls())
+    expect(empty).toHaveLength(BUCKETS)
+    expect(empty.every((pttl) => pttl > LONGEST_ENTRY_MS - 60_000 && pttl <= LONGEST_ENTRY_MS)).toBe(true)
+    await raw().del(...(await keysUnder(raw(), own)))
     await store.set('t', 'a', { kind: 'value', value: 'gen 0', version: 1, ttl: 60_000, grace: 30_000 })
     await store.set('t', 'short', { kind: 'value', value: 'gen 0', version: 1, ttl: 1_000 })
     await store.clear('t')
     const gen = generationKey(own, 't', 'a')
     let held = await ttls()
     expect(Object.values(held).every((pttl) => pttl > 0)).toBe(true)
-    // One generation key per bucket written, none for the others; each lives as long as the longest entry it hides.
-    expect(Object.keys(held).filter((key) => key.endsWith(':gen')).sort()).toEqual([gen, generationKey(own, 't', 'short')].sort())
+    // The buckets written keep their generation key's expiry, as long as the longest entry it hides; every other bucket's lives as long as the longest entry.
+    const written = [gen, generationKey(own, 't', 'short')]
+    const generations = Object.keys(held).filter((key) => key.endsWith(':gen'))
+    expect(generations).toHaveLength(BUCKETS)
+    expect(generations.filter((key) => held[key]! < LONGEST_ENTRY_MS - 60_000).sort()).toEqual(written.sort())
     expect(held[gen]).toBeGreaterThanOrEqual(held[l2Key(own, 't', 'a')]! - 5)
     expect(held[gen]).toBeLessThanOrEqual(90_000)
     expect(await store.get('t', 'a')).toBeUndefined()

@@ -44,9 +44,11 @@ describe('tag versions are forgotten once nothing born before them remains', () 
     expect(state.rows.size).toBe(0)
     passAt(1_600)
     expect(state.tags.size).toBe(0)
-    // What was forgotten still makes a birth before it stale; a row born now is fresh.
-    expect(state.tags.stale(['user:7'], 1)).toBe(true)
-    expect(state.tags.stale(['user:7'], state.tags.tick(1_600))).toBe(false)
+    // No row born before what was forgotten is held, nor born again: a row's check no longer needs it.
+    // An L2 entry born before it is stale (L2 may not hold the invalidation); one born now is fresh.
+    expect(state.tags.stale(['user:7'], 1)).toBe(false)
+    expect(state.tags.staleInL2(['user:7'], 1)).toBe(true)
+    expect(state.tags.staleInL2(['user:7'], state.tags.tick(1_600))).toBe(false)
   })
 
   it('keeps the versions at or above the earliest birth of a tagged row held', () => {
@@ -80,6 +82,21 @@ describe('tag versions are forgotten once nothing born before them remains', () 
     expect(state.tags.size).toBe(1) // `a`'s is over 5 s old: no entry of the table's lifetimes born before it is left in L2
     passAt(8_200)
     expect(state.tags.size).toBe(0)
+  })
+
+  it('with an L2, forgets a version L2 took with the rows, and it makes no L2 entry born before it stale', () => {
+    const { clock, state, passAt } = owner(5_000)
+    clock.set(10)
+    state.tags.raise('taken', state.tags.floor(10), true)
+    state.tags.raise('missed', state.tags.floor(10))
+    passAt(1_000) // no row is held: the version L2 took goes, the one it may not hold stays an entry's life
+    expect(state.tags.size).toBe(1)
+    expect(state.tags.staleInL2(['taken'], 1)).toBe(false) // the facade reads L2's own version of it
+    expect(state.tags.staleInL2(['other'], 1)).toBe(false)
+    expect(state.tags.staleInL2(['missed'], 1)).toBe(true)
+    passAt(5_100)
+    expect(state.tags.size).toBe(0)
+    expect(state.tags.staleInL2(['other'], 1)).toBe(true) // it may have carried the tag L2 missed: reloaded, never answered stale
   })
 })
 
@@ -117,6 +134,116 @@ describe('forgetting tag versions changes no answer', () => {
     expect(await table.fetch('f', async () => 'loaded again')).toBe('loaded') // a hit: the answer was stored
     expect(table.stats()).toMatchObject({ loads: 1, fenced: 0 })
     await table.close()
+  })
+
+  /** Two processes on one memoryL2 and one localBus, their table's entries living `ttl` ms. */
+  function processes(ttl: number) {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const bus = localBus()
+    const make = (): Table<string> => createTable<string>({ name: 'tags', ttl, jitter: 0, sweepInterval: SWEEP, clock, l2, bus })
+    return { clock, l2, writer: make(), reader: make() }
+  }
+
+  it('an L2 entry whose tags were never invalidated answers from L2 in a process that forgot the version of another tag it invalidated', async () => {
+    const { clock, writer, reader } = processes(1_000)
+    // Its loader gives it a minute: it outlives the table's ttl in L2, and the reader forgets meanwhile.
+    await writer.fetch('a', async (_id, context) => (context.setTags(['kept']), context.setTtl(60_000), 'v1'))
+    await advanceSettled(clock, 10)
+    expect(await reader.invalidateTags(['unrelated'])).toMatchObject({ l2: 'written' })
+    await settle()
+    await advanceSettled(clock, 8_000) // sweep passes in the reader: it holds no tagged row, and an entry of the table's lifetimes is gone
+    let loads = 0
+    expect(await reader.fetch('a', async () => (loads++, 'v2'))).toBe('v1')
+    expect(loads).toBe(0)
+    expect(reader.stats()).toMatchObject({ l2_hits: 1, tag_stale: 0 })
+    await Promise.all([writer.close(), reader.close()])
+  })
+
+  it("a namespace's L2 entry answers from L2 in a process that forgot the version of another namespace's clear()", async () => {
+    const { clock, writer, reader } = processes(1_000)
+    await writer.namespace('acme').fetch('a', async (_id, context) => (context.setTtl(60_000), 'v1'))
+    await advanceSettled(clock, 10)
+    expect(await reader.namespace('globex').clear()).toMatchObject({ l2: 'cleared' })
+    await settle()
+    await advanceSettled(clock, 8_000)
+    let loads = 0
+    expect(await reader.namespace('acme').fetch('a', async () => (loads++, 'v2'))).toBe('v1')
+    expect(loads).toBe(0)
+    await Promise.all([writer.close(), reader.close()])
+  })
+
+  it('an L2 entry of the table\'s lifetimes answers from L2 in a process that forgot nothing yet (another tag invalidated, another namespace cleared)', async () => {
+    const { clock, writer, reader } = processes(600_000)
+    await writer.fetch('a', tagged('v1', ['kept']))
+    await writer.namespace('acme').fetch('a', async () => 'v1')
+    await advanceSettled(clock, 10)
+    await reader.invalidateTags(['unrelated'])
+    await reader.namespace('globex').clear()
+    await settle()
+    await advanceSettled(clock, 8_000)
+    let loads = 0
+    expect(await reader.fetch('a', async () => (loads++, 'v2'))).toBe('v1')
+    expect(await reader.namespace('acme').fetch('a', async () => (loads++, 'v2'))).toBe('v1')
+    expect(loads).toBe(0)
+    await Promise.all([writer.close(), reader.close()])
+  })
+
+  /** A writer, a reader and another process on one memoryL2 (named by `keySpace`, as a redisL2 is by its prefix, when given) and one localBus; the table's entries live 1 s. */
+  function threeProcesses(keySpace: string | undefined) {
+    const clock = manualClock(0)
+    const inner = memoryL2({ clock })
+    const l2: L2Store = { ...inner, keySpace, get: inner.get.bind(inner), getMany: inner.getMany!.bind(inner), set: inner.set.bind(inner), nextVersion: inner.nextVersion.bind(inner), clear: inner.clear.bind(inner), tagVersions: inner.tagVersions!.bind(inner), invalidateTags: inner.invalidateTags!.bind(inner), close: inner.close.bind(inner) }
+    const bus = localBus()
+    const make = (): Table<string> => createTable<string>({ name: 'tags', ttl: 1_000, jitter: 0, sweepInterval: SWEEP, clock, l2, bus })
+    return { clock, writer: make(), reader: make(), other: make() }
+  }
+
+  it('an L2 entry answers from L2 in a process that forgot invalidations of other tags it heard on the bus, which L2 took (one key space)', async () => {
+    const { clock, writer, reader, other } = threeProcesses('shop:')
+    await writer.fetch('a', async (_id, context) => (context.setTags(['kept']), context.setTtl(60_000), 'v1'))
+    await advanceSettled(clock, 10)
+    expect(await other.invalidateTags(['unrelated'])).toMatchObject({ l2: 'written', broadcast: true })
+    await other.namespace('globex').clear()
+    await settle()
+    await advanceSettled(clock, 8_000) // the reader forgets what it heard: L2 holds it
+    let loads = 0
+    expect(await reader.fetch('a', async () => (loads++, 'v2'))).toBe('v1')
+    expect(loads).toBe(0)
+    expect(reader.stats()).toMatchObject({ l2_hits: 1, tag_stale: 0, tag_invalidations: 2 })
+    await Promise.all([writer.close(), reader.close(), other.close()])
+  })
+
+  it('an invalidation heard from a table whose L2 names no key space counts as one L2 may not hold: an older entry of a longer lifetime of its own is reloaded once, never answered stale', async () => {
+    const { clock, writer, reader, other } = threeProcesses(undefined)
+    await writer.fetch('a', async (_id, context) => (context.setTags(['kept']), context.setTtl(60_000), 'v1'))
+    await advanceSettled(clock, 10)
+    await other.invalidateTags(['unrelated'])
+    await settle()
+    await advanceSettled(clock, 8_000)
+    let loads = 0
+    expect(await reader.fetch('a', async (_id, context) => (loads++, context.setTags(['kept']), 'v2'))).toBe('v2')
+    expect(reader.stats()).toMatchObject({ tag_stale: 1 })
+    expect(loads).toBe(1)
+    await Promise.all([writer.close(), reader.close(), other.close()])
+  })
+
+  it('a tagged L2 entry born 0 is reloaded, never filled: no row is born 0, which would keep every tag version', async () => {
+    const { clock, l2, writer } = processes(60_000)
+    await writer.fetch('a', tagged('v1', ['t']))
+    // A store that loses the birth (one of the user's own; an entry without one is refused as a bad answer).
+    const unborn: L2Store = { ...l2, get: async (table, id) => {
+      const entry = await l2.get(table, id)
+      return entry === undefined ? undefined : { ...entry, born: 0 }
+    }, getMany: undefined, set: l2.set.bind(l2), nextVersion: l2.nextVersion.bind(l2), clear: l2.clear.bind(l2), tagVersions: l2.tagVersions!.bind(l2), invalidateTags: l2.invalidateTags!.bind(l2), close: async () => {} }
+    const reader = createTable<string>({ name: 'tags', ttl: 60_000, jitter: 0, sweepInterval: SWEEP, clock, l2: unborn })
+    let loads = 0
+    const fresh = async (_id: Id, context: LoaderContext) => (loads++, context.setTags(['t']), 'v2')
+    expect(await reader.fetch('a', fresh)).toBe('v2')
+    expect(reader.stats()).toMatchObject({ tag_stale: 1 })
+    expect(await reader.fetch('a', fresh)).toBe('v2') // the reload's row, born now, answers
+    expect(loads).toBe(1)
+    await Promise.all([writer.close(), reader.close()])
   })
 
   it('an L2 entry of a lifetime of its own, loaded before an invalidation L2 did not take, stays hidden once this process forgot that version', async () => {

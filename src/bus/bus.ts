@@ -73,6 +73,8 @@ export interface ClearMessage extends InKeySpace {
   scope?: string[]
   /** With `scope`: the version its mark got. */
   version?: number
+  /** With `scope`: present (`true`) when the publisher's L2 minted `version`, so the store of its key space (`space`) holds it. */
+  taken?: true
 }
 
 /** A tag was invalidated at the source (`invalidateTags`) in the namespace path `scope` (`[]`: the base table): it got `version`. */
@@ -83,6 +85,8 @@ export interface TagMessage extends InKeySpace {
   scope: string[]
   version: number
   origin: string
+  /** Present (`true`) when the publisher's L2 minted `version`, so the store of its key space (`space`) holds it. */
+  taken?: true
 }
 
 /**

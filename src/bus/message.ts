@@ -9,6 +9,7 @@
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"unfilled","origin":"b3f…","lease":"9c1…"}
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"unfilled","origin":"b3f…","lease":"9c1…","failed":true}
  *   {"table":"emoji_sets","kind":"tag","tag":"depot:7","scope":[],"version":17,"origin":"b3f…"}
+ *   {"table":"emoji_sets","kind":"tag","tag":"depot:7","scope":[],"version":17,"origin":"b3f…","taken":true,"space":"shop:prod:"}
  *   {"table":"emoji_sets","kind":"clear","scope":["tenant-a"],"version":17,"origin":"b3f…"}
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"put","origin":"b3f…","space":"shop:prod:"}
  *
@@ -18,7 +19,9 @@
  *   at most `MAX_LEASE_LENGTH`; `failed`, optional: `true` when its loader failed), `"tag"` (a
  *   tag's invalidation: `tag`, a non-empty string of at most `MAX_ID_LENGTH` code units, in the
  *   namespace path `scope`, and the `version` it got), or
- *   `"clear"` (the whole table; with `scope` and `version`, one namespace);
+ *   `"clear"` (the whole table; with `scope` and `version`, one namespace); a tag and a namespace's
+ *   clear carry `taken`, optional: `true` when the publisher's L2 minted the version (the store of
+ *   its `space` holds it);
  * - `scope` (tags, and a namespace's clear): an array of at most `MAX_NAMESPACE_DEPTH` non-empty
  *   strings of at most `MAX_NAMESPACE_LENGTH` code units each;
  * - `id` (all but clears): a string (at most `MAX_KEY_LENGTH` code units: a caller's id, at most
@@ -109,16 +112,20 @@ function parseObject(raw: unknown): ParseResult {
   const rawScope = own('scope')
   const scope = rawScope === undefined ? undefined : scopeOf(rawScope)
   if (scope === null) return refuse(`scope must be an array of at most ${MAX_NAMESPACE_DEPTH} non-empty strings of at most ${MAX_NAMESPACE_LENGTH} code units`)
+  const rawTaken = own('taken')
+  if (rawTaken !== undefined && typeof rawTaken !== 'boolean') return refuse('taken must be a boolean when present')
+  // Added to a tag's message and a namespace's clear: the publisher's L2 minted the version.
+  const taken: { taken?: true } = rawTaken === true ? { taken: true } : {}
   if (kind === 'clear') {
     if (scope === undefined || scope.length === 0) return { ok: true, message: { table, kind, origin, ...stamp }, ...space }
     if (!isVersion(version)) return refuse(`version must be an integer in [0, ${MAX_VERSION}]`)
-    return { ok: true, message: { table, kind, origin, scope, version: version + 0, ...stamp }, ...space }
+    return { ok: true, message: { table, kind, origin, scope, version: version + 0, ...taken, ...stamp }, ...space }
   }
   if (kind === 'tag') {
     const tag = own('tag')
     if (typeof tag !== 'string' || tag.length === 0 || tag.length > MAX_ID_LENGTH) return refuse(`tag must be a non-empty string of at most ${MAX_ID_LENGTH}`)
     if (!isVersion(version)) return refuse(`version must be an integer in [0, ${MAX_VERSION}]`)
-    return { ok: true, message: { table, kind, tag, scope: scope ?? [], version: version + 0, origin, ...stamp }, ...space }
+    return { ok: true, message: { table, kind, tag, scope: scope ?? [], version: version + 0, origin, ...taken, ...stamp }, ...space }
   }
   if (typeof id === 'string') {
     if (id.length > MAX_KEY_LENGTH) return refuse(`id is longer than ${MAX_KEY_LENGTH}`)
@@ -168,12 +175,13 @@ function scopeOf(raw: unknown): string[] | null {
 export function encodeWire(message: CoherenceMessage, namespace?: string): string {
   const tail = { ...(message.space === undefined ? {} : { space: message.space }), ...(namespace === undefined ? {} : { ns: namespace }) }
   if (message.kind === 'clear') {
-    const { table, kind, origin, scope, version } = message
-    return JSON.stringify(scope === undefined ? { table, kind, origin, ...tail } : { table, kind, origin, scope, version, ...tail })
+    const { table, kind, origin, scope, version, taken } = message
+    if (scope === undefined) return JSON.stringify({ table, kind, origin, ...tail })
+    return JSON.stringify(taken === true ? { table, kind, origin, scope, version, taken, ...tail } : { table, kind, origin, scope, version, ...tail })
   }
   if (message.kind === 'tag') {
-    const { table, kind, tag, scope, version, origin } = message
-    return JSON.stringify({ table, kind, tag, scope, version, origin, ...tail })
+    const { table, kind, tag, scope, version, origin, taken } = message
+    return JSON.stringify(taken === true ? { table, kind, tag, scope, version, origin, taken, ...tail } : { table, kind, tag, scope, version, origin, ...tail })
   }
   if (message.kind === 'unfilled') {
     const { table, id, version, kind, origin, lease, failed } = message

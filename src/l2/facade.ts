@@ -119,7 +119,7 @@ export class L2Facade {
       if (entry?.tags === undefined) return entry
       const born = entry.born ?? 0
       if (versions === L2_FAILED) return staleAs(entry)
-      if (entry.tags.every((key) => of.get(key)! < born) && !this.known.stale(entry.tags, born)) return entry
+      if (entry.tags.every((key) => of.get(key)! < born) && !this.known.staleInL2(entry.tags, born)) return entry
       this.count('tag_stale')
       return staleAs(entry)
     })

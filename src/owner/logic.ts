@@ -74,7 +74,7 @@ function handle<V>(turn: Turn<V>, message: Message<V>): void {
     case 'invalidate':
       return onInvalidate(turn, message)
     case 'tags':
-      return onTags(turn, message.keys, message.versions, message.scope, message.reply)
+      return onTags(turn, message.keys, message.versions, message.taken, message.scope, message.reply)
     case 'clear':
       return onClear(turn, false, message.reply)
     case 'fence':

@@ -122,9 +122,10 @@ export interface PutMessage<V> {
 /**
  * Tag keys got new versions (`table.invalidateTags`, a namespace's `clear()`, here or heard on the
  * bus): rows carrying one of them from before are stale, and every flight in `scope` is fenced.
- * `reply(true)` once done; a stopped owner answers `reply(false)`.
+ * `reply(true)` once done; a stopped owner answers `reply(false)`. `taken`: L2's tag versions hold
+ * `versions` (L2 minted them: an invalidation made here that L2 took).
  */
-export interface TagsMessage { type: 'tags'; keys: readonly string[]; versions: readonly number[]; scope: Scope; reply: ((applied: boolean) => void) | undefined }
+export interface TagsMessage { type: 'tags'; keys: readonly string[]; versions: readonly number[]; taken: boolean; scope: Scope; reply: ((applied: boolean) => void) | undefined }
 /** Drop a row and leave a tombstone carrying `version` (`table.invalidate`). */
 export interface InvalidateMessage { type: 'invalidate'; id: Id; version: number; reply: ChangeReply }
 /** Drop every row and fence every flight (`table.clear()`); `reply` once done. */
@@ -198,7 +199,7 @@ export const msg = {
     tags,
     reply,
   }),
-  tags: (keys: readonly string[], versions: readonly number[], scope: Scope, reply?: (applied: boolean) => void): TagsMessage => ({ type: 'tags', keys, versions, scope, reply }),
+  tags: (keys: readonly string[], versions: readonly number[], taken: boolean, scope: Scope, reply?: (applied: boolean) => void): TagsMessage => ({ type: 'tags', keys, versions, taken, scope, reply }),
   invalidate: (id: Id, version: number, reply: ChangeReply): InvalidateMessage => ({ type: 'invalidate', id, version, reply }),
   clear: (reply: () => void): ClearRowsMessage => ({ type: 'clear', reply }),
   fence: (reply: () => void): FenceAllMessage => ({ type: 'fence', reply }),

@@ -102,12 +102,14 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
 /**
  * Tag keys got new versions (here, or heard on the bus): every row carrying one of them from before
  * goes stale at once (its next read compares, nothing walks the rows), and every flight in `scope`
- * is fenced, as its answer's tags are known only once it ends (its waiters still get it).
+ * is fenced, as its answer's tags are known only once it ends (its waiters still get it). `taken`:
+ * L2 minted the versions (made here, or heard from a table whose L2 is this one's key space and
+ * minted them); any other may be one L2 did not take, and is kept as such (see `TagVersions.forget`).
  */
-export function onTags<V>(turn: Turn<V>, keys: readonly string[], versions: readonly number[], scope: Scope, reply?: (applied: boolean) => void): void {
+export function onTags<V>(turn: Turn<V>, keys: readonly string[], versions: readonly number[], taken: boolean, scope: Scope, reply?: (applied: boolean) => void): void {
   const { state } = turn
   wakeWaiting(turn, undefined)
-  keys.forEach((key, i) => state.tags.raise(key, versions[i]!))
+  keys.forEach((key, i) => state.tags.raise(key, versions[i]!, taken))
   for (const [id, flight] of state.flights) {
     if (!scope.holds(id)) continue
     flight.fenced = true
@@ -152,17 +154,19 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
     return
   }
   if (message.kind === 'clear' || message.kind === 'fill') busEvent(env.name, 'received', message)
+  // A version the publisher's L2 minted is held by this table's L2 only when both name one key space.
+  const taken = message.space !== undefined && message.space === env.space
   if (message.kind === 'clear' && message.scope !== undefined) {
     const scope = new Scope(message.scope)
     state.counters[C.coh_applied]++
-    return onTags(turn, [scope.clearKey!], [message.version ?? 0], scope)
+    return onTags(turn, [scope.clearKey!], [message.version ?? 0], taken && message.taken === true, scope)
   }
   if (message.kind === 'clear') return onClear(turn, true)
   if (message.kind === 'tag') {
     const scope = message.scope.length === 0 ? ROOT_SCOPE : new Scope(message.scope)
     busEvent(env.name, 'received', message)
     state.counters[C.coh_applied]++
-    return onTags(turn, [scope.tagKey(message.tag)], [message.version], scope)
+    return onTags(turn, [scope.tagKey(message.tag)], [message.version], taken && message.taken === true, scope)
   }
   if (message.kind === 'fill') return wakeWaiting(turn, message.id)
   if (message.kind === 'unfilled') return onUnfilled(turn, message)

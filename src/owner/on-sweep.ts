@@ -8,9 +8,9 @@ import { clockVersion } from '../core/versions.js'
 /**
  * Forgets the tag versions that can no longer change an answer (see `TagVersions.forget`): those
  * below the earliest birth of a tagged row held and of a flight in progress that is not fenced (a
- * fenced flight's answer is not stored), and, with an L2, born more than an entry's life ago
- * (`l2EntryLife`): an entry written with the table's lifetimes is gone from L2 by then, so none is
- * reloaded for a version forgotten too early (one with a longer lifetime of its own may be, once).
+ * fenced flight's answer is not stored); one L2 may not hold stays, with an L2, until it is older
+ * than an entry's life (`l2EntryLife`): an entry written with the table's lifetimes is gone from L2
+ * by then (one with a longer lifetime of its own, born before it, is reloaded once).
  * Called as each sweep pass starts: O(slots + tag keys) once per sweep period, so a process that
  * invalidates a tag per update keeps only the versions of its last rows' lifetime.
  */
@@ -18,10 +18,9 @@ export function forgetTagVersions<V>(turn: Turn<V>, now: number): void {
   const { state, env } = turn
   if (state.tags.size === 0) return
   let oldest = state.rows.oldestBirth()
-  if (env.l2EntryLife > 0) oldest = Math.min(oldest, clockVersion(now - env.l2EntryLife))
   for (const flight of state.flights.values()) if (flight.born < oldest) oldest = flight.born
   for (const flight of state.solo) if (!flight.fenced && flight.born < oldest) oldest = flight.born
-  state.tags.forget(oldest)
+  state.tags.forget(oldest, env.l2EntryLife > 0 ? clockVersion(now - env.l2EntryLife) : Number.POSITIVE_INFINITY)
 }
 
 /**

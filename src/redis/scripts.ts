@@ -179,20 +179,20 @@ return version
  * Clears one bucket of a table: moves its generation key KEYS[1] one past the generation held and
  * returns the new one, keeping the key's expiry (it outlives every entry written in the bucket, see
  * `WRITE_ENTRY`). A key holding garbage is replaced by the server's clock in ms, a generation above
- * any a counter reached, so no entry written before is ever read again. No key: no entry of the
- * bucket is alive, nothing to hide, nothing written (answers 0). A key without an expiry (garbage,
- * or written before generation keys had one) gets ARGV[1], the longest an entry may live.
+ * any a counter reached, so no entry written before is ever read again. A key without an expiry
+ * (garbage, or written before generation keys had one) and a missing one (a bucket written only
+ * before writes kept a generation key may still hold entries of generation 0) get ARGV[1], the
+ * longest an entry may live.
  */
 export const CLEAR_LUA = `${READ_GENERATION}
 local left = redis.call('PTTL', KEYS[1])
-if left == -2 then return 0 end
 local generation = read_generation(KEYS[1])
 if generation < 0 then
   local now = redis.call('TIME')
   generation = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 end
 generation = generation + 1
-if left == -1 then left = ARGV[1] elseif left < 1 then left = 1 end
+if left < 0 then left = ARGV[1] elseif left < 1 then left = 1 end
 redis.call('SET', KEYS[1], string.format('%.0f', generation), 'PX', left)
 return generation
 `

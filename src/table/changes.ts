@@ -164,7 +164,8 @@ export class Changes<V> {
     const { version } = options === undefined ? {} : (readOptions(options, ['version'], 'invalidateTags(tags)') as ChangeOptions)
     if (version !== undefined && !isVersion(version)) throw badNumber(version, `invalidateTags(tags) option "version" must be an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
     const { versions, applied, l2 } = await this.#bump(scope, list.map((tag) => scope.tagKey(tag)), version ?? 0)
-    const sent = await Promise.all(list.map((tag, i) => this.#publish(undefined, { table: name, kind: 'tag', tag, scope: [...scope.path], version: versions[i]!, origin: this.deps.origin })))
+    const taken: { taken?: true } = l2 === 'written' ? { taken: true } : {}
+    const sent = await Promise.all(list.map((tag, i) => this.#publish(undefined, { table: name, kind: 'tag', tag, scope: [...scope.path], version: versions[i]!, origin: this.deps.origin, ...taken })))
     return { version: Math.max(...versions), applied, l2, broadcast: sent.every(Boolean) }
   }
 
@@ -173,7 +174,8 @@ export class Changes<V> {
     const { name, closed, origin } = this.deps
     if (closed()) throw new TableClosedError(name, undefined, 'clear')
     const { versions, l2 } = await this.#bump(scope, [scope.clearKey!], 0)
-    const broadcast = await this.#publish(undefined, { table: name, kind: 'clear', origin, scope: [...scope.path], version: versions[0]! })
+    const taken: { taken?: true } = l2 === 'written' ? { taken: true } : {}
+    const broadcast = await this.#publish(undefined, { table: name, kind: 'clear', origin, scope: [...scope.path], version: versions[0]!, ...taken })
     return { l2: l2 === 'written' ? 'cleared' : l2, broadcast }
   }
 
@@ -187,8 +189,9 @@ export class Changes<V> {
     // The millisecond's last version: rows another process loaded earlier in it are older too.
     const floor = Math.max(least, owner.state.tags.floor(clock.now()))
     const minted = owner.l2 === undefined ? undefined : await owner.l2.invalidateTags(keys, floor)
-    const versions = minted === undefined || minted === L2_FAILED ? keys.map(() => floor) : minted
-    const applied = await new Promise<boolean>((resolve) => owner.send(msg.tags(keys, versions, scope, resolve)))
+    const taken = minted !== undefined && minted !== L2_FAILED
+    const versions = taken ? minted : keys.map(() => floor)
+    const applied = await new Promise<boolean>((resolve) => owner.send(msg.tags(keys, versions, taken, scope, resolve)))
     return { versions, applied, l2: minted === undefined ? 'none' : minted === L2_FAILED ? 'failed' : 'written' }
   }
 

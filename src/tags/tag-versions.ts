@@ -20,18 +20,25 @@ import { MAX_VERSION, PER_MS, clockVersion } from '../core/versions.js'
  * change path (a floor) and by the L2 facade (an entry's check).
  *
  * A tag key's version is kept only while it can still change an answer: {@link forget} drops the
- * versions below the oldest birth the rows and flights hold (and, with an L2, below an entry's life
- * ago: see `forgetTagVersions`), and keeps one number in their place, the highest version dropped,
- * at or below which every tagged birth counts as stale. No row held was born that early, so
- * forgetting changes no row's answer; an L2 entry born that early (it may carry a dropped tag) is
- * reloaded, and its reload is born above it. Memory stays bounded by the rows held and the tags
- * invalidated within an L2 entry's life, however many distinct tags a process invalidates over its life.
+ * versions below the oldest birth the rows and flights hold, so no row's answer changes (a row born
+ * later is born above them, and one filled from L2 was checked by the facade as it entered). An L2
+ * entry is checked against the store's own tag versions too, so an invalidation L2 took needs no
+ * memory here; one L2 may not hold (it did not take it, or this table heard of it on the bus without
+ * word that its own L2 minted it) is kept
+ * as long as an entry of the table's lifetimes born before it may live in L2, and once dropped, its
+ * version raises one number, at or below which every tagged L2 entry counts as stale (an entry of a
+ * lifetime of its own, longer than the table's: reloaded once, never answered stale). So forgetting
+ * changes no answer, an entry is a miss only when one of its own tags was invalidated after its birth
+ * (or after L2 failed a tag invalidation it may have missed), and memory stays bounded by the rows
+ * held and the invalidations L2 may not hold within an entry's life.
  */
 export class TagVersions {
   /** The version of each tag key that was invalidated and may still change an answer (absent: never, or forgotten). */
   readonly #versions = new Map<string, number>()
-  /** The highest version forgotten (0: none): a tagged row or entry born at or below it is stale. */
-  #forgotten = 0
+  /** The keys of {@link #versions} whose version L2 may not hold (not known to have been taken by L2's tag versions). */
+  readonly #untaken = new Set<string>()
+  /** The highest version forgotten that L2 may not hold (0: none): a tagged L2 entry born at or below it is stale. */
+  #forgottenUntaken = 0
   /** The last reading of the version clock: every birth and every floor handed out is above it. */
   #last = 0
   /** Bumped whenever a tag key's version rises: a row checked under the current epoch needs no check. */
@@ -66,37 +73,53 @@ export class TagVersions {
     if (version > this.#last) this.#last = version
   }
 
-  /** Raises `key` to `version` (no lower; not at all when at or below what was forgotten, which already makes those births stale); true when that changed it. */
-  raise(key: string, version: number): boolean {
+  /**
+   * Raises `key` to `version` (no lower); true when that changed it. `taken`: L2's tag versions hold
+   * it (L2 minted it), so an L2 entry needs no memory of it here once no row does.
+   */
+  raise(key: string, version: number, taken = false): boolean {
     this.observe(version)
-    if (version <= this.#forgotten || version <= (this.#versions.get(key) ?? 0)) return false
+    if (version <= (this.#versions.get(key) ?? 0)) return false
     this.#versions.set(key, version)
+    if (taken) this.#untaken.delete(key)
+    else this.#untaken.add(key)
     this.epoch++
     return true
   }
 
-  /** True when any of `keys` was invalidated at or after `born`, or `born` is no later than a forgotten version. */
+  /** True when any of `keys` was invalidated at or after `born` (a row's check). */
   stale(keys: readonly string[], born: number): boolean {
-    if (born <= this.#forgotten) return true
     if (this.#versions.size === 0) return false
     for (const key of keys) if ((this.#versions.get(key) ?? 0) >= born) return true
     return false
   }
 
   /**
-   * Forgets the version of every tag key below `oldest` (the earliest birth a row or flight holds
-   * now): those versions make no row held stale, so no row's answer changes (the epoch stays), and
-   * the highest of them becomes the floor of stale births.
+   * True when an L2 entry born at `born` carrying `keys` is stale by what this table knows (the
+   * facade checks the store's own tag versions besides): one of its keys was invalidated at or after
+   * its birth, or it is no later than a forgotten invalidation L2 may not hold.
    */
-  forget(oldest: number): void {
-    let forgotten = this.#forgotten
-    const versions = this.#versions
-    versions.forEach((version, key) => {
-      if (version >= oldest) return
-      versions.delete(key)
-      if (version > forgotten) forgotten = version
-    })
-    this.#forgotten = forgotten
+  staleInL2(keys: readonly string[], born: number): boolean {
+    return born <= this.#forgottenUntaken || this.stale(keys, born)
+  }
+
+  /**
+   * Forgets the version of every tag key below `oldest` (the earliest birth a row or flight holds
+   * now): those versions make no row held stale, so no row's answer changes (the epoch stays). One L2
+   * may not hold is kept while it is at or above `entryOldest` too (the birth of the oldest entry of
+   * the table's lifetimes L2 may still hold; +∞ without an L2); once dropped, it raises the floor of
+   * stale L2 births (see {@link staleInL2}).
+   */
+  forget(oldest: number, entryOldest: number): void {
+    for (const [key, version] of this.#versions) {
+      if (version >= oldest) continue
+      const untaken = this.#untaken.has(key)
+      if (untaken && version >= entryOldest) continue
+      this.#versions.delete(key)
+      if (!untaken) continue
+      this.#untaken.delete(key)
+      if (version > this.#forgottenUntaken) this.#forgottenUntaken = version
+    }
   }
 
   /** Tag keys with a version held now. */
