@@ -436,7 +436,7 @@ export class Table<V, K extends Id = string> {
       }
     }
     if (read === undefined && !isKey(id)) return this.#readChecked(id, loader, undefined)
-    if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
+    if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, callerIdOf(id)))
     this.#reads[R.misses]++
     if (this.#rows.tagged && this.#rows.staleByTags(id)) this.#owner.post(msg.count('tag_stale'))
     const forced = read?.forceRefresh === true
