@@ -13,16 +13,21 @@ import type { RunnerDeps } from './load.js'
 import { runBatch } from './load-batch.js'
 import type { Batch } from './loader.js'
 
-/** The flights waiting for one batch loader. */
+/** The flights waiting for one batch loader in one namespace (the base table's included). */
 interface Group<V> {
+  /** The origin of the first flight: every flight of the group has one with the same `loader` and `scope`, which loads alike. */
   readonly batch: Batch<V>
   readonly flights: Flight<V>[]
 }
 
-/** The flights started with batch loaders in this tick, by batch loader, until they are dispatched. */
+/**
+ * The flights started with batch loaders in this tick, by batch loader and namespace, until they
+ * are dispatched: a namespace's views each adapt the loader to their ids in an origin of their own,
+ * and their reads of one tick still share its call.
+ */
 export class BatchWindow<V> {
-  /** Open (defined) from the first flight added until the dispatch. */
-  #groups: Map<Batch<V>['load'], Group<V>> | undefined = undefined
+  /** Open (defined) from the first flight added until the dispatch; the groups of a loader, one per namespace. */
+  #groups: Map<Batch<V>['loader'], Group<V>[]> | undefined = undefined
 
   constructor(private readonly deps: RunnerDeps<V>) {}
 
@@ -33,8 +38,10 @@ export class BatchWindow<V> {
       groups = this.#groups = new Map()
       afterPromiseJobs(this.#dispatch)
     }
-    const group = groups.get(batch.load)
-    if (group === undefined) groups.set(batch.load, { batch, flights: [flight] })
+    const ofLoader = groups.get(batch.loader)
+    if (ofLoader === undefined) return void groups.set(batch.loader, [{ batch, flights: [flight] }])
+    const group = ofLoader.find((candidate) => candidate.batch.scope === batch.scope)
+    if (group === undefined) ofLoader.push({ batch, flights: [flight] })
     else group.flights.push(flight)
   }
 
@@ -42,12 +49,14 @@ export class BatchWindow<V> {
   readonly #dispatch = (): void => {
     const groups = this.#groups!
     this.#groups = undefined
-    for (const { batch, flights } of groups.values()) {
-      // A flight released while the window was open (its waiters all left) is not asked for.
-      const running = flights.filter((flight) => flight.running)
-      for (let at = 0; at < running.length; at += batch.maxBatchSize) {
-        const call = running.slice(at, at + batch.maxBatchSize)
-        runTraced(call.find((flight) => flight.trace !== undefined) ?? call[0]!, () => void runBatch(call, batch, this.deps))
+    for (const ofLoader of groups.values()) {
+      for (const { batch, flights } of ofLoader) {
+        // A flight released while the window was open (its waiters all left) is not asked for.
+        const running = flights.filter((flight) => flight.running)
+        for (let at = 0; at < running.length; at += batch.maxBatchSize) {
+          const call = running.slice(at, at + batch.maxBatchSize)
+          runTraced(call.find((flight) => flight.trace !== undefined) ?? call[0]!, () => void runBatch(call, batch, this.deps))
+        }
       }
     }
   }
