@@ -45,21 +45,55 @@ export class BatchWindow<V> {
     else group.flights.push(flight)
   }
 
-  /** Hands each group's flights still running to `runBatch`, split at its `maxBatchSize`. */
+  /**
+   * Hands each group's flights still running to `runBatch`, split at its `maxBatchSize`; flights
+   * whose ids an earlier list holds (see {@link distinctIds}) once that list's calls have ended.
+   */
   readonly #dispatch = (): void => {
     const groups = this.#groups!
     this.#groups = undefined
     for (const ofLoader of groups.values()) {
       for (const { batch, flights } of ofLoader) {
         // A flight released while the window was open (its waiters all left) is not asked for.
-        const running = flights.filter((flight) => flight.running)
-        for (let at = 0; at < running.length; at += batch.maxBatchSize) {
-          const call = running.slice(at, at + batch.maxBatchSize)
-          runTraced(call.find((flight) => flight.trace !== undefined) ?? call[0]!, () => void runBatch(call, batch, this.deps))
-        }
+        const [first, ...later] = distinctIds(flights.filter((flight) => flight.running))
+        if (first === undefined) continue
+        let ended = this.#run(first, batch)
+        for (const list of later) ended = ended.then(() => this.#run(list, batch))
       }
     }
   }
+
+  /** Runs `flights` (ids distinct) in calls of at most `maxBatchSize`; resolves once every call has ended (`runBatch` never rejects). */
+  #run(flights: Flight<V>[], batch: Batch<V>): Promise<unknown> {
+    const calls: Promise<void>[] = []
+    for (let at = 0; at < flights.length; at += batch.maxBatchSize) {
+      const call = flights.slice(at, at + batch.maxBatchSize)
+      calls.push(runTraced(call.find((flight) => flight.trace !== undefined) ?? call[0]!, () => runBatch(call, batch, this.deps)))
+    }
+    return Promise.all(calls)
+  }
+}
+
+/**
+ * `flights` as lists that hold each id once, as a batch loader call must: one list, unless the
+ * group holds an id twice. Only a fenced flight (a change of its id came while it waited here, and
+ * a read after it started the id's next flight) or a flight the coalescing gate left solo may share
+ * its id. The first list holds every id's joinable flight; a fenced or solo flight whose id a list
+ * holds goes to a later one, run once the earlier calls have ended: with an L2 it is answered from
+ * the fill they wrote (no lease of this process in its way), else it asks the batch loader again.
+ * Each flight keeps its own answer: a fenced one's goes to its callers and is not stored.
+ */
+function distinctIds<V>(flights: Flight<V>[]): Flight<V>[][] {
+  const alone = (flight: Flight<V>): boolean => flight.joinable && !flight.fenced
+  if (flights.every(alone)) return flights.length === 0 ? [] : [flights]
+  const lists: { flights: Flight<V>[]; ids: Set<Flight<V>['id']> }[] = []
+  for (const flight of [...flights.filter(alone), ...flights.filter((flight) => !alone(flight))]) {
+    let list = lists.find((candidate) => !candidate.ids.has(flight.id))
+    if (list === undefined) lists.push((list = { flights: [], ids: new Set() }))
+    list.flights.push(flight)
+    list.ids.add(flight.id)
+  }
+  return lists.map((list) => list.flights)
 }
 
 const resolved = Promise.resolve()
