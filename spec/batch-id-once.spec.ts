@@ -3,8 +3,10 @@
  * the fenced flight of that id still waits in the batch window, goes in the window's call; the
  * fenced flight goes to a call made once that one has ended (answered from its fill in L2, when
  * there is one). Solo flights of one id (the coalescing gate off) are split the same way. The
- * fenced flight's callers get its answer, which is not stored; the newer flight's answer is.
+ * fenced flight's callers get its answer, which is not stored; the newer flight's answer is. A
+ * scheduled property checks it over any interleaving of reads and changes.
  */
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { type Id, createTable, memoryL2 } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
@@ -79,4 +81,47 @@ describe('the batch window after a change in the same tick', () => {
     expect(calls).toEqual([['a']])
     await table.close()
   })
+
+  type Step = { kind: 'get' | 'invalidate' | 'put'; id: Id } | { kind: 'getMany'; ids: Id[] } | { kind: 'invalidateTags' | 'clear' }
+  const ID = fc.constantFrom<Id>('a', 'b', 1)
+  const STEP: fc.Arbitrary<Step> = fc.oneof(
+    ID.map((id) => ({ kind: 'get' as const, id })),
+    fc.array(ID, { minLength: 1, maxLength: 4 }).map((ids) => ({ kind: 'getMany' as const, ids })),
+    fc.constantFrom('invalidate' as const, 'put' as const).chain((kind) => ID.map((id) => ({ kind, id }))),
+    fc.constantFrom({ kind: 'invalidateTags' as const }, { kind: 'clear' as const }),
+  )
+
+  for (const layers of [{}, { l2: true }]) {
+    it(`any interleaving of reads and changes${layers.l2 ? ' (with L2)' : ''}: every call holds each id once, every read settles`, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.scheduler(), fc.array(STEP, { minLength: 1, maxLength: 10 }), fc.boolean(), async (s, steps, coalescing) => {
+          const { calls, table } = setup(layers)
+          table.setCoalescing(coalescing)
+          const done = steps.map((step) =>
+            s.schedule(Promise.resolve(), JSON.stringify(step)).then((): Promise<unknown> => {
+              switch (step.kind) {
+                case 'get':
+                  return table.get(step.id)
+                case 'getMany':
+                  return table.getMany(step.ids)
+                case 'invalidate':
+                  return table.invalidate(step.id)
+                case 'put':
+                  return table.put(step.id, 'put')
+                case 'invalidateTags':
+                  return table.invalidateTags(['t'])
+                case 'clear':
+                  return table.clear()
+              }
+            }),
+          )
+          await s.waitFor(Promise.all(done))
+          for (const ids of calls) expect(new Set(ids).size, JSON.stringify(ids)).toBe(ids.length)
+          expect(table.stats().inflight).toBe(0)
+          await table.close()
+        }),
+        { numRuns: 150 },
+      )
+    })
+  }
 })
