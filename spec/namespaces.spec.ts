@@ -8,7 +8,7 @@
  * in for two processes.
  */
 import { describe, expect, it } from 'vitest'
-import { type BatchLoader, type Id, type LoaderContext, type Table, type TableOptions, TableClosedError, createTable, localBus, memoryL2 } from '../src/index.js'
+import { type BatchLoader, type Id, type LoaderContext, type Table, type TableOptions, SelfFetchError, TableClosedError, createTable, localBus, memoryL2 } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { MAX_ID_LENGTH } from '../src/limits.js'
 import { MAX_NAMESPACE_LENGTH } from '../src/tags/scope.js'
@@ -127,11 +127,28 @@ describe('namespace ids', () => {
     for (const message of messages) expect(message).not.toMatch(/\uDC00|acme/)
     const closing = here.namespace('acme')
     await here.close()
-    for (const refused of [await closing.fetch('x', never, { timeout: 5 }).catch((e: unknown) => e), await closing.put('x', 'v').catch((e: unknown) => e)]) {
+    const closedRefusals = [
+      await closing.fetch('x', never).catch((e: unknown) => e),
+      await closing.fetch('x', never, { timeout: 5 }).catch((e: unknown) => e),
+      await closing.put('x', 'v').catch((e: unknown) => e),
+      await closing.invalidate('x').catch((e: unknown) => e),
+    ]
+    for (const refused of closedRefusals) {
       expect(refused).toBeInstanceOf(TableClosedError)
       expect((refused as TableClosedError).id).toBe('x')
       expect((refused as Error).message).not.toMatch(/\uDC00|acme/)
     }
+  })
+
+  it('names the caller\u2019s id in the SelfFetchError of a loader that fetches its own id', async () => {
+    const { here } = twoProcesses()
+    const acme = here.namespace('acme')
+    const error = await acme.fetch('x', () => acme.fetch('x', async () => 'inner')).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(SelfFetchError)
+    expect((error as SelfFetchError).id).toBe('x')
+    expect((error as Error).message).toContain('the loader of "x"')
+    expect((error as Error).message).not.toMatch(/\uDC00|acme/)
+    await here.close()
   })
 
   it('refuses a bad namespace name, and nesting deeper than four', async () => {

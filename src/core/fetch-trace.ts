@@ -141,10 +141,10 @@ export function tracedStale(waiters: readonly { trace: FetchTrace | undefined; s
  */
 export const flightHere = new AsyncLocalStorage<FlightTrace>()
 
-/** Starts a flight's runner: in the async context of the traced fetch that started it, if one did, with the flight as {@link flightHere}. */
-export function runTraced(flight: { trace: FlightTrace | undefined }, runner: () => unknown): void {
+/** Starts a flight's runner, and returns what it returns: in the async context of the traced fetch that started it, if one did, with the flight as {@link flightHere}. */
+export function runTraced<R>(flight: { trace: FlightTrace | undefined }, runner: () => R): R {
   const trace = flight.trace
   const run = trace?.starter.run
-  if (trace === undefined || run === undefined) runner()
-  else run(() => flightHere.run(trace, runner))
+  if (trace === undefined || run === undefined) return runner()
+  return run(() => flightHere.run(trace, runner))
 }

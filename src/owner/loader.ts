@@ -106,7 +106,7 @@ export type RunBatchLoader<V> = (ids: Id[], context: BatchLoaderContext<Id>) => 
 
 /**
  * A batch loader as a flight's origin: the flights started in one tick with the same batch loader
- * go to it as one call, split at `maxBatchSize` (see `batch-window.ts`). Made by the table; read by
+ * (and in the same namespace) go to it as one call, split at `maxBatchSize` (see `batch-window.ts`). Made by the table; read by
  * the owner.
  */
 export class Batch<V> {
@@ -114,6 +114,10 @@ export class Batch<V> {
     readonly load: RunBatchLoader<V>,
     /** Most ids in one call. */
     readonly maxBatchSize: number,
+    /** The batch loader the reads gave (the table's, or a `fetchMany`'s): `load` itself, or the one a namespace's `load` asks with its callers' ids. */
+    readonly loader: RunBatchLoader<V> = load,
+    /** The key prefix of the namespace whose keys `load` takes (see `tags/scope.ts`); empty for the base table. */
+    readonly scope: string = '',
   ) {}
 }
 

@@ -71,8 +71,6 @@ export class Table<V, K extends Id = string> {
   readonly #scope: Scope
   /** A view's own origin: the table's `batchLoader` asking with the view's ids (a table `loader` is adapted per read). */
   readonly #viewOrigin: Batch<V> | undefined
-  /** Batch loaders of `fetchMany` on a view, adapted to its ids once each, so the reads of one turn still make one call. */
-  readonly #viewBatches: WeakMap<RunBatchLoader<V>, Batch<V>> | undefined
   /** Set by a view's own `close()`: the view refuses reads and changes; the table goes on. Written only by {@link close}. */
   #viewClosed = false
 
@@ -96,13 +94,11 @@ export class Table<V, K extends Id = string> {
       this.#maxBatchSize = base.#maxBatchSize
       this.#staleWhileRevalidate = base.#staleWhileRevalidate
       this.#scope = view.scope
-      this.#viewOrigin = this.#origin instanceof Batch ? viewBatch(this.#origin) : undefined
-      this.#viewBatches = new WeakMap()
+      this.#viewOrigin = this.#origin instanceof Batch ? viewBatch(this.#origin, view.scope) : undefined
       return
     }
     this.#scope = ROOT_SCOPE
     this.#viewOrigin = undefined
-    this.#viewBatches = undefined
     const resolved = resolveOptions(options)
     this.name = resolved.name
     this.origin = `${resolved.name}:${randomUUID()}`
@@ -169,11 +165,8 @@ export class Table<V, K extends Id = string> {
   fetchMany(ids: readonly K[], batchLoader: BatchLoader<V, K>, options?: FetchOptions): Promise<Array<V | undefined>> {
     if (typeof batchLoader !== 'function') return Promise.reject(badArgument(TypeError, `fetchMany(ids) needs a batch loader function (ids, context) => values, got ${describe(batchLoader)}`))
     const load = batchLoader as unknown as RunBatchLoader<V>
-    const batches = this.#viewBatches
-    if (batches === undefined) return this.#readManyTraced('fetchMany', ids, new Batch(load, this.#maxBatchSize), options)
-    let batch = batches.get(load)
-    if (batch === undefined) batches.set(load, (batch = viewBatch(new Batch(load, this.#maxBatchSize))))
-    return this.#readManyTraced('fetchMany', ids, batch, options)
+    const batch = new Batch(load, this.#maxBatchSize)
+    return this.#readManyTraced('fetchMany', ids, this.#scope === ROOT_SCOPE ? batch : viewBatch(batch, this.#scope), options)
   }
 
   /**
@@ -436,7 +429,7 @@ export class Table<V, K extends Id = string> {
       }
     }
     if (read === undefined && !isKey(id)) return this.#readChecked(id, loader, undefined)
-    if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, id))
+    if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, callerIdOf(id)))
     this.#reads[R.misses]++
     if (this.#rows.tagged && this.#rows.staleByTags(id)) this.#owner.post(msg.count('tag_stale'))
     const forced = read?.forceRefresh === true

@@ -4,7 +4,7 @@
  */
 import type { Id } from '../core/id.js'
 import { Batch, type BatchLoaderContext, type RunBatchAnswer, type RunLoader } from '../owner/loader.js'
-import { unkey } from '../tags/scope.js'
+import { type Scope, unkey } from '../tags/scope.js'
 
 /** `loader` asked for `id` (the caller's) whatever key its flight loads. */
 export function viewLoader<V>(loader: RunLoader<V>, id: Id): RunLoader<V> {
@@ -12,10 +12,12 @@ export function viewLoader<V>(loader: RunLoader<V>, id: Id): RunLoader<V> {
 }
 
 /**
- * `batch` asked with the callers' ids of the keys its flights load: `setVersion`, `setTtl` and `setTags` take
+ * `batch` asked with the callers' ids of the keys its flights load in `scope`: `setVersion`, `setTtl` and `setTags` take
  * those ids, and a `Map` answer keyed by them is keyed back (an array answers in order as it is).
+ * Every view of `scope` may make its own: the batch window groups flights by `batch`'s loader and
+ * `scope`, so the reads of one tick in one namespace still make one call.
  */
-export function viewBatch<V>(batch: Batch<V>): Batch<V> {
+export function viewBatch<V>(batch: Batch<V>, scope: Scope): Batch<V> {
   return new Batch<V>((keys, context) => {
     const ids = keys.map((key) => unkey(key)!.id)
     const keyOf = new Map<Id, Id>(ids.map((id, i) => [id, keys[i]!]))
@@ -30,7 +32,7 @@ export function viewBatch<V>(batch: Batch<V>): Batch<V> {
     }
     const answer = batch.load(ids, view)
     return isThenable(answer) ? Promise.resolve(answer).then((settled) => keyedBack(settled, ids, keys)) : keyedBack(answer, ids, keys)
-  }, batch.maxBatchSize)
+  }, batch.maxBatchSize, batch.loader, scope.keyPrefix)
 }
 
 /** A `Map` answer by the callers' ids, as one by keys; anything else as it is (the batch runner judges it). */
