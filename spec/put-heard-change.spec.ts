@@ -73,7 +73,7 @@ function world(options: { late?: boolean; lease?: boolean } = {}) {
   const lease = options.lease ?? false
   const a = createTable<string>({ name: NAME, clock, bus: busOfA.seen, l2: writes.held, lease })
   const b = createTable<string>({ name: NAME, clock, bus, l2: store, lease })
-  return { clock, store, writes, a, b, gap: busOfA.gap, close: () => Promise.all([a.close(), b.close()]) }
+  return { clock, store, writes, bus, a, b, gap: busOfA.gap, close: () => Promise.all([a.close(), b.close()]) }
 }
 
 /** A's put of `k` (version 1), started and waiting on its L2 write's answer. */
@@ -240,6 +240,17 @@ describe('a put waiting on L2 while a newer change of its id is heard', () => {
     expect(read.value).toBe('v0') // its waiter still gets its answer
     expect(first.value).toMatchObject({ applied: false })
     expect(await a.fetch('k', () => 'never')).toBe('v2')
+    await close()
+  })
+
+  it('leaves a tombstone at the version heard: the next read does not take the older entry L2 still holds', async () => {
+    // The change heard never reached L2 (its writer's L2 write failed): L2 holds A's v1.
+    const { writes, a, bus, close } = world()
+    const first = await putWaiting(a, writes)
+    await bus.publish({ table: NAME, id: 'k', version: 2, kind: 'put', origin: 'elsewhere' })
+    await answer(writes)
+    expect(first.value).toMatchObject({ applied: false, l2: 'written' })
+    expect(await a.fetch('k', () => 'origin')).toBe('origin')
     await close()
   })
 })

@@ -199,9 +199,10 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
   // L2 was down): dropping the row is always safe, so it applies.
   const applied = version >= known(state, id)
   if (applied) {
-    // A tombstone only where there is something to fence: messages about ids this table never
-    // read must not use up its capacity.
-    const holds = state.rows.has(id) || hasRunning(state, id)
+    // A tombstone only where there is something to fence (a row, a flight, a put in progress, whose
+    // next read must not take an older entry from L2): messages about ids this table never read must
+    // not use up its capacity.
+    const holds = state.rows.has(id) || hasRunning(state, id) || state.puts.has(id)
     wakeWaiting(turn, id)
     fence(state, id, version)
     fencePuts(state, id, version)
