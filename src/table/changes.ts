@@ -50,7 +50,11 @@ export interface PutOptions extends ChangeOptions {
 export interface ChangeResult {
   /** The version the change carried (given, or assigned). */
   version: number
-  /** False when something newer was already known (L1 or L2), or the table closed before the change reached it: the change was refused locally, but still broadcast. */
+  /**
+   * False when something newer was already known (L1 or L2), a put was fenced while it waited for L2
+   * (another process's change of the id at or above its version, a clear, a bus gap), or the table
+   * closed before the change reached it: the change was refused locally, but still broadcast.
+   */
   applied: boolean
   /**
    * What L2 did with the change: `'written'`; `'refused'` (L2, or this table, holds a newer version); `'failed'` (an
