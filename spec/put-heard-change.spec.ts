@@ -253,4 +253,20 @@ describe('a put waiting on L2 while a newer change of its id is heard', () => {
     expect(await a.fetch('k', () => 'origin')).toBe('origin')
     await close()
   })
+
+  it('a tag invalidation or a namespace clear heard meanwhile leaves its row stale by its birth: the next read loads', async () => {
+    for (const change of ['tags', 'clear'] as const) {
+      const { writes, a, b, close } = world()
+      const put = outcome(a.namespace('n').put('k', 'v1', { version: 1, tags: ['t'] }))
+      await settle()
+      expect(writes.pending).toBe(1)
+      if (change === 'tags') await b.namespace('n').invalidateTags(['t'])
+      else await b.namespace('n').clear()
+      await settle()
+      await answer(writes)
+      expect(put.state, change).toBe('fulfilled')
+      expect(await a.namespace('n').fetch('k', () => 'origin'), change).toBe('origin')
+      await close()
+    }
+  })
 })
