@@ -94,12 +94,9 @@ export function onPutProgress<V>(turn: Turn<V>, put: PutInProgress, began: boole
 
 /** Fences the puts of `id` in progress (every id's, for `undefined`) with a change of `version` heard from another process, or a clear or a gap (+∞). */
 function fencePuts<V>(state: OwnerState<V>, id: Id | undefined, version: number): void {
-  const fenceAll = (ofId: Set<PutInProgress>) => ofId.forEach((put) => (put.fencedAt = Math.max(put.fencedAt, version)))
+  const fenceAll = (ofId: Set<PutInProgress> | undefined) => ofId?.forEach((put) => (put.fencedAt = Math.max(put.fencedAt, version)))
   if (id === undefined) state.puts.forEach(fenceAll)
-  else {
-    const ofId = state.puts.get(id)
-    if (ofId !== undefined) fenceAll(ofId)
-  }
+  else fenceAll(state.puts.get(id))
 }
 
 /**

@@ -30,9 +30,9 @@ export interface OwnerState<V> {
   /** Running flights that are not joinable (started with the gate off); fenced by id like the others. */
   readonly solo: Set<Flight<V>>
   /**
-   * The puts in progress by id (`table.put`, from before it asks L2 until the owner applied it): a
-   * change heard meanwhile fences them, as it fences a flight. An entry lives only while a put of its
-   * id is in progress.
+   * The puts in progress by id (`table.put`, from before it asks L2 until the owner handled its
+   * outcome): a change heard meanwhile, a clear or a bus gap fences them, as it fences a flight. An
+   * entry lives only while a put of its id is in progress.
    */
   readonly puts: Map<Id, Set<PutInProgress>>
   /** Every flight's `loadTimeout`, on one timer. */
@@ -58,8 +58,8 @@ export interface OwnerState<V> {
 }
 
 /**
- * One put in progress (`table.put`, from before it asks L2 until the owner applied it): made by the
- * change path; `fencedAt` written only by the owner's transition.
+ * One put in progress (`table.put`, from before it asks L2 until the owner handled its outcome): made
+ * by the change path, which posts it to the owner; `fencedAt` written only by the owner's transition.
  */
 export interface PutInProgress {
   readonly id: Id

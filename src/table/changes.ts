@@ -114,7 +114,7 @@ export class Changes<V> {
     const keys = rowTagKeys(id, tags)
     const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: this.deps.owner.state.tags.peek(now) }
     const tombstone = l2Write.tombstone(version, tombstoneLife)
-    // In progress from before L2 is asked until the owner applied it: a change of the id heard
+    // In progress from before L2 is asked until the owner handled it: a change of the id heard
     // meanwhile (L2 may hold it already) fences it, so its older value never enters L1.
     const { owner } = this.deps
     const progress: PutInProgress = { id, fencedAt: -1 }
