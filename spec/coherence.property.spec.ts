@@ -18,10 +18,11 @@
  * the value itself. The source (the loader used after the messages) answers the value of the
  * highest version and reports it through `context.setVersion`.
  *
- * Before the messages, each id of the receiver is in one of three states: no row, a row loaded at a
- * known version, or a flight in progress whose loader read the source before any message (it
- * answers `v0` once every message is in, so a fenced flight that stored its answer would show up as
- * a stale read). The receiver runs with the coalescing gate on or off (an unregistered flight is not
+ * Before the messages, each id of the receiver is in one of four states: no row, a row loaded at a
+ * known version, a flight in progress whose loader read the source before any message (it answers
+ * `v0` once every message is in, so a fenced flight that stored its answer would show up as a stale
+ * read), or a put of a drawn version whose write is in L2 and whose answer from L2 waits until every
+ * message is in (a fenced put that stored its value would show up as a stale read). The receiver runs with the coalescing gate on or off (an unregistered flight is not
  * in the flights map: it is fenced through the owner's `solo` set, and its id's tombstone and L2's
  * version guard keep its answer out too).
  *
@@ -31,7 +32,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type LoaderContext, type Table, createTable, localBus, memoryL2 } from '../src/index.js'
+import { type ChangeResult, type LoaderContext, type Table, createTable, localBus, memoryL2 } from '../src/index.js'
+import type { L2Store } from '../src/store.js'
 import { manualClock } from '../src/testing.js'
 import { latchedLoader, settle } from './support/latch.js'
 
@@ -47,7 +49,7 @@ interface Message {
 }
 
 /** What the receiver holds for an id before the messages. */
-type Seed = { type: 'none' } | { type: 'row'; version: number } | { type: 'flight' }
+type Seed = { type: 'none' } | { type: 'row'; version: number } | { type: 'flight' } | { type: 'put'; version: number }
 
 interface Scenario {
   mode: 'publisher' | 'raw'
@@ -68,6 +70,7 @@ const seedArb: fc.Arbitrary<Seed> = fc.oneof(
   fc.constant<Seed>({ type: 'none' }),
   fc.nat({ max: 5 }).map((version): Seed => ({ type: 'row', version })),
   fc.constant<Seed>({ type: 'flight' }),
+  fc.nat({ max: 8 }).map((version): Seed => ({ type: 'put', version })),
 )
 
 /** A multiset of messages, some repeated, then delivered in any order (a permutation of it). */
@@ -91,8 +94,10 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc.record({
  * An applied message leaves a tombstone at its version only when the id has a row or a running
  * flight (joinable or not): a message about an id with neither leaves nothing held, so it does not
  * use up capacity, and a later message about that id (even an older or equal one) is applied too.
- * Here an id has a row or a running flight throughout the messages iff its seed is not `none` (the
- * early flights answer only after the last message).
+ * Here an id has a row, a running flight or a put in progress throughout the messages iff its seed
+ * is not `none` (the early flights answer, and the early puts hear from L2, only after the last
+ * message). A put in progress holds no version (-1); once it hears from L2 it is applied iff its
+ * version is above every message of its id (an equal one may be another change).
  */
 function model(scenario: Scenario) {
   const held = new Map<Id, number>()
@@ -107,7 +112,9 @@ function model(scenario: Scenario) {
   let applied = 0
   let stale = 0
   const highest = new Map(base)
+  const heard = new Map<Id, number>()
   for (const m of scenario.delivered) {
+    heard.set(m.id, Math.max(heard.get(m.id) ?? -1, m.version))
     if (m.version >= held.get(m.id)!) {
       const seed = scenario.seeds[m.id].type
       if (seed !== 'none') {
@@ -123,7 +130,15 @@ function model(scenario: Scenario) {
   // Rows (values or tombstones) once every message is in: the seeded rows, and a tombstone for each
   // flight seed that an applied message reached. Messages about the other ids left nothing.
   const rows = IDS.filter((id) => scenario.seeds[id].type === 'row' || tombstoned.has(id)).length
-  return { applied, stale, highest, rows }
+  // The early puts, once they heard from L2: one above every message of its id is the highest.
+  const putsApplied = new Set<Id>()
+  for (const id of IDS) {
+    const seed = scenario.seeds[id]
+    if (seed.type !== 'put' || seed.version <= (heard.get(id) ?? -1)) continue
+    putsApplied.add(id)
+    highest.set(id, seed.version)
+  }
+  return { applied, stale, highest, rows, putsApplied }
 }
 
 async function run(scenario: Scenario): Promise<void> {
@@ -131,7 +146,20 @@ async function run(scenario: Scenario): Promise<void> {
   const l2 = memoryL2({ clock })
   const bus = localBus()
   const options = { name: NAME, ttl: 1e9, jitter: 0, sweepInterval: 1e9, clock, l2, bus }
-  const receiver: Table<string | undefined> = createTable<string | undefined>({ ...options, coalesce: scenario.coalesce })
+  // The receiver's L2 writes reach L2 at once; while not `released`, their answers wait (its early puts are in progress throughout the messages).
+  const heldAnswers: (() => void)[] = []
+  let released = true
+  const receiverL2: L2Store = {
+    get: (t, i) => l2.get(t, i),
+    set: (t, i, entry) => {
+      const written = l2.set(t, i, entry)
+      return released ? written : new Promise<boolean>((resolve, reject) => heldAnswers.push(() => void written.then(resolve, reject)))
+    },
+    nextVersion: (t, i, floor) => l2.nextVersion(t, i, floor),
+    clear: (t) => l2.clear(t),
+    close: () => l2.close(),
+  }
+  const receiver: Table<string | undefined> = createTable<string | undefined>({ ...options, l2: receiverL2, coalesce: scenario.coalesce })
   const publisher: Table<string | undefined> = createTable<string | undefined>(options)
   const expected = model(scenario)
   const raw = (id: Id, version: number, kind: Kind = 'invalidate') => bus.publish({ table: NAME, id, version, kind, origin: 'elsewhere' })
@@ -139,6 +167,7 @@ async function run(scenario: Scenario): Promise<void> {
   try {
     // ---- the receiver's state before the messages ----
     const earlyAnswers = new Map<Id, Promise<string | undefined>>()
+    const earlyPuts = new Map<Id, Promise<ChangeResult>>()
     for (const id of IDS) {
       const seed = scenario.seeds[id]
       if (seed.type === 'row') {
@@ -151,8 +180,14 @@ async function run(scenario: Scenario): Promise<void> {
         earlyAnswers.set(id, receiver.fetch(id, early.loader))
       }
     }
+    released = false
+    for (const id of IDS) {
+      const seed = scenario.seeds[id]
+      if (seed.type === 'put') earlyPuts.set(id, receiver.put(id, valueOf(seed.version), { version: seed.version }))
+    }
     await settle()
     expect(early.calls).toHaveLength(earlyAnswers.size) // every early flight is at its loader
+    expect(heldAnswers).toHaveLength(earlyPuts.size) // every early put is in L2, waiting for the answer
 
     // ---- the messages, in the drawn order ----
     for (const m of scenario.delivered) {
@@ -165,6 +200,11 @@ async function run(scenario: Scenario): Promise<void> {
     expect({ applied: afterMessages.coh_applied, stale: afterMessages.coh_stale }).toEqual({ applied: expected.applied, stale: expected.stale })
     expect(afterMessages.size, 'rows and tombstones once every message is in').toBe(expected.rows)
     if (scenario.mode === 'publisher') expect(publisher.stats().coh_applied + publisher.stats().coh_stale).toBe(0) // it ignores its own messages
+
+    // The early puts hear from L2: applied only above every message of their id.
+    released = true
+    heldAnswers.splice(0).forEach((answer) => answer())
+    for (const [id, put] of earlyPuts) expect((await put).applied, `the early put of ${id}`).toBe(expected.putsApplied.has(id))
 
     // The early loads read the source before any message: they answer v0, which their waiters get.
     for (const call of early.calls) call.resolve(valueOf(0))
@@ -195,6 +235,8 @@ async function run(scenario: Scenario): Promise<void> {
   } finally {
     // A failed check must not leave a flight waiting on its latch (close would wait for it).
     for (const call of early.calls) call.resolve(valueOf(0))
+    released = true
+    heldAnswers.splice(0).forEach((answer) => answer())
     await Promise.all([receiver.close(), publisher.close()])
     await bus.close()
   }

@@ -19,7 +19,7 @@
 import type { ActorLogic, ActorScope, ActorSystem, Snapshot } from 'xstate'
 import { C } from '../core/counters.js'
 import { emitSafely } from '../core/events.js'
-import { onClear, onFenceAll, onDelivery, onInvalidate, onPut, onTags } from './on-change.js'
+import { onClear, onFenceAll, onDelivery, onInvalidate, onPut, onPutProgress, onTags } from './on-change.js'
 import type { BatchEvent, Message } from './messages.js'
 import { onL2Graced, onSoftTimeout } from './grace.js'
 import { onBatchLoad, onDeadline, onFlightDone, onL2Refused, onLoad, onPlainMiss, onRefresh, onWait, onWaiterLeft, runStarted } from './single-flight.js'
@@ -71,6 +71,8 @@ function handle<V>(turn: Turn<V>, message: Message<V>): void {
       return
     case 'put':
       return onPut(turn, message)
+    case 'put.progress':
+      return onPutProgress(turn, message.put, message.began)
     case 'invalidate':
       return onInvalidate(turn, message)
     case 'tags':

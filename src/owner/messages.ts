@@ -10,6 +10,7 @@ import type { Fallback, Flight, FlightResult } from './flight.js'
 import type { LeaseRole } from './lease.js'
 import type { Origin } from './loader.js'
 import type { Waiter } from './waiter.js'
+import type { PutInProgress } from './state.js'
 import type { RowTags } from '../rows/writes.js'
 import type { Scope } from '../tags/scope.js'
 
@@ -117,8 +118,12 @@ export interface PutMessage<V> {
   refused: boolean
   /** The row's tag keys and birth, when it has tags (or is in a namespace). */
   tags: RowTags | undefined
+  /** The put's progress: a change heard while it was in progress fences it. */
+  progress: PutInProgress
   reply: ChangeReply
 }
+/** A put began (before it asks L2) or ended (`began` false): while it is in progress, a change of its id heard fences it. */
+export interface PutProgressMessage { type: 'put.progress'; put: PutInProgress; began: boolean }
 /**
  * Tag keys got new versions (`table.invalidateTags`, a namespace's `clear()`, here or heard on the
  * bus): rows carrying one of them from before are stale, and every flight in `scope` is fenced.
@@ -156,6 +161,7 @@ export type Message<V> =
   | DeadlineMessage
   | WaiterLeftMessage<V>
   | PutMessage<V>
+  | PutProgressMessage
   | InvalidateMessage
   | TagsMessage
   | ClearRowsMessage
@@ -189,7 +195,7 @@ export const msg = {
   waiterLeft: <V>(waiter: Waiter<V>, reason: WaiterLeaving): WaiterLeftMessage<V> => ({ type: 'waiter.left', waiter, reason }),
   soft: <V>(flight: Flight<V>): SoftTimeoutMessage<V> => ({ type: 'soft', flight }),
   l2Graced: <V>(flight: Flight<V>, fallback: Fallback<V>): L2GracedMessage<V> => ({ type: 'l2.graced', flight, fallback }),
-  put: <V>(id: Id, value: V | undefined, expiresAt: number | undefined, version: number, refused: boolean, tags: RowTags | undefined, reply: ChangeReply): PutMessage<V> => ({
+  put: <V>(id: Id, value: V | undefined, expiresAt: number | undefined, version: number, refused: boolean, tags: RowTags | undefined, progress: PutInProgress, reply: ChangeReply): PutMessage<V> => ({
     type: 'put',
     id,
     value,
@@ -197,8 +203,10 @@ export const msg = {
     version,
     refused,
     tags,
+    progress,
     reply,
   }),
+  putProgress: (put: PutInProgress, began: boolean): PutProgressMessage => ({ type: 'put.progress', put, began }),
   tags: (keys: readonly string[], versions: readonly number[], taken: boolean, scope: Scope, reply?: (applied: boolean) => void): TagsMessage => ({ type: 'tags', keys, versions, taken, scope, reply }),
   invalidate: (id: Id, version: number, reply: ChangeReply): InvalidateMessage => ({ type: 'invalidate', id, version, reply }),
   clear: (reply: () => void): ClearRowsMessage => ({ type: 'clear', reply }),

@@ -3,7 +3,8 @@
  * instances, and bus gaps. Every row remembers the version of what it holds, and an invalidation
  * leaves a tombstone that remembers its version. A change newer than a flight's starting version
  * fences that flight: its waiters still get its answer, but it is no longer joinable and its answer
- * is not stored.
+ * is not stored. A put in progress is fenced the same way by a change heard from another process,
+ * a clear or a bus gap: its value is not stored (see `OwnerState.puts`).
  */
 import { parseCoherenceMessage } from '../bus/message.js'
 import { busEvent } from '../core/channels.js'
@@ -16,7 +17,7 @@ import type { HolderEnd } from './lease.js'
 import { NOT_LIVE } from '../rows/row-store.js'
 import type { InvalidateMessage, PutMessage } from './messages.js'
 import { bury, known, store } from '../rows/writes.js'
-import { type OwnerState, type Turn, listening } from './state.js'
+import { type OwnerState, type PutInProgress, type Turn, listening } from './state.js'
 import { ROOT_SCOPE, Scope } from '../tags/scope.js'
 
 /**
@@ -79,11 +80,35 @@ function hasRunning<V>(state: OwnerState<V>, id: Id): boolean {
   return false
 }
 
-/** A local put: applied unless L2 refused it or something newer is known; fences older flights of the id. */
+/** A put began (before it asks L2) or ended: kept in `state.puts` while it is in progress, and no longer. */
+export function onPutProgress<V>(turn: Turn<V>, put: PutInProgress, began: boolean): void {
+  const { puts } = turn.state
+  const ofId = puts.get(put.id)
+  if (began) {
+    if (ofId === undefined) puts.set(put.id, new Set([put]))
+    else ofId.add(put)
+  } else if (ofId !== undefined && ofId.delete(put) && ofId.size === 0) {
+    puts.delete(put.id)
+  }
+}
+
+/** Fences the puts of `id` in progress (every id's, for `undefined`) with a change of `version` heard from another process, or a clear or a gap (+∞). */
+function fencePuts<V>(state: OwnerState<V>, id: Id | undefined, version: number): void {
+  const fenceAll = (ofId: Set<PutInProgress> | undefined) => ofId?.forEach((put) => (put.fencedAt = Math.max(put.fencedAt, version)))
+  if (id === undefined) state.puts.forEach(fenceAll)
+  else fenceAll(state.puts.get(id))
+}
+
+/**
+ * A local put: applied unless L2 refused it, something newer is known, or a change heard while it
+ * was in progress fenced it (an equal version from another process may be another change: the put
+ * is not applied, and the next read finds what L2 holds); fences older flights of the id.
+ */
 export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
   const { id, version } = put
-  turn.state.rows.touch(id, 1)
-  if (version < known(turn.state, id)) return put.reply(false, version)
+  const { state } = turn
+  state.rows.touch(id, 1)
+  if (version < known(state, id) || version <= put.progress.fencedAt) return put.reply(false, version)
   if (put.refused) {
     // L2 holds something newer than this put: what this table holds is older still, so it goes
     // (a tombstone at the put's version), and the next read finds the newer entry in L2.
@@ -175,11 +200,13 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
   // L2 was down): dropping the row is always safe, so it applies.
   const applied = version >= known(state, id)
   if (applied) {
-    // A tombstone only where there is something to fence: messages about ids this table never
-    // read must not use up its capacity.
-    const holds = state.rows.has(id) || hasRunning(state, id)
+    // A tombstone only where there is something to fence (a row, a flight, a put in progress, whose
+    // next read must not take an older entry from L2): messages about ids this table never read must
+    // not use up its capacity.
+    const holds = state.rows.has(id) || hasRunning(state, id) || state.puts.has(id)
     wakeWaiting(turn, id)
     fence(state, id, version)
+    fencePuts(state, id, version)
     if (holds) bury(turn, id, version)
     state.counters[C.coh_applied]++
     busEvent(env.name, 'received', message)
@@ -209,11 +236,12 @@ function dropEverything<V>(state: OwnerState<V>): number {
   return dropped
 }
 
-/** Fences every running flight: their waiters still get their answers, which are stored in neither layer. */
+/** Fences every running flight (their waiters still get their answers, which are stored in neither layer) and every put in progress (its value is not stored in L1). */
 function fenceEverything<V>(state: OwnerState<V>): void {
   for (const flight of state.flights.values()) flight.fenced = true
   for (const flight of state.solo) flight.fenced = true
   state.flights.clear()
+  fencePuts(state, undefined, Infinity)
 }
 
 /** A local clear is about to move L2: every flight in progress is fenced first, so none writes its answer into the next generation. */

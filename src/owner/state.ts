@@ -29,6 +29,12 @@ export interface OwnerState<V> {
   readonly flights: Map<Id, Flight<V>>
   /** Running flights that are not joinable (started with the gate off); fenced by id like the others. */
   readonly solo: Set<Flight<V>>
+  /**
+   * The puts in progress by id (`table.put`, from before it asks L2 until the owner handled its
+   * outcome): a change heard meanwhile, a clear or a bus gap fences them, as it fences a flight. An
+   * entry lives only while a put of its id is in progress.
+   */
+  readonly puts: Map<Id, Set<PutInProgress>>
   /** Every flight's `loadTimeout`, on one timer. */
   readonly deadlines: Deadlines<Flight<V>>
   /** The owner's counters (see `counters.ts`). */
@@ -49,6 +55,19 @@ export interface OwnerState<V> {
   nextSweepAt: number
   /** The shards the last pass put off, wholly reclaimable by the next tick, which walks them alone (see `onSweep`). */
   putOff: number[]
+}
+
+/**
+ * One put in progress (`table.put`, from before it asks L2 until the owner handled its outcome): made
+ * by the change path, which posts it to the owner; `fencedAt` written only by the owner's transition.
+ */
+export interface PutInProgress {
+  readonly id: Id
+  /**
+   * The highest version of a change of `id` heard from another process while the put was in progress
+   * (+∞ for a clear or a bus gap); -1 when none: the put is applied to L1 only above it.
+   */
+  fencedAt: number
 }
 
 /** What the owner works with besides its state: set at construction, never written (but for `runner.loading`, see `RunnerDeps.loading`, and `batchWindow`). */
@@ -112,6 +131,7 @@ export function initialState<V>(capacity: number, grace: number, coalesce: boole
     tags,
     flights: new Map(),
     solo: new Set(),
+    puts: new Map(),
     deadlines: new Deadlines<Flight<V>>(clock, deadlineDue),
     counters: newOwnerCounters(),
     inflight: 0,

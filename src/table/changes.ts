@@ -16,6 +16,7 @@ import { l2Write } from '../l2/write.js'
 import { known } from '../rows/writes.js'
 import { type ChangeReply, type Message, msg } from '../owner/messages.js'
 import type { Owner } from '../owner/owner.js'
+import type { PutInProgress } from '../owner/state.js'
 import { PUBLISH_TIMEOUT, publish } from '../bus/publish.js'
 import { MAX_VERSION, checkDataVersion, isVersion, mintVersion } from '../core/versions.js'
 import type { RowTags } from '../rows/writes.js'
@@ -49,7 +50,11 @@ export interface PutOptions extends ChangeOptions {
 export interface ChangeResult {
   /** The version the change carried (given, or assigned). */
   version: number
-  /** False when something newer was already known (L1 or L2), or the table closed before the change reached it: the change was refused locally, but still broadcast. */
+  /**
+   * False when something newer was already known (L1 or L2), a put was fenced while it waited for L2
+   * (another process's change of the id at or above its version, a clear, a bus gap), or the table
+   * closed before the change reached it: the change was refused locally, but still broadcast.
+   */
   applied: boolean
   /**
    * What L2 did with the change: `'written'`; `'refused'` (L2, or this table, holds a newer version); `'failed'` (an
@@ -109,9 +114,20 @@ export class Changes<V> {
     const keys = rowTagKeys(id, tags)
     const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: this.deps.owner.state.tags.peek(now) }
     const tombstone = l2Write.tombstone(version, tombstoneLife)
-    const l2 = await this.#writeL2(id, version, expiresAt === undefined ? tombstone : l2Write.row(value, version, expiresAt, now, grace, rowTags), tombstone)
-    if (l2 === 'refused' && given !== undefined) await this.#checkRefused(id, given, 'put')
-    const change = await this.#change((reply) => msg.put(id, value, expiresAt, version, l2 === 'refused', rowTags, reply))
+    // In progress from before L2 is asked until the owner handled it: a change of the id heard
+    // meanwhile (L2 may hold it already) fences it, so its older value never enters L1.
+    const { owner } = this.deps
+    const progress: PutInProgress = { id, fencedAt: -1 }
+    owner.post(msg.putProgress(progress, true))
+    let l2: ChangeResult['l2']
+    let change: { applied: boolean; version: number }
+    try {
+      l2 = await this.#writeL2(id, version, expiresAt === undefined ? tombstone : l2Write.row(value, version, expiresAt, now, grace, rowTags), tombstone)
+      if (l2 === 'refused' && given !== undefined) await this.#checkRefused(id, given, 'put')
+      change = await this.#change((reply) => msg.put(id, value, expiresAt, version, l2 === 'refused', rowTags, progress, reply))
+    } finally {
+      owner.post(msg.putProgress(progress, false))
+    }
     return { applied: change.applied && l2 !== 'refused', version: change.version, l2, broadcast: await this.#broadcast(id, change.version, 'put') }
   }
 
