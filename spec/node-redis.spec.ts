@@ -15,7 +15,7 @@ import { redisBus, redisL2 } from '../src/redis.js'
 import { RedisUnreachableError } from '../src/core/errors.js'
 import { busContract, message, recorder } from './bus-contract.js'
 import { l2ContractSuite } from './l2-contract.js'
-import { describeRedis, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
+import { cleanPrefix, describeRedis, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
 
 const prefix = testPrefix('node-redis')
 
@@ -196,6 +196,7 @@ describeRedis('node-redis clients', () => {
 
     await Promise.all([onIoredis.close(), onNodeRedis.close()])
     await Promise.all([ioBus.close(), nrBus.close(), ioL2.close(), nrL2.close()])
+    await cleanPrefix(ioClient, shared)
     await ioClient.quit()
     await nrClient.close()
   })
