@@ -154,16 +154,16 @@ async function redisSkip(name) {
 const CONSUMERS = [
   {
     name: 'esm',
-    what: 'plain ES module JavaScript, neither ioredis nor @opentelemetry/api installed',
+    what: 'plain ES module JavaScript, neither ioredis, redis nor @opentelemetry/api installed',
     run(tarball) {
       const dir = consumer('esm', 'module', ['herd.mjs', 'esm/main.mjs'], tarball)
-      if (existsSync(join(dir, 'node_modules', 'ioredis'))) throw new Error('ioredis was installed with EchoStore; it is an optional peer dependency')
+      for (const peer of ['ioredis', 'redis']) if (existsSync(join(dir, 'node_modules', peer))) throw new Error(`${peer} was installed with EchoStore; it is an optional peer dependency`)
       return node(['main.mjs'], dir)
     },
   },
   {
     name: 'cjs',
-    what: 'CommonJS require, neither ioredis nor @opentelemetry/api installed',
+    what: 'CommonJS require, neither ioredis, redis nor @opentelemetry/api installed',
     run(tarball) {
       return node(['main.cjs'], consumer('cjs', 'commonjs', ['herd.mjs', 'cjs/main.cjs'], tarball))
     },

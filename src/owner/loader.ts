@@ -40,7 +40,7 @@ export interface LoaderMayAnswerUndefined {
  * no `V`, so a `Promise.reject()` or `new Promise(...)` in a loader still infers `V`. Never met at
  * run time.
  */
-type ExplainsUndefined<V> = undefined extends V ? never : { then: unknown; catch: unknown; finally: unknown; [Symbol.toStringTag]: unknown } & LoaderMayAnswerUndefined
+export type ExplainsUndefined<V> = undefined extends V ? never : { then: unknown; catch: unknown; finally: unknown; [Symbol.toStringTag]: unknown } & LoaderMayAnswerUndefined
 
 /**
  * Loads one id (of the table's id type `K`) from the origin. It answers a `V`; when `V` admits
@@ -73,7 +73,7 @@ export interface BatchLoaderContext<K extends Id = string> {
 }
 
 /** `undefined` when `V` admits it (the answer "absent"), else nothing. */
-type Absent<V> = undefined extends V ? undefined : never
+export type Absent<V> = undefined extends V ? undefined : never
 
 /**
  * What a batch loader answers for its ids: an array of the same length and order (a hole in it, as

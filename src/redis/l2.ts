@@ -147,7 +147,7 @@ const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
  *
  * The adapter does I/O only: no timeouts or fallback (the table's facade owns them). It reaches
  * Redis through a driver (`driver.ts`: ioredis or node-redis, the same keys and bytes either way),
- * which runs the scripts ({@link SCRIPTS}) by `EVALSHA`, `EVAL` on `NOSCRIPT`; leases are in
+ * which runs the scripts (`SCRIPTS`) by `EVALSHA`, `EVAL` on `NOSCRIPT`; leases are in
  * `leases.ts`. A client's own `keyPrefix`, if any, goes before `prefix`.
  */
 export function redisL2(options: RedisL2Options): RedisL2 {

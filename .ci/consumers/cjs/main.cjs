@@ -1,7 +1,7 @@
 /**
- * A CommonJS project without ioredis or @opentelemetry/api: `require('echostore')` loads the
- * CommonJS build, and requiring echostore/redis or echostore/otel fails with a message that says
- * what to install.
+ * A CommonJS project without ioredis, redis or @opentelemetry/api: `require('echostore')` loads the
+ * CommonJS build; echostore/redis requires, and a url there fails naming both clients; requiring
+ * echostore/otel fails with a message that says what to install.
  */
 const { createTable } = require('echostore')
 
@@ -14,14 +14,14 @@ async function main() {
 
   let refused
   try {
-    require('echostore/redis')
+    require('echostore/redis').redisL2({ url: 'redis://127.0.0.1:6379' })
   } catch (error) {
     refused = error
   }
-  if (refused?.code !== 'ECHOSTORE_PEER_MISSING' || !refused.message.includes('npm install ioredis')) {
-    throw new Error(`cjs: requiring echostore/redis without ioredis should fail saying to install ioredis, got: ${refused?.message ?? 'no error'}`)
+  if (refused?.code !== 'ECHOSTORE_PEER_MISSING' || !refused.message.includes('npm install ioredis') || !refused.message.includes('npm install redis')) {
+    throw new Error(`cjs: redisL2({ url }) with neither ioredis nor redis installed should fail naming both, got: ${refused?.message ?? 'no error'}`)
   }
-  console.log('pass cjs: without ioredis, requiring echostore/redis fails with the install-ioredis message')
+  console.log('pass cjs: with neither Redis client installed, echostore/redis requires and redisL2({ url }) fails naming both install commands')
 
   let refusedOtel
   try {

@@ -1,6 +1,7 @@
 /**
- * A plain ES module project without ioredis or @opentelemetry/api: the core entry works, and
- * importing echostore/redis or echostore/otel fails with a message that says what to install.
+ * A plain ES module project without ioredis, redis or @opentelemetry/api: the core entry works;
+ * echostore/redis imports, and a url there fails naming both clients; importing echostore/otel
+ * fails with a message that says what to install.
  */
 import { createTable } from 'echostore'
 import { assertHerdOfOne } from './herd.mjs'
@@ -9,14 +10,19 @@ const table = createTable({ name: 'esm' })
 await assertHerdOfOne(table, 'esm')
 await table.close()
 
-const refused = await import('echostore/redis').then(
-  () => undefined,
-  (error) => error,
-)
-if (refused?.code !== 'ECHOSTORE_PEER_MISSING' || !refused.message.includes('npm install ioredis')) {
-  throw new Error(`esm: importing echostore/redis without ioredis should fail saying to install ioredis, got: ${refused?.message ?? 'no error'}`)
+// echostore/redis loads whichever Redis client is installed: with neither, the import works (a
+// client made by the user needs none), and a url is refused naming both install commands.
+const { redisL2 } = await import('echostore/redis')
+let refused
+try {
+  redisL2({ url: 'redis://127.0.0.1:6379' })
+} catch (error) {
+  refused = error
 }
-console.log(`pass esm: without ioredis, importing echostore/redis fails with: ${refused.message}`)
+if (refused?.code !== 'ECHOSTORE_PEER_MISSING' || !refused.message.includes('npm install ioredis') || !refused.message.includes('npm install redis')) {
+  throw new Error(`esm: redisL2({ url }) with neither ioredis nor redis installed should fail naming both, got: ${refused?.message ?? 'no error'}`)
+}
+console.log(`pass esm: with neither Redis client installed, echostore/redis imports and redisL2({ url }) fails with: ${refused.message}`)
 
 const refusedOtel = await import('echostore/otel').then(
   () => undefined,
