@@ -2,7 +2,8 @@
  * Tables on a real Redis: two tables with separate connections share one L2, a clear reaches the
  * other table over the bus, prefixes isolate tenants (each on connections EchoStore opens from a
  * url, and again on node-redis clients), and a real outage (a TCP proxy in front of Redis, cut and
- * restored by the test) never fails a fetch and ends by itself once Redis answers again.
+ * restored by the test; an ioredis client either way its offline queue goes, and a node-redis
+ * client) never fails a fetch and ends by itself once Redis answers again.
  */
 import { once } from 'node:events'
 import { type AddressInfo, type Server, type Socket, createServer, connect as tcpConnect } from 'node:net'
@@ -215,25 +216,57 @@ describeRedis('tables on a real Redis', () => {
   })
 
   describe('a real outage: Redis behind a TCP proxy that the test cuts and restores', () => {
+    /** A connected client through the proxy on `port`, the errors it reported, and promises of its connection going and coming back. */
+    interface Proxied {
+      client: Redis | NodeRedisClient
+      errors: string[]
+      /** Resolves once the client has seen its connection go (call it before the cut). */
+      lost(): Promise<unknown>
+      /** Resolves once the client is connected again (call it before the restore). */
+      back(): Promise<unknown>
+      drop(): void
+    }
+
+    /** An ioredis client with `options`, reconnecting quickly, forever (the proxy refuses while cut). */
+    async function ioredisThrough(port: number, options: RedisOptions): Promise<Proxied> {
+      const client = new Redis({ host: '127.0.0.1', port, retryStrategy: () => 5, connectTimeout: 1_000, ...options })
+      const errors: string[] = []
+      client.on('error', (error: Error) => errors.push(error.message))
+      await once(client, 'ready')
+      return {
+        client,
+        errors,
+        lost: () => new Promise((resolve) => client.once('close', resolve)), // not events.once: it rejects on the reset's 'error'
+        back: () => new Promise((resolve) => client.once('ready', resolve)),
+        drop: () => client.disconnect(),
+      }
+    }
+
+    /** A node-redis client, reconnecting quickly, forever; EchoStore never leaves an L2 call in its offline queue. */
+    async function nodeRedisThrough(port: number): Promise<Proxied> {
+      const client = createClient({ socket: { host: '127.0.0.1', port, connectTimeout: 1_000, reconnectStrategy: () => 5 } })
+      const errors: string[] = []
+      client.on('error', (error: Error) => errors.push(error.message))
+      await client.connect()
+      return {
+        client,
+        errors,
+        lost: () => new Promise((resolve) => client.once('reconnecting', resolve)),
+        back: () => new Promise((resolve) => client.once('ready', resolve)),
+        drop: () => client.destroy(),
+      }
+    }
+
     /**
-     * One outage, end to end. `client` options decide how the outage looks to the facade: with the
-     * offline queue on, commands wait for a connection that never comes (a black hole: l2_timeouts);
-     * with it off, they are refused at once (l2_errors).
+     * One outage, end to end. The client decides how the outage looks to the facade: ioredis with
+     * its offline queue on holds commands for a connection that never comes (a black hole:
+     * l2_timeouts); with it off, and node-redis, they are refused at once (l2_errors).
      */
-    async function outage(label: string, clientOptions: RedisOptions) {
+    async function outage(label: string, through: (port: number) => Promise<Proxied>) {
       const own = `${prefix}outage-${label}:`
       const proxy = await tcpProxy()
-      const client = new Redis({
-        host: '127.0.0.1',
-        port: proxy.port,
-        // reconnect quickly, forever: the proxy refuses while cut
-        retryStrategy: () => 5,
-        connectTimeout: 1_000,
-        ...clientOptions,
-      })
-      const clientErrors: string[] = []
-      client.on('error', (error: Error) => clientErrors.push(error.message))
-      await once(client, 'ready')
+      const proxied = await through(proxy.port)
+      const { client, errors: clientErrors } = proxied
       const clock = shiftableClock()
       const table = createTable<string | undefined, Id>({ name: 'outage', ttl: 60_000, clock, sweepInterval: 60_000, l2: redisL2({ client, prefix: own }) })
       // Another table, through the real port: it writes what the first one should read once Redis is back.
@@ -245,7 +278,7 @@ describeRedis('tables on a real Redis', () => {
         expect(table.stats()).toMatchObject({ loads: 1, l2_errors: 0, l2_timeouts: 0 })
 
         // Cut: wait until the client has seen its connection go, so every later command meets the outage.
-        const closed = new Promise((resolve) => client.once('close', resolve)) // not events.once: it rejects on the reset's 'error'
+        const closed = proxied.lost()
         proxy.cut()
         await closed
 
@@ -270,7 +303,7 @@ describeRedis('tables on a real Redis', () => {
         await elsewhere.put('shared', 'written elsewhere')
 
         // Restore; wait for the client to reconnect, then let the breaker's cool-down pass on the table's clock.
-        const ready = new Promise((resolve) => client.once('ready', resolve))
+        const ready = proxied.back()
         proxy.restore()
         const restoredAt = performance.now()
         await ready
@@ -309,19 +342,25 @@ describeRedis('tables on a real Redis', () => {
       } finally {
         await Promise.all([table.close(), elsewhere.close()])
         await elsewhereL2.close()
-        client.disconnect()
+        proxied.drop()
         await proxy.close()
       }
     }
 
     it('with the offline queue on (a black hole): calls time out, the breaker opens, fetches answer from the loader, L2 resumes', async () => {
-      const { duringOutage } = await outage('queued', { enableOfflineQueue: true, maxRetriesPerRequest: null })
+      const { duringOutage } = await outage('queued', (port) => ioredisThrough(port, { enableOfflineQueue: true, maxRetriesPerRequest: null }))
       expect(duringOutage.l2_timeouts).toBe(BREAKER_FAILURES)
       expect(duringOutage.l2_errors).toBe(0)
     })
 
     it('with the offline queue off (refused at once): calls fail, the breaker opens, fetches answer from the loader, L2 resumes', async () => {
-      const { duringOutage } = await outage('refused', { enableOfflineQueue: false })
+      const { duringOutage } = await outage('refused', (port) => ioredisThrough(port, { enableOfflineQueue: false }))
+      expect(duringOutage.l2_errors).toBe(BREAKER_FAILURES)
+      expect(duringOutage.l2_timeouts).toBe(0)
+    })
+
+    it('on a node-redis client (refused at once): calls fail, the breaker opens, fetches answer from the loader, L2 resumes', async () => {
+      const { duringOutage } = await outage('node-redis', nodeRedisThrough)
       expect(duringOutage.l2_errors).toBe(BREAKER_FAILURES)
       expect(duringOutage.l2_timeouts).toBe(0)
     })
