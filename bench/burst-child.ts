@@ -1,9 +1,9 @@
 /**
- * W8d's child process: `node --import tsx bench/burst-child.ts <prefix> <ids> <loaderMs> <lease 0|1>`,
+ * W8d's child process: `node --import tsx bench/burst-child.ts <prefix> <ids> <loaderMs> <lease 0|1> <client>`,
  * spawned fresh for each round by bench/workloads/w8-burst.ts (a cold process: nothing compiled yet,
  * as at a deploy) with an IPC channel and REDIS_URL in its environment.
  *
- * It connects to Redis (PING awaited), builds a table `w8-burst` over `redisL2({ client, prefix })`
+ * It connects to Redis with `<client>` (`ioredis` or `node-redis`, answering before it goes on), builds a table `w8-burst` over `redisL2({ client, prefix })`
  * and a `redisBus` (with `lease: true` when asked), and says `ready`. On `go` it fires one `fetch`
  * of each of <ids> cold ids (`burst-0` …) in one synchronous loop, with a <loaderMs> loader on a real
  * timer, awaits them all, answers `result` with its counters and times, then closes and exits 0.
@@ -12,7 +12,7 @@
 import { performance } from 'node:perf_hooks'
 import { createTable } from '../src/index.js'
 import { redisBus, redisL2 } from '../src/redis.js'
-import { connectRedis, quitRedis } from './lib/redis.js'
+import { connectClient, redisClientName } from './lib/redis.js'
 
 /** What the parent sends. */
 export type ToBurstChild = { type: 'go' }
@@ -41,13 +41,14 @@ function send(message: FromBurstChild): void {
 }
 
 async function main(): Promise<void> {
-  const [prefix, idsArg, loaderMsArg, leaseArg] = process.argv.slice(2)
-  if (prefix === undefined || idsArg === undefined || loaderMsArg === undefined || leaseArg === undefined || process.send === undefined) {
-    throw new Error('usage: burst-child.ts <prefix> <ids> <loaderMs> <lease 0|1> (spawned with an IPC channel by bench/workloads/w8-burst.ts)')
+  const [prefix, idsArg, loaderMsArg, leaseArg, clientArg] = process.argv.slice(2)
+  if (prefix === undefined || idsArg === undefined || loaderMsArg === undefined || leaseArg === undefined || clientArg === undefined || process.send === undefined) {
+    throw new Error('usage: burst-child.ts <prefix> <ids> <loaderMs> <lease 0|1> <ioredis|node-redis> (spawned with an IPC channel by bench/workloads/w8-burst.ts)')
   }
   const ids = Number(idsArg)
   const loaderMs = Number(loaderMsArg)
-  const client = await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+  const connection = await connectClient(redisClientName(clientArg), process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+  const client = connection.client
   const l2 = redisL2({ client, prefix })
   const bus = redisBus({ client, channel: `${prefix}bus` })
   await bus.subscribed()
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
       await table.close()
       await bus.close()
       await l2.close()
-      await quitRedis(client)
+      await connection.close()
       if (process.connected) process.disconnect()
     }
   })

@@ -1,19 +1,20 @@
 /**
- * W8b's child process: `node --import tsx bench/l2-herd-child.ts <prefix> <herd> <loaderMs>`, spawned
- * by bench/workloads/w8-l2.ts with an IPC channel and REDIS_URL in its environment.
+ * W8b's child process: `node --import tsx bench/l2-herd-child.ts <prefix> <herd> <loaderMs> <client>`,
+ * spawned by bench/workloads/w8-l2.ts with an IPC channel and REDIS_URL in its environment.
  *
- * It connects to Redis (its own connection, PING awaited) and says `ready`. Then, per round:
+ * It connects to Redis (its own connection, answering before it goes on) with `<client>`: `ioredis`
+ * or `node-redis` (`createClient({ url })` + `connect()`), and says `ready`. Then, per round:
  * `prepare {id, lease}` builds a fresh table (cold L1) named `w8-herd` over `redisL2({ client, prefix })`
  * (with `lease: true` and a `redisBus` on `<prefix>bus` when `lease`) and answers `prepared`;
  * `go {delayMs}` waits `delayMs` (a real timer), then issues <herd> `fetch(id)` calls in one
  * synchronous loop, awaits them all, and answers `result` with its counters and each fetch's latency. The loader takes <loaderMs> on a real timer and counts its calls. `exit` (or the parent
- * going away) closes the table, the store and the connection and ends the process with status 0.
+ * going away) closes the table, the bus, the store and then the client and ends the process with status 0.
  * The child writes nothing on stdout; errors go to stderr and to the parent as `failed`.
  */
 import { performance } from 'node:perf_hooks'
 import { createTable, type Table } from '../src/index.js'
 import { type RedisBus, redisBus, redisL2 } from '../src/redis.js'
-import { connectRedis, quitRedis } from './lib/redis.js'
+import { connectClient, redisClientName } from './lib/redis.js'
 import { sleep } from './lib/sleep.js'
 
 /** What the parent sends. */
@@ -65,12 +66,13 @@ function send(message: FromChild): void {
 }
 
 async function main(): Promise<void> {
-  const [prefix, herdArg, loaderMsArg] = process.argv.slice(2)
-  if (prefix === undefined || herdArg === undefined || loaderMsArg === undefined) throw new Error('usage: l2-herd-child.ts <prefix> <herd> <loaderMs> (with an IPC channel)')
+  const [prefix, herdArg, loaderMsArg, clientArg] = process.argv.slice(2)
+  if (prefix === undefined || herdArg === undefined || loaderMsArg === undefined || clientArg === undefined) throw new Error('usage: l2-herd-child.ts <prefix> <herd> <loaderMs> <ioredis|node-redis> (with an IPC channel)')
   if (process.send === undefined) throw new Error('l2-herd-child.ts needs an IPC channel (it is spawned by bench/workloads/w8-l2.ts)')
   const herd = Number(herdArg)
   const loaderMs = Number(loaderMsArg)
-  const client = await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+  const connection = await connectClient(redisClientName(clientArg), process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+  const client = connection.client
   // On a cluster (its seed nodes comma-separated), the adapters open their own connections from the urls.
   const cluster = process.env.ECHOSTORE_CLUSTER_URLS?.split(',')
   const where = cluster === undefined ? { client } : { url: cluster }
@@ -95,7 +97,7 @@ async function main(): Promise<void> {
         await bus?.close()
         await l2.close()
       } finally {
-        await quitRedis(client)
+        await connection.close()
         process.exitCode = code
         if (process.connected) process.disconnect()
       }

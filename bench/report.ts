@@ -30,7 +30,7 @@ export function renderReport(input: ReportInput): string {
   const parts: string[] = []
   parts.push('# EchoStore benchmarks', '')
   parts.push(
-    `Every contender runs in the same Node process per workload (W5: one child process each; W8 measures EchoStore alone against Redis, its herd in 4 child processes; W10: a fresh process per import; W12: child processes per contender, one instance and four; W11 and W13 have readers of their own, listed in their sections), in interleaved repetitions whose order rotates; figures are medians, and each is also given as a ratio to a floor measured in the same run. "Spread" is half the range of the repetitions over their median.`,
+    `Every contender runs in the same Node process per workload (W5: one child process each; W8 measures EchoStore alone against Redis, its herd in 4 child processes per Redis client; W10: a fresh process per import; W12: child processes per contender, one instance and four; W11 and W13 have readers of their own, listed in their sections), in interleaved repetitions whose order rotates; figures are medians, and each is also given as a ratio to a floor measured in the same run. "Spread" is half the range of the repetitions over their median.`,
     '',
   )
   if (!cfg.full) parts.push(`> **Partial run** (BENCH_SCALE ${cfg.scale}${cfg.only.length > 0 ? `, BENCH_ONLY ${cfg.only.join(',')}` : ''}${cfg.skip.length > 0 ? `, BENCH_SKIP ${cfg.skip.join(',')}` : ''}, workloads ${cfg.workloads.join(',')}): not the figures of record.`, '')

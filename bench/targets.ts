@@ -119,19 +119,20 @@ export function evaluateTargets(results: Results): TargetRow[] {
     const [r2, ok2] = compare(rate, floorRate, (x) => x >= 0.8)
     out.push(row('W7', `rows reclaimed per second ≥ 0.8× ${SLICED_FLOOR}'s`, rate !== undefined && floorRate !== undefined ? `${num(rate)} vs ${num(floorRate)} rows/s` : undefined, r2, ok2))
   }
-  {
-    const max = get(results, 'W8', SUBJECT, 'leaseLoadsMax')
-    const together = get(results, 'W8', SUBJECT, 'togetherLoadsMedian')
+  for (const [client, prefix] of [['', ''], [' on node-redis', 'nodeRedis']] as const) {
+    const key = (name: string) => (prefix === '' ? name : `${prefix}${name[0]!.toUpperCase()}${name.slice(1)}`)
+    const max = get(results, 'W8', SUBJECT, key('leaseLoadsMax'))
+    const together = get(results, 'W8', SUBJECT, key('togetherLoadsMedian'))
     const measured = max === undefined ? undefined : `at most ${num(max)} per herd with lease (${together === undefined ? 'n/a' : num(together, 1)} without)`
-    out.push(row('W8', 'with lease, a herd in 4 processes at once costs exactly 1 loader call', measured, undefined, max === undefined ? undefined : max === 1))
+    out.push(row('W8', `with lease${client}, a herd in 4 processes at once costs exactly 1 loader call`, measured, undefined, max === undefined ? undefined : max === 1))
   }
-  {
-    const timeouts = get(results, 'W8', SUBJECT, 'burstLeaseTimeouts')
-    const skipped = get(results, 'W8', SUBJECT, 'burstLeaseSkipped')
+  for (const [client, key] of [['', 'burstLease'], [' on node-redis', 'nodeRedisBurstLease']] as const) {
+    const timeouts = get(results, 'W8', SUBJECT, `${key}Timeouts`)
+    const skipped = get(results, 'W8', SUBJECT, `${key}Skipped`)
     out.push(
       row(
         'W8',
-        'a cold start of 4 processes × 1,600 simultaneous fills with lease: no L2 timeout, no breaker opening',
+        `a cold start of 4 processes × 1,600 simultaneous fills with lease${client}: no L2 timeout, no breaker opening`,
         timeouts === undefined || skipped === undefined ? undefined : `${num(timeouts)} timeouts, ${num(skipped)} calls skipped by an open breaker (worst round)`,
         undefined,
         timeouts === undefined || skipped === undefined ? undefined : timeouts === 0 && skipped === 0,

@@ -1,16 +1,19 @@
 /**
- * Tables on a real Redis: two tables with separate connections share one L2, prefixes isolate
- * tenants, and a real outage (a TCP proxy in front of Redis, cut and restored by the test) never
- * fails a fetch and ends by itself once Redis answers again.
+ * Tables on a real Redis: two tables with separate connections share one L2, a clear reaches the
+ * other table over the bus, prefixes isolate tenants (each on connections EchoStore opens from a
+ * url, and again on node-redis clients), and a real outage (a TCP proxy in front of Redis, cut and
+ * restored by the test; an ioredis client either way its offline queue goes, and a node-redis
+ * client) never fails a fetch and ends by itself once Redis answers again.
  */
 import { once } from 'node:events'
 import { type AddressInfo, type Server, type Socket, createServer, connect as tcpConnect } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { Redis, type RedisOptions } from 'ioredis'
-import { describe, expect, it } from 'vitest'
+import { createClient } from 'redis'
+import { afterEach, describe, expect, it } from 'vitest'
 import { BREAKER_COOLDOWN, BREAKER_FAILURES, DEFAULT_L2_TIMEOUT } from '../src/limits.js'
 import { type Id, type Clock, type Table, type TableEvents, createTable, systemClock } from '../src/index.js'
-import { redisBus, redisL2 } from '../src/redis.js'
+import { NODE_REDIS_FAIL_FAST, type NodeRedisClient, redisBus, redisL2 } from '../src/redis.js'
 import { latchedLoader, settle } from './support/latch.js'
 import { describeRedis, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
 
@@ -87,115 +90,183 @@ function shiftableClock(): Clock & { shift(ms: number): void } {
 
 type Product = { id: string; name: string; tags: string[]; price: { amount: number; currency: string } }
 
+/**
+ * Where a test's stores and buses connect: `connect()` gives the options naming the connection, a
+ * new one per call; `closeAll()` closes what the test opened, after the stores and buses that use it.
+ */
+interface Connections {
+  connect(): Promise<{ url: string } | { client: NodeRedisClient }>
+  closeAll(): Promise<void>
+}
+
+/** The clients the table-level cases run on: connections EchoStore opens from a url (ioredis), and node-redis clients the test makes. */
+const CLIENTS: { name: string; tag: string; connections(): Connections }[] = [
+  { name: 'connections EchoStore opens from a url', tag: 'url', connections: () => ({ connect: async () => ({ url: REDIS_URL }), closeAll: async () => {} }) },
+  {
+    name: 'node-redis clients (createClient + connect)',
+    tag: 'node-redis',
+    connections() {
+      const opened: { close(): Promise<void> }[] = []
+      return {
+        async connect() {
+          const client = createClient({ url: REDIS_URL, ...NODE_REDIS_FAIL_FAST })
+          client.on('error', () => {})
+          opened.push(client)
+          await client.connect()
+          return { client }
+        },
+        closeAll: async () => void (await Promise.all(opened.splice(0).map((client) => client.close()))),
+      }
+    },
+  },
+]
+
 describeRedis('tables on a real Redis', () => {
   suiteRedis(prefix) // deletes the suite’s keys afterwards
 
-  it('two tables with separate connections: a herd of 200 on A costs one load; the same herd on B costs none', async () => {
-    const own = `${prefix}herd:`
-    const storeA = redisL2({ url: REDIS_URL, prefix: own, ...SLACK })
-    const storeB = redisL2({ url: REDIS_URL, prefix: own, ...SLACK })
-    const a = createTable<Product | undefined, Id>({ name: 'products', ttl: 60_000, l2: storeA })
-    const b = createTable<Product | undefined, Id>({ name: 'products', ttl: 60_000, l2: storeB })
-    try {
-      const origin = latchedLoader<Product>()
-      const herdA = Array.from({ length: 200 }, () => a.fetch('hot', origin.loader))
-      // The flight's L2 get is real I/O: wait until it has fallen through to the loader.
-      while (origin.calls.length === 0) await settle()
-      const loaded: Product = { id: 'hot', name: 'Hot sauce', tags: ['spicy', 'red'], price: { amount: 499, currency: 'EUR' } }
-      origin.only().resolve(loaded)
-      const readersA = await Promise.all(herdA)
-      expect(readersA.every((value) => value === loaded)).toBe(true)
-      expect(a.stats()).toMatchObject({ loads: 1, l2_hits: 0, coalesced: 199, flights: 1, fills: 1, l2_errors: 0, l2_timeouts: 0 })
+  describe.each(CLIENTS)('on $name', ({ tag, connections }) => {
+    const on = connections()
+    afterEach(() => on.closeAll())
 
-      const readersB = await Promise.all(Array.from({ length: 200 }, () => b.fetch('hot', origin.loader)))
-      expect(origin.calls).toHaveLength(1)
-      expect(b.stats()).toMatchObject({ loads: 0, l2_hits: 1, coalesced: 199, misses: 200, flights: 1, fills: 1, inflight: 0 })
-      // B decoded its own copy: equal to what A loaded, not A's object; every B reader got that one copy.
-      const copy = readersB[0]
-      expect(copy).toEqual(loaded)
-      expect(copy).not.toBe(loaded)
-      expect(readersB.every((value) => value === copy)).toBe(true)
-    } finally {
-      await Promise.all([a.close(), b.close()])
-      await Promise.all([storeA.close(), storeB.close()])
-    }
-  })
+    it('two tables with separate connections: a herd of 200 on A costs one load; the same herd on B costs none', async () => {
+      const own = `${prefix}${tag}:herd:`
+      const storeA = redisL2({ ...(await on.connect()), prefix: own, ...SLACK })
+      const storeB = redisL2({ ...(await on.connect()), prefix: own, ...SLACK })
+      const a = createTable<Product | undefined, Id>({ name: 'products', ttl: 60_000, l2: storeA })
+      const b = createTable<Product | undefined, Id>({ name: 'products', ttl: 60_000, l2: storeB })
+      try {
+        const origin = latchedLoader<Product>()
+        const herdA = Array.from({ length: 200 }, () => a.fetch('hot', origin.loader))
+        // The flight's L2 get is real I/O: wait until it has fallen through to the loader.
+        while (origin.calls.length === 0) await settle()
+        const loaded: Product = { id: 'hot', name: 'Hot sauce', tags: ['spicy', 'red'], price: { amount: 499, currency: 'EUR' } }
+        origin.only().resolve(loaded)
+        const readersA = await Promise.all(herdA)
+        expect(readersA.every((value) => value === loaded)).toBe(true)
+        expect(a.stats()).toMatchObject({ loads: 1, l2_hits: 0, coalesced: 199, flights: 1, fills: 1, l2_errors: 0, l2_timeouts: 0 })
 
-  it('clear on A with a Redis bus: B drops its rows, and neither reads an entry from before the clear', async () => {
-    const own = `${prefix}clear:`
-    const channel = `${own}bus`
-    const [storeA, storeB] = [0, 1].map(() => redisL2({ url: REDIS_URL, prefix: own, ...SLACK }))
-    const [busA, busB] = [0, 1].map(() => redisBus({ url: REDIS_URL, channel }))
-    await Promise.all([busA!.subscribed(), busB!.subscribed()])
-    const a = createTable<string | undefined, Id>({ name: 'products', ttl: 60_000, l2: storeA, bus: busA })
-    const b = createTable<string | undefined, Id>({ name: 'products', ttl: 60_000, l2: storeB, bus: busB })
-    try {
-      expect(await a.fetch('k', () => 'old')).toBe('old')
-      expect(await b.fetch('k', () => 'never')).toBe('old') // from L2
-      const cleared = new Promise<TableEvents['clear']>((resolve) => b.events.on('clear', resolve))
-      expect(await a.clear()).toEqual({ l2: 'cleared', broadcast: true })
-      expect(await cleared).toEqual({ table: 'products', dropped: 1, remote: true })
-      expect(await b.fetch('k', () => 'new from B')).toBe('new from B')
-      expect(await a.fetch('k', () => 'never')).toBe('new from B') // A reads B's fill, written after the clear
-      expect([a.stats().clears, b.stats().clears, b.stats().loads]).toEqual([1, 1, 1])
-    } finally {
-      await Promise.all([a.close(), b.close()])
-      await Promise.all([storeA!.close(), storeB!.close(), busA!.close(), busB!.close()])
-    }
-  })
+        const readersB = await Promise.all(Array.from({ length: 200 }, () => b.fetch('hot', origin.loader)))
+        expect(origin.calls).toHaveLength(1)
+        expect(b.stats()).toMatchObject({ loads: 0, l2_hits: 1, coalesced: 199, misses: 200, flights: 1, fills: 1, inflight: 0 })
+        // B decoded its own copy: equal to what A loaded, not A's object; every B reader got that one copy.
+        const copy = readersB[0]
+        expect(copy).toEqual(loaded)
+        expect(copy).not.toBe(loaded)
+        expect(readersB.every((value) => value === copy)).toBe(true)
+      } finally {
+        await Promise.all([a.close(), b.close()])
+        await Promise.all([storeA.close(), storeB.close()])
+      }
+    })
 
-  it('tenants: a fill under one prefix is a miss under another; 1 and "1" stay distinct through Redis', async () => {
-    const tenantA = `${prefix}tenant-a:`
-    const tenantB = `${prefix}tenant-b:`
-    const stores = [tenantA, tenantB, tenantA].map((p) => redisL2({ url: REDIS_URL, prefix: p, ...SLACK }))
-    const [onA, onB, onA2] = stores.map((l2) => createTable<string | undefined, Id>({ name: 'accounts', ttl: 60_000, l2 })) as [Table<string | undefined, Id>, Table<string | undefined, Id>, Table<string | undefined, Id>]
-    try {
-      expect(await onA.fetch('acme', () => 'acme of tenant A')).toBe('acme of tenant A')
-      expect(await onA.fetch(1, () => 'the number 1')).toBe('the number 1')
+    it('clear on A with a Redis bus: B drops its rows, and neither reads an entry from before the clear', async () => {
+      const own = `${prefix}${tag}:clear:`
+      const channel = `${own}bus`
+      const [storeA, storeB] = [redisL2({ ...(await on.connect()), prefix: own, ...SLACK }), redisL2({ ...(await on.connect()), prefix: own, ...SLACK })]
+      const [busA, busB] = [redisBus({ ...(await on.connect()), channel }), redisBus({ ...(await on.connect()), channel })]
+      await Promise.all([busA!.subscribed(), busB!.subscribed()])
+      const a = createTable<string | undefined, Id>({ name: 'products', ttl: 60_000, l2: storeA, bus: busA })
+      const b = createTable<string | undefined, Id>({ name: 'products', ttl: 60_000, l2: storeB, bus: busB })
+      try {
+        expect(await a.fetch('k', () => 'old')).toBe('old')
+        expect(await b.fetch('k', () => 'never')).toBe('old') // from L2
+        const cleared = new Promise<TableEvents['clear']>((resolve) => b.events.on('clear', resolve))
+        expect(await a.clear()).toEqual({ l2: 'cleared', broadcast: true })
+        expect(await cleared).toEqual({ table: 'products', dropped: 1, remote: true })
+        expect(await b.fetch('k', () => 'new from B')).toBe('new from B')
+        expect(await a.fetch('k', () => 'never')).toBe('new from B') // A reads B's fill, written after the clear
+        expect([a.stats().clears, b.stats().clears, b.stats().loads]).toEqual([1, 1, 1])
+      } finally {
+        await Promise.all([a.close(), b.close()])
+        await Promise.all([storeA!.close(), storeB!.close(), busA!.close(), busB!.close()])
+      }
+    })
 
-      // Tenant B, same table name and ids: nothing of tenant A's is visible.
-      expect(await onB.fetch('acme', () => 'acme of tenant B')).toBe('acme of tenant B')
-      expect(await onB.fetch(1, () => 'B: the number 1')).toBe('B: the number 1')
-      expect(onB.stats()).toMatchObject({ l2_hits: 0, loads: 2 })
+    it('tenants: a fill under one prefix is a miss under another; 1 and "1" stay distinct through Redis', async () => {
+      const tenantA = `${prefix}${tag}:tenant-a:`
+      const tenantB = `${prefix}${tag}:tenant-b:`
+      const stores = [redisL2({ ...(await on.connect()), prefix: tenantA, ...SLACK }), redisL2({ ...(await on.connect()), prefix: tenantB, ...SLACK }), redisL2({ ...(await on.connect()), prefix: tenantA, ...SLACK })]
+      const [onA, onB, onA2] = stores.map((l2) => createTable<string | undefined, Id>({ name: 'accounts', ttl: 60_000, l2 })) as [Table<string | undefined, Id>, Table<string | undefined, Id>, Table<string | undefined, Id>]
+      try {
+        expect(await onA.fetch('acme', () => 'acme of tenant A')).toBe('acme of tenant A')
+        expect(await onA.fetch(1, () => 'the number 1')).toBe('the number 1')
 
-      // A second table of tenant A (cold L1): the string '1' is not the number 1 in Redis either.
-      expect(await onA2.fetch('1', () => 'the string "1"')).toBe('the string "1"')
-      expect(await onA2.fetch(1, () => 'never')).toBe('the number 1')
-      expect(await onA2.fetch('acme', () => 'never')).toBe('acme of tenant A')
-      expect(onA2.stats()).toMatchObject({ l2_hits: 2, loads: 1 })
+        // Tenant B, same table name and ids: nothing of tenant A's is visible.
+        expect(await onB.fetch('acme', () => 'acme of tenant B')).toBe('acme of tenant B')
+        expect(await onB.fetch(1, () => 'B: the number 1')).toBe('B: the number 1')
+        expect(onB.stats()).toMatchObject({ l2_hits: 0, loads: 2 })
 
-      // And tenant A's entries were not overwritten by tenant B's fills.
-      const fresh = redisL2({ url: REDIS_URL, prefix: tenantA })
-      expect((await fresh.get('accounts', 'acme'))?.value).toBe('acme of tenant A')
-      expect((await fresh.get('accounts', '1'))?.value).toBe('the string "1"')
-      expect((await fresh.get('accounts', 1))?.value).toBe('the number 1')
-      await fresh.close()
-    } finally {
-      await Promise.all([onA.close(), onB.close(), onA2.close()])
-      await Promise.all(stores.map((store) => store.close()))
-    }
+        // A second table of tenant A (cold L1): the string '1' is not the number 1 in Redis either.
+        expect(await onA2.fetch('1', () => 'the string "1"')).toBe('the string "1"')
+        expect(await onA2.fetch(1, () => 'never')).toBe('the number 1')
+        expect(await onA2.fetch('acme', () => 'never')).toBe('acme of tenant A')
+        expect(onA2.stats()).toMatchObject({ l2_hits: 2, loads: 1 })
+
+        // And tenant A's entries were not overwritten by tenant B's fills.
+        const fresh = redisL2({ ...(await on.connect()), prefix: tenantA })
+        expect((await fresh.get('accounts', 'acme'))?.value).toBe('acme of tenant A')
+        expect((await fresh.get('accounts', '1'))?.value).toBe('the string "1"')
+        expect((await fresh.get('accounts', 1))?.value).toBe('the number 1')
+        await fresh.close()
+      } finally {
+        await Promise.all([onA.close(), onB.close(), onA2.close()])
+        await Promise.all(stores.map((store) => store.close()))
+      }
+    })
   })
 
   describe('a real outage: Redis behind a TCP proxy that the test cuts and restores', () => {
+    /** A connected client through the proxy on `port`, the errors it reported, and promises of its connection going and coming back. */
+    interface Proxied {
+      client: Redis | NodeRedisClient
+      errors: string[]
+      /** Resolves once the client has seen its connection go (call it before the cut). */
+      lost(): Promise<unknown>
+      /** Resolves once the client is connected again (call it before the restore). */
+      back(): Promise<unknown>
+      drop(): void
+    }
+
+    /** An ioredis client with `options`, reconnecting quickly, forever (the proxy refuses while cut). */
+    async function ioredisThrough(port: number, options: RedisOptions): Promise<Proxied> {
+      const client = new Redis({ host: '127.0.0.1', port, retryStrategy: () => 5, connectTimeout: 1_000, ...options })
+      const errors: string[] = []
+      client.on('error', (error: Error) => errors.push(error.message))
+      await once(client, 'ready')
+      return {
+        client,
+        errors,
+        lost: () => new Promise((resolve) => client.once('close', resolve)), // not events.once: it rejects on the reset's 'error'
+        back: () => new Promise((resolve) => client.once('ready', resolve)),
+        drop: () => client.disconnect(),
+      }
+    }
+
+    /** A node-redis client, reconnecting quickly, forever; EchoStore never leaves an L2 call in its offline queue. */
+    async function nodeRedisThrough(port: number): Promise<Proxied> {
+      const client = createClient({ socket: { host: '127.0.0.1', port, connectTimeout: 1_000, reconnectStrategy: () => 5 } })
+      const errors: string[] = []
+      client.on('error', (error: Error) => errors.push(error.message))
+      await client.connect()
+      return {
+        client,
+        errors,
+        lost: () => new Promise((resolve) => client.once('reconnecting', resolve)),
+        back: () => new Promise((resolve) => client.once('ready', resolve)),
+        drop: () => client.destroy(),
+      }
+    }
+
     /**
-     * One outage, end to end. `client` options decide how the outage looks to the facade: with the
-     * offline queue on, commands wait for a connection that never comes (a black hole: l2_timeouts);
-     * with it off, they are refused at once (l2_errors).
+     * One outage, end to end. The client decides how the outage looks to the facade: ioredis with
+     * its offline queue on holds commands for a connection that never comes (a black hole:
+     * l2_timeouts); with it off, and node-redis, they are refused at once (l2_errors).
      */
-    async function outage(label: string, clientOptions: RedisOptions) {
+    async function outage(label: string, through: (port: number) => Promise<Proxied>) {
       const own = `${prefix}outage-${label}:`
       const proxy = await tcpProxy()
-      const client = new Redis({
-        host: '127.0.0.1',
-        port: proxy.port,
-        // reconnect quickly, forever: the proxy refuses while cut
-        retryStrategy: () => 5,
-        connectTimeout: 1_000,
-        ...clientOptions,
-      })
-      const clientErrors: string[] = []
-      client.on('error', (error: Error) => clientErrors.push(error.message))
-      await once(client, 'ready')
+      const proxied = await through(proxy.port)
+      const { client, errors: clientErrors } = proxied
       const clock = shiftableClock()
       const table = createTable<string | undefined, Id>({ name: 'outage', ttl: 60_000, clock, sweepInterval: 60_000, l2: redisL2({ client, prefix: own }) })
       // Another table, through the real port: it writes what the first one should read once Redis is back.
@@ -207,7 +278,7 @@ describeRedis('tables on a real Redis', () => {
         expect(table.stats()).toMatchObject({ loads: 1, l2_errors: 0, l2_timeouts: 0 })
 
         // Cut: wait until the client has seen its connection go, so every later command meets the outage.
-        const closed = new Promise((resolve) => client.once('close', resolve)) // not events.once: it rejects on the reset's 'error'
+        const closed = proxied.lost()
         proxy.cut()
         await closed
 
@@ -232,7 +303,7 @@ describeRedis('tables on a real Redis', () => {
         await elsewhere.put('shared', 'written elsewhere')
 
         // Restore; wait for the client to reconnect, then let the breaker's cool-down pass on the table's clock.
-        const ready = new Promise((resolve) => client.once('ready', resolve))
+        const ready = proxied.back()
         proxy.restore()
         const restoredAt = performance.now()
         await ready
@@ -271,19 +342,25 @@ describeRedis('tables on a real Redis', () => {
       } finally {
         await Promise.all([table.close(), elsewhere.close()])
         await elsewhereL2.close()
-        client.disconnect()
+        proxied.drop()
         await proxy.close()
       }
     }
 
     it('with the offline queue on (a black hole): calls time out, the breaker opens, fetches answer from the loader, L2 resumes', async () => {
-      const { duringOutage } = await outage('queued', { enableOfflineQueue: true, maxRetriesPerRequest: null })
+      const { duringOutage } = await outage('queued', (port) => ioredisThrough(port, { enableOfflineQueue: true, maxRetriesPerRequest: null }))
       expect(duringOutage.l2_timeouts).toBe(BREAKER_FAILURES)
       expect(duringOutage.l2_errors).toBe(0)
     })
 
     it('with the offline queue off (refused at once): calls fail, the breaker opens, fetches answer from the loader, L2 resumes', async () => {
-      const { duringOutage } = await outage('refused', { enableOfflineQueue: false })
+      const { duringOutage } = await outage('refused', (port) => ioredisThrough(port, { enableOfflineQueue: false }))
+      expect(duringOutage.l2_errors).toBe(BREAKER_FAILURES)
+      expect(duringOutage.l2_timeouts).toBe(0)
+    })
+
+    it('on a node-redis client (refused at once): calls fail, the breaker opens, fetches answer from the loader, L2 resumes', async () => {
+      const { duringOutage } = await outage('node-redis', nodeRedisThrough)
       expect(duringOutage.l2_errors).toBe(BREAKER_FAILURES)
       expect(duringOutage.l2_timeouts).toBe(0)
     })

@@ -4,6 +4,7 @@ import { scaled } from '../lib/config.js'
 import { num, sig, type Table } from '../lib/format.js'
 import { interleave } from '../lib/interleave.js'
 import { progress } from '../lib/progress.js'
+import type { RedisClientName } from '../lib/redis.js'
 import { median } from '../lib/stats.js'
 import type { BenchContext } from './context.js'
 
@@ -58,13 +59,15 @@ async function coldChild(ctx: BenchContext, args: string[]): Promise<{ go: () =>
  */
 export async function runW8d(ctx: BenchContext, prefix: string): Promise<{ table: Table; notes: string[]; metrics: Record<string, number> }> {
   const ids = scaled(ctx.cfg, IDS, 100)
-  const modes = [
-    { name: 'with lease', lease: true },
-    { name: 'without lease', lease: false },
+  const modes: { name: string; lease: boolean; client: RedisClientName }[] = [
+    { name: 'with lease', lease: true, client: 'ioredis' },
+    { name: 'without lease', lease: false, client: 'ioredis' },
+    { name: 'with lease (node-redis)', lease: true, client: 'node-redis' },
+    { name: 'without lease (node-redis)', lease: false, client: 'node-redis' },
   ]
   const runs = await interleave(`W8d cold burst ×${PROCESSES} processes`, modes, Math.max(3, ctx.cfg.reps), async (mode, rep): Promise<BurstRound> => {
-    const roundPrefix = `${prefix}d${rep}${mode.lease ? 'l' : 'n'}:`
-    const children = await Promise.all(Array.from({ length: PROCESSES }, () => coldChild(ctx, [roundPrefix, String(ids), String(LOADER_MS), mode.lease ? '1' : '0'])))
+    const roundPrefix = `${prefix}d${rep}${mode.lease ? 'l' : 'n'}${mode.client === 'ioredis' ? '' : 'r'}:`
+    const children = await Promise.all(Array.from({ length: PROCESSES }, () => coldChild(ctx, [roundPrefix, String(ids), String(LOADER_MS), mode.lease ? '1' : '0', mode.client])))
     const reports = await Promise.all(children.map((c) => c.go()))
     progress(`W8d ${mode.name}: ${num(reports.reduce((s, r) => s + r.loads, 0))} loads, ${num(reports.reduce((s, r) => s + r.l2Timeouts, 0))} L2 timeouts, ${num(reports.reduce((s, r) => s + r.l2Skipped, 0))} skipped`)
     return reports
@@ -77,7 +80,7 @@ export async function runW8d(ctx: BenchContext, prefix: string): Promise<{ table
     const loads = median(rounds.map((round) => sum(round, 'loads')))
     const burstMs = median(rounds.map((round) => Math.max(...round.map((r) => r.burstMs))))
     const cpuMs = median(rounds.flatMap((round) => round.map((r) => r.cpuMs)))
-    const key = mode.lease ? 'burstLease' : 'burstNoLease'
+    const key = `${mode.client === 'ioredis' ? 'burst' : 'nodeRedisBurst'}${mode.lease ? 'Lease' : 'NoLease'}`
     metrics[`${key}Timeouts`] = worst('l2Timeouts')
     metrics[`${key}Skipped`] = worst('l2Skipped')
     metrics[`${key}Loads`] = loads
@@ -91,7 +94,7 @@ export async function runW8d(ctx: BenchContext, prefix: string): Promise<{ table
       rows,
     },
     notes: [
-      `W8d: each round spawns ${PROCESSES} new processes (\`node --import tsx bench/burst-child.ts\`: nothing compiled yet, as at a deploy), each with its own connection, \`redisL2\` and \`redisBus\`; on one go they fire a \`fetch\` of each of ${num(ids)} ids in one synchronous loop (a ${LOADER_MS} ms loader on a real timer). A cold process runs its first thousands of misses in the interpreter, so its event loop is busy for hundreds of ms: an L2 timeout that fired on its timer alone would time out answers already received (the figures before the facade waited for the next I/O poll: every call of such a burst timed out, and the breaker opened).`,
+      `W8d: each round spawns ${PROCESSES} new processes (\`node --import tsx bench/burst-child.ts\`: nothing compiled yet, as at a deploy), each with its own connection (ioredis, or node-redis in the rows marked so), \`redisL2\` and \`redisBus\`; on one go they fire a \`fetch\` of each of ${num(ids)} ids in one synchronous loop (a ${LOADER_MS} ms loader on a real timer). A cold process runs its first thousands of misses in the interpreter, so its event loop is busy for hundreds of ms: an L2 timeout that fired on its timer alone would time out answers already received (the figures before the facade waited for the next I/O poll: every call of such a burst timed out, and the breaker opened).`,
     ],
   }
 }

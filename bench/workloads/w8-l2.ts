@@ -7,7 +7,7 @@ import { scaled } from '../lib/config.js'
 import { num, pm, ratio, sig, type Section, type Table } from '../lib/format.js'
 import { interleave } from '../lib/interleave.js'
 import { progress } from '../lib/progress.js'
-import { connectRedis, deletePrefix, quitRedis, redisUnreachable, redisVersion, runPrefix } from '../lib/redis.js'
+import { connectClient, connectRedis, deletePrefix, quitRedis, redisUnreachable, redisVersion, runPrefix, type RedisClientName } from '../lib/redis.js'
 import { median, percentile, spreadPct } from '../lib/stats.js'
 import type { BenchContext, Metrics, WorkloadResult } from './context.js'
 import { runW8d } from './w8-burst.js'
@@ -51,6 +51,7 @@ interface FillCase {
 
 const CASES: readonly FillCase[] = [
   { name: 'L2 hit', does: 'table B (cold L1, its own connection) reads ids table A filled: one Redis round trip (Lua GET + PTTL) and a JSON decode, no loader' },
+  { name: 'L2 hit (node-redis)', does: 'the same, table B on a node-redis client (`createClient` + `connect()`) instead of ioredis' },
   { name: 'loader + L2', does: 'L2 read (a miss), the immediate loader, the version-guarded L2 write (awaited before the answer)' },
   { name: 'loader, no L2', does: 'the flight alone, an immediate loader, no Redis' },
 ]
@@ -80,21 +81,23 @@ async function timeFills(table: EchoTable<Value>, ids: readonly string[], loader
 async function runW8a(es: EchoStore, ctx: BenchContext, prefix: string, clientA: Redis, clientB: Redis) {
   const fills = scaled(ctx.cfg, FILLS, 100)
   const warm = scaled(ctx.cfg, WARMUP, 20)
+  const nodeRedis = await connectClient('node-redis', ctx.cfg.redisUrl)
   const l2A = es.redisL2({ client: clientA, prefix })
   const l2B = es.redisL2({ client: clientB, prefix })
+  const l2N = es.redisL2({ client: nodeRedis.client, prefix })
   const base = { name: 'w8-latency', ttl: 600_000, sweepInterval: 600_000 }
   const ids = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}-${i}`)
 
   async function measure(fc: FillCase, tag: string, n: number): Promise<FillRun> {
     let calls = 0
     const loader = () => (calls++, VALUE)
-    const list = ids(`${fc.name === 'L2 hit' ? 'h' : fc.name === 'loader + L2' ? 'm' : 'n'}-${tag}`, n)
+    const list = ids(`${KEYS[fc.name]}-${tag}`, n)
     let table: EchoTable<Value>
-    if (fc.name === 'L2 hit') {
+    if (fc.name.startsWith('L2 hit')) {
       const a = es.createTable<Value>({ ...base, l2: l2A })
       for (const id of list) await a.fetch(id, () => VALUE)
       await a.close()
-      table = es.createTable<Value>({ ...base, l2: l2B })
+      table = es.createTable<Value>({ ...base, l2: fc.name === 'L2 hit' ? l2B : l2N })
     } else {
       table = es.createTable<Value>(fc.name === 'loader + L2' ? { ...base, l2: l2A } : base)
     }
@@ -119,23 +122,26 @@ async function runW8a(es: EchoStore, ctx: BenchContext, prefix: string, clientA:
     const runs = await interleave('W8a fill latency', CASES, ctx.cfg.reps, (fc, rep) => measure(fc, `r${rep}`, fills))
     return { fills, warm, runs }
   } finally {
-    await Promise.all([l2A.close(), l2B.close()])
+    await Promise.all([l2A.close(), l2B.close(), l2N.close()])
+    await nodeRedis.close()
   }
 }
+
+/** Each W8a case's key in the metrics (and, shortened, in its ids). */
+const KEYS: Record<string, string> = { 'L2 hit': 'l2Hit', 'L2 hit (node-redis)': 'l2HitNodeRedis', 'loader + L2': 'loadL2', 'loader, no L2': 'loadNoL2' }
 
 function w8aTable(fills: number, runs: Map<string, FillRun[]>, metrics: Record<string, number>): Table {
   const bare = runs.get('loader, no L2')!
   const bareMedian = median(bare.map((r) => r.medianUs))
   const bareP99 = median(bare.map((r) => r.p99Us))
-  const keys: Record<string, string> = { 'L2 hit': 'l2Hit', 'loader + L2': 'loadL2', 'loader, no L2': 'loadNoL2' }
   const rows = CASES.map((fc) => {
     const list = runs.get(fc.name)!
     const medians = list.map((r) => r.medianUs)
     const med = median(medians)
     const p99 = median(list.map((r) => r.p99Us))
     const total = (key: 'fills' | 'loads' | 'l2Hits' | 'l2Failures') => list.reduce((sum, r) => sum + r[key], 0)
-    metrics[`${keys[fc.name]}Us`] = med
-    metrics[`${keys[fc.name]}P99Us`] = p99
+    metrics[`${KEYS[fc.name]}Us`] = med
+    metrics[`${KEYS[fc.name]}P99Us`] = p99
     return [fc.name, fc.does, sig(med), pm(spreadPct(medians)), sig(p99), sig(median(list.map((r) => r.meanUs))), ratio(med, bareMedian), ratio(p99, bareP99), `${num(total('loads'))} / ${num(total('fills'))}`, num(total('l2Hits')), num(total('l2Failures'))]
   })
   return {
@@ -255,12 +261,16 @@ interface Mode {
   lease: boolean
   /** The key of its figures in the metrics. */
   key: string
+  /** The Redis client the child processes hand EchoStore. */
+  client: RedisClientName
 }
 
 const MODES: readonly Mode[] = [
-  { name: 'all at once', staggerMs: 0, lease: false, key: 'together' },
-  { name: `staggered ${STAGGER_MS} ms`, staggerMs: STAGGER_MS, lease: false, key: 'staggered' },
-  { name: 'all at once, with lease', staggerMs: 0, lease: true, key: 'lease' },
+  { name: 'all at once', staggerMs: 0, lease: false, key: 'together', client: 'ioredis' },
+  { name: `staggered ${STAGGER_MS} ms`, staggerMs: STAGGER_MS, lease: false, key: 'staggered', client: 'ioredis' },
+  { name: 'all at once, with lease', staggerMs: 0, lease: true, key: 'lease', client: 'ioredis' },
+  { name: 'all at once (node-redis)', staggerMs: 0, lease: false, key: 'nodeRedisTogether', client: 'node-redis' },
+  { name: 'all at once, with lease (node-redis)', staggerMs: 0, lease: true, key: 'nodeRedisLease', client: 'node-redis' },
 ]
 
 const ORDINAL = ['1st', '2nd', '3rd', '4th']
@@ -271,16 +281,20 @@ type Round = HerdReport[]
 async function runW8b(ctx: BenchContext, prefix: string, modes: readonly Mode[] = MODES, clusterUrls?: readonly string[]) {
   const herd = scaled(ctx.cfg, HERD, 50)
   const rounds = Math.max(ctx.cfg.reps, scaled(ctx.cfg, ROUNDS, 3))
-  progress(`W8b herd · starting ${PROCESSES} child processes (node --import tsx bench/l2-herd-child.ts)${clusterUrls ? ' on the cluster' : ''}`)
-  const children = Array.from({ length: PROCESSES }, () => new HerdChild(ctx.cfg.root, ctx.cfg.redisUrl, [prefix, String(herd), String(LOADER_MS)], clusterUrls))
+  // Per client the modes use, PROCESSES child processes of its own.
+  const clients = [...new Set(modes.map((m) => m.client))]
+  progress(`W8b herd · starting ${PROCESSES} child processes per client (${clients.join(', ')}; node --import tsx bench/l2-herd-child.ts)${clusterUrls ? ' on the cluster' : ''}`)
+  const sets = new Map(clients.map((client) => [client, Array.from({ length: PROCESSES }, () => new HerdChild(ctx.cfg.root, ctx.cfg.redisUrl, [prefix, String(herd), String(LOADER_MS), client], clusterUrls))]))
+  const children = [...sets.values()].flat()
   let ends: string[] = []
   let runs: Map<string, Round[]>
   try {
     const t = performance.now()
     await Promise.all(children.map((c) => c.expect('ready', READY_TIMEOUT_MS)))
-    progress(`W8b herd · ${PROCESSES} processes connected to Redis in ${num(performance.now() - t)} ms`)
+    progress(`W8b herd · ${children.length} processes connected to Redis in ${num(performance.now() - t)} ms`)
     runs = await interleave(`W8b herd ×${PROCESSES} processes`, modes, rounds, async (mode, rep): Promise<Round> => {
       const id = `cold-${rep}-${mode.key}`
+      const children = sets.get(mode.client)!
       for (const c of children) c.send({ type: 'prepare', id, lease: mode.lease })
       await Promise.all(children.map((c) => c.expect('prepared', STEP_TIMEOUT_MS)))
       // Which process starts first rotates with the round; position k starts k × stagger after the go.
@@ -461,9 +475,9 @@ export async function runW8(ctx: BenchContext): Promise<WorkloadResult> {
       id: 'W8',
       title: 'Redis L2',
       method:
-        `EchoStore only, against Redis ${version} at ${ctx.cfg.redisUrl} (loopback), \`redisL2({ client, prefix })\` on connections opened and PINGed before use, under a random prefix per run. ` +
+        `EchoStore only, against Redis ${version} at ${ctx.cfg.redisUrl} (loopback), \`redisL2({ client, prefix })\` on connections opened and answering before use (ioredis; node-redis 6 made with \`createClient({ url, ...NODE_REDIS_FAIL_FAST })\` + \`connect()\` in the rows marked node-redis), under a random prefix per run. ` +
         `**W8a**: ${num(a.fills)} cold ids per case, one \`fetch\` in flight (the latency a caller sees, \`fetch\` called → value in hand), value a ~150-byte JSON object, ttl 10 min; cases interleaved over ${ctx.cfg.reps} repetitions whose order rotates (after ${num(a.warm)} untimed fills per case); median and p99 are per repetition, then the median over repetitions; "spread" is over the per-repetition medians; × no-L2 is against the loader fill without L2 from the same run. ` +
-        `**W8b**: ${PROCESSES} child processes (\`node --import tsx bench/l2-herd-child.ts\`), each with its own connection and a fresh table (cold L1) per round on the same prefix, coordinated over IPC: each builds its table and reports ready, then the parent sends the start (with a per-process delay of 0, or k × ${STAGGER_MS} ms for the k-th to start, the order rotating per round); each fires ${num(b.herd)} \`fetch(id)\` of one cold id in one synchronous loop, with a ${LOADER_MS} ms loader on a real timer that counts its calls. The three modes (all at once; staggered; all at once with \`lease: true\` and a \`redisBus\`) alternate over ${num(b.rounds)} rounds each, a fresh id per round.`,
+        `**W8b**: ${PROCESSES} child processes (\`node --import tsx bench/l2-herd-child.ts\`), each with its own connection and a fresh table (cold L1) per round on the same prefix, coordinated over IPC: each builds its table and reports ready, then the parent sends the start (with a per-process delay of 0, or k × ${STAGGER_MS} ms for the k-th to start, the order rotating per round); each fires ${num(b.herd)} \`fetch(id)\` of one cold id in one synchronous loop, with a ${LOADER_MS} ms loader on a real timer that counts its calls. The modes (all at once; staggered; all at once with \`lease: true\` and a \`redisBus\`; then all at once without and with \`lease\` again in ${PROCESSES} more child processes whose client is node-redis) alternate over ${num(b.rounds)} rounds each, a fresh id per round.`,
       tables: [w8aTable(a.fills, a.runs, figures), ...herdPart.tables],
       notes: [],
     }

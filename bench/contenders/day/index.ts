@@ -5,7 +5,7 @@ export async function dayContenders(name: string): Promise<DayContender[]> {
   switch (name) {
     case 'echostore': {
       const m = await import('./echostore.js')
-      return [m.echostoreDayLease, m.echostoreDayNoLease]
+      return [m.echostoreDayLease, m.echostoreDayNoLease, m.echostoreDayLeaseNodeRedis, m.echostoreDayNoLeaseNodeRedis]
     }
     case 'bentocache':
       return [(await import('./bentocache.js')).bentocacheDay]
