@@ -267,7 +267,7 @@ async function isClusterNode(url: string): Promise<boolean> {
 
 /**
  * Opens a client of the library a url or Sentinel uses (ioredis when installed, else node-redis):
- * Sentinel, a cluster over the seed urls, or one node. A node-redis client is connected here, again
+ * Sentinel, a cluster whose nodes the urls name, or one node. A node-redis client is connected here, again
  * and again (backoff capped at 1 s) while a cluster's seeds do not answer, until `closed()`.
  */
 function openClient(urls: readonly string[], sentinels: readonly SentinelAddress[] | undefined, name: string | undefined, cluster: boolean | undefined, closed: () => boolean): { driver: Driver; connected: Promise<void> } {
