@@ -1,11 +1,11 @@
 import { Cluster, Redis } from 'ioredis'
 import { describe, expect, it } from 'vitest'
 import { v8Codec } from '../src/l2/codec.js'
-import { BUCKETS, bucketOf, entryKey, generationKey, l2Key, leaseKey, LONGEST_ENTRY_MS, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
+import { BUCKETS, bucketOf, entryKey, generationKey, l2Key, LONGEST_ENTRY_MS, VERSION_TTL_MS, versionKey } from '../src/l2/keys.js'
 import { redisL2 } from '../src/redis/l2.js'
 import { L2CorruptEntryError, L2UnfitValueError } from '../src/core/errors.js'
 import { l2ContractSuite } from './l2-contract.js'
-import { describeRedis, keysUnder, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
+import { describeRedis, keysUnder, REDIS_URL, suiteRedis, testPrefix, redisKeyClock } from './support/redis.js'
 
 const prefix = testPrefix('l2-redis')
 
@@ -16,19 +16,8 @@ describeRedis('redisL2 on Redis', () => {
     l2ContractSuite(() => ({
       store: redisL2({ url: REDIS_URL, prefix }),
       // PEXPIREAT in the past deletes the key at once, exactly as its expiry would: no waiting.
-      expire: async (table, id) => {
-        await raw().pexpireat(l2Key(prefix, table, id), 1)
-      },
-      age: async (table, id, ms) => {
-        const key = l2Key(prefix, table, id)
-        const left = await raw().pttl(key)
-        if (left <= ms) await raw().del(key)
-        else await raw().pexpire(key, left - ms)
-      },
+      ...redisKeyClock(raw, prefix),
       peer: () => redisL2({ url: REDIS_URL, prefix }),
-      expireLease: async (table, id) => {
-        await raw().pexpireat(leaseKey(prefix, table, id), 1)
-      },
     }))
   })
 

@@ -9,11 +9,11 @@ import { createCluster } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTable } from '../src/index.js'
 import { redisBus, redisL2 } from '../src/redis.js'
-import { l2Key, leaseKey } from '../src/l2/keys.js'
+import { l2Key } from '../src/l2/keys.js'
 import { calculateSlot } from '../src/redis/peers.js'
 import { busContract } from './bus-contract.js'
 import { l2ContractSuite } from './l2-contract.js'
-import { testPrefix } from './support/redis.js'
+import { testPrefix, redisKeyClock } from './support/redis.js'
 import { CLUSTER_URLS, clusterMasters, describeTopology } from './support/topology.js'
 
 const prefix = testPrefix('nr-cluster')
@@ -56,15 +56,8 @@ describeTopology('node-redis clients on a Redis Cluster', () => {
       })
       l2ContractSuite(() => ({
         store: redisL2({ client, prefix, timeout: 1_000 }),
-        expire: async (table, id) => void (await admin.pexpireat(l2Key(prefix, table, id), 1)),
-        age: async (table, id, ms) => {
-          const key = l2Key(prefix, table, id)
-          const left = await admin.pttl(key)
-          if (left <= ms) await admin.del(key)
-          else await admin.pexpire(key, left - ms)
-        },
+        ...redisKeyClock(() => admin, prefix),
         peer: () => redisL2({ client, prefix, timeout: 1_000 }),
-        expireLease: async (table, id) => void (await admin.pexpireat(leaseKey(prefix, table, id), 1)),
       }))
     })
   }

@@ -9,13 +9,12 @@ import { createClient } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BusDelivery } from '../src/bus/bus.js'
 import { createTable } from '../src/index.js'
-import { leaseKey, l2Key } from '../src/l2/keys.js'
 import { v8Codec } from '../src/l2/codec.js'
 import { redisBus, redisL2 } from '../src/redis.js'
 import { RedisUnreachableError } from '../src/core/errors.js'
 import { busContract, message, recorder } from './bus-contract.js'
 import { l2ContractSuite } from './l2-contract.js'
-import { cleanPrefix, describeRedis, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
+import { cleanPrefix, describeRedis, REDIS_URL, suiteRedis, testPrefix, redisKeyClock } from './support/redis.js'
 
 const prefix = testPrefix('node-redis')
 
@@ -49,19 +48,8 @@ describeRedis('node-redis clients', () => {
       })
       l2ContractSuite(() => ({
         store: redisL2({ client, prefix }),
-        expire: async (table, id) => {
-          await raw().pexpireat(l2Key(prefix, table, id), 1)
-        },
-        age: async (table, id, ms) => {
-          const key = l2Key(prefix, table, id)
-          const left = await raw().pttl(key)
-          if (left <= ms) await raw().del(key)
-          else await raw().pexpire(key, left - ms)
-        },
+        ...redisKeyClock(raw, prefix),
         peer: () => redisL2({ client, prefix }),
-        expireLease: async (table, id) => {
-          await raw().pexpireat(leaseKey(prefix, table, id), 1)
-        },
       }))
     })
 

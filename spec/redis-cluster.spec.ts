@@ -8,11 +8,11 @@ import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTable } from '../src/index.js'
 import { redisBus, redisL2, type RedisBus } from '../src/redis.js'
-import { l2Key, leaseKey } from '../src/l2/keys.js'
+import { l2Key } from '../src/l2/keys.js'
 import { calculateSlot } from '../src/redis/peers.js'
 import { busContract } from './bus-contract.js'
 import { l2ContractSuite } from './l2-contract.js'
-import { testPrefix } from './support/redis.js'
+import { testPrefix, redisKeyClock } from './support/redis.js'
 import { CLUSTER_URLS, clusterMasters, describeTopology } from './support/topology.js'
 
 const prefix = testPrefix('cluster')
@@ -61,15 +61,8 @@ describeTopology('redisL2 and redisBus on a Redis Cluster', () => {
 
   const harness = (make: () => ReturnType<typeof redisL2>) => () => ({
     store: make(),
-    expire: async (table: string, id: string | number) => void (await admin.pexpireat(l2Key(prefix, table, id), 1)),
-    age: async (table: string, id: string | number, ms: number) => {
-      const key = l2Key(prefix, table, id)
-      const left = await admin.pttl(key)
-      if (left <= ms) await admin.del(key)
-      else await admin.pexpire(key, left - ms)
-    },
+    ...redisKeyClock(() => admin, prefix),
     peer: make,
-    expireLease: async (table: string, id: string | number) => void (await admin.pexpireat(leaseKey(prefix, table, id), 1)),
   })
 
   describe('the L2Store contract, url of one node (the cluster detected)', () => {

@@ -6,13 +6,12 @@
  */
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { leaseKey, l2Key } from '../src/l2/keys.js'
 import { redisBus } from '../src/redis/bus.js'
 import { ioredis } from '../src/redis/peers.js'
 import { redisL2 } from '../src/redis/l2.js'
 import { busContract } from './bus-contract.js'
 import { l2ContractSuite } from './l2-contract.js'
-import { describeRedis, REDIS_URL, suiteRedis, testPrefix } from './support/redis.js'
+import { describeRedis, REDIS_URL, suiteRedis, testPrefix, redisKeyClock } from './support/redis.js'
 
 // The module every Redis adapter takes ioredis from answers ioredis 5.
 vi.mock('../src/redis/peers.js', async (importOriginal) => {
@@ -70,19 +69,8 @@ describeRedis('echostore/redis on ioredis 5', () => {
   describe('the L2Store contract', () => {
     l2ContractSuite(() => ({
       store: redisL2({ url: REDIS_URL, prefix }),
-      expire: async (table, id) => {
-        await raw().pexpireat(l2Key(prefix, table, id), 1)
-      },
-      age: async (table, id, ms) => {
-        const key = l2Key(prefix, table, id)
-        const left = await raw().pttl(key)
-        if (left <= ms) await raw().del(key)
-        else await raw().pexpire(key, left - ms)
-      },
+      ...redisKeyClock(raw, prefix),
       peer: () => redisL2({ url: REDIS_URL, prefix }),
-      expireLease: async (table, id) => {
-        await raw().pexpireat(leaseKey(prefix, table, id), 1)
-      },
     }))
   })
 

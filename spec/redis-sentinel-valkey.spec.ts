@@ -7,11 +7,10 @@ import { Redis } from 'ioredis'
 import Valkey from 'iovalkey'
 import { createSentinel } from 'redis'
 import { afterAll, beforeAll, describe } from 'vitest'
-import { l2Key, leaseKey } from '../src/l2/keys.js'
 import { redisBus, redisL2, type RedisConnectionOptions } from '../src/redis.js'
 import { busContract } from './bus-contract.js'
 import { l2ContractSuite } from './l2-contract.js'
-import { cleanPrefix, describeRedis, REDIS_URL, testPrefix } from './support/redis.js'
+import { cleanPrefix, describeRedis, REDIS_URL, redisKeyClock, testPrefix } from './support/redis.js'
 import { SENTINELS, SENTINEL_NAME, VALKEY_URL, describeTopology, describeValkey } from './support/topology.js'
 
 /** The L2 and bus contracts through `where`, with `admin` (a plain client of the same master) for the harness's raw access. */
@@ -28,15 +27,8 @@ function contracts(label: string, where: () => RedisConnectionOptions, admin: ()
   describe('the L2Store contract', () => {
     l2ContractSuite(() => ({
       store: redisL2({ ...where(), prefix, timeout: 1_000 }),
-      expire: async (table, id) => void (await client().pexpireat(l2Key(prefix, table, id), 1)),
-      age: async (table, id, ms) => {
-        const key = l2Key(prefix, table, id)
-        const left = await client().pttl(key)
-        if (left <= ms) await client().del(key)
-        else await client().pexpire(key, left - ms)
-      },
+      ...redisKeyClock(client, prefix),
       peer: () => redisL2({ ...where(), prefix, timeout: 1_000 }),
-      expireLease: async (table, id) => void (await client().pexpireat(leaseKey(prefix, table, id), 1)),
     }))
   })
 

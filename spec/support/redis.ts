@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
+import { type Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe } from 'vitest'
+import type { Id } from '../../src/core/id.js'
+import { l2Key, leaseKey } from '../../src/l2/keys.js'
 
 /** The Redis the tests use: `REDIS_URL`, or the machine's server on 127.0.0.1:6379. */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -82,5 +84,23 @@ export function suiteRedis(prefix?: string): () => Redis {
   return () => {
     if (client === undefined) throw new Error('suiteRedis: the client exists only while the suite runs')
     return client
+  }
+}
+
+/**
+ * The L2 contract's clock for a Redis store under `prefix`, through an admin connection: `expire`
+ * and `expireLease` delete a key as its expiry would (PEXPIREAT in the past), `age` shortens an
+ * entry's life by `ms`. No waiting.
+ */
+export function redisKeyClock(admin: () => Redis | Cluster, prefix: string) {
+  return {
+    expire: async (table: string, id: Id): Promise<void> => void (await admin().pexpireat(l2Key(prefix, table, id), 1)),
+    age: async (table: string, id: Id, ms: number): Promise<void> => {
+      const key = l2Key(prefix, table, id)
+      const left = await admin().pttl(key)
+      if (left <= ms) await admin().del(key)
+      else await admin().pexpire(key, left - ms)
+    },
+    expireLease: async (table: string, id: Id): Promise<void> => void (await admin().pexpireat(leaseKey(prefix, table, id), 1)),
   }
 }
