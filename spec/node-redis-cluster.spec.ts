@@ -14,7 +14,7 @@ import { calculateSlot } from '../src/redis/peers.js'
 import { busContract } from './bus-contract.js'
 import { l2ContractSuite } from './l2-contract.js'
 import { testPrefix, redisKeyClock } from './support/redis.js'
-import { CLUSTER_URLS, clusterMasters, describeTopology } from './support/topology.js'
+import { CLUSTER_URLS, clusterMasters, describeTopology, pausingAMaster } from './support/topology.js'
 
 const prefix = testPrefix('nr-cluster')
 
@@ -102,36 +102,38 @@ describeTopology('node-redis clients on a Redis Cluster', () => {
   })
 
   it('keeps one breaker per master: while one master does not answer, ids on the others keep their L2 hits', async () => {
-    const own = `${prefix}breaker:`
-    const client = await nodeRedisCluster(3)
-    const store = redisL2({ client, prefix: own, timeout: 200 })
-    const writer = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
-    const ids = Array.from({ length: 60 }, (_, i) => `account-${i}`)
-    const masters = await clusterMasters()
-    const masterOf = (id: string) => {
-      const slot = calculateSlot(l2Key(own, 'accounts', id))
-      return masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))!.port
-    }
-    const paused = masters[0]!.port
-    const node = new Redis({ host: '127.0.0.1', port: paused })
-    try {
-      for (const id of ids) await writer.fetch(id, () => `${id} from the origin`)
-      const reader = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
-      await node.call('CLIENT', 'PAUSE', '4000', 'ALL')
-      const answers = await Promise.all(ids.map((id) => reader.fetch(id, () => `${id} loaded again`)))
-      await node.call('CLIENT', 'UNPAUSE')
-      const onHealthy = ids.filter((id) => masterOf(id) !== paused)
-      expect(onHealthy.length).toBeGreaterThan(0)
-      expect(onHealthy.length).toBeLessThan(ids.length)
-      for (const [i, id] of ids.entries()) expect(answers[i]).toBe(masterOf(id) === paused ? `${id} loaded again` : `${id} from the origin`)
-      expect(reader.stats().l2_hits).toBe(onHealthy.length)
-      await reader.close()
-    } finally {
-      await node.call('CLIENT', 'UNPAUSE').catch(() => {})
-      node.disconnect()
-      await writer.close()
-      await store.close()
-      await client.close()
-    }
+    await pausingAMaster(async () => {
+      const own = `${prefix}breaker:`
+      const client = await nodeRedisCluster(3)
+      const store = redisL2({ client, prefix: own, timeout: 200 })
+      const writer = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
+      const ids = Array.from({ length: 60 }, (_, i) => `account-${i}`)
+      const masters = await clusterMasters()
+      const masterOf = (id: string) => {
+        const slot = calculateSlot(l2Key(own, 'accounts', id))
+        return masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))!.port
+      }
+      const paused = masters[0]!.port
+      const node = new Redis({ host: '127.0.0.1', port: paused })
+      try {
+        for (const id of ids) await writer.fetch(id, () => `${id} from the origin`)
+        const reader = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
+        await node.call('CLIENT', 'PAUSE', '4000', 'ALL')
+        const answers = await Promise.all(ids.map((id) => reader.fetch(id, () => `${id} loaded again`)))
+        await node.call('CLIENT', 'UNPAUSE')
+        const onHealthy = ids.filter((id) => masterOf(id) !== paused)
+        expect(onHealthy.length).toBeGreaterThan(0)
+        expect(onHealthy.length).toBeLessThan(ids.length)
+        for (const [i, id] of ids.entries()) expect(answers[i]).toBe(masterOf(id) === paused ? `${id} loaded again` : `${id} from the origin`)
+        expect(reader.stats().l2_hits).toBe(onHealthy.length)
+        await reader.close()
+      } finally {
+        await node.call('CLIENT', 'UNPAUSE').catch(() => {})
+        node.disconnect()
+        await writer.close()
+        await store.close()
+        await client.close()
+      }
+    })
   })
 })

@@ -13,7 +13,7 @@ import { calculateSlot } from '../src/redis/peers.js'
 import { busContract } from './bus-contract.js'
 import { l2ContractSuite } from './l2-contract.js'
 import { testPrefix, redisKeyClock } from './support/redis.js'
-import { CLUSTER_URLS, clusterMasters, describeTopology } from './support/topology.js'
+import { CLUSTER_URLS, clusterMasters, describeTopology, pausingAMaster } from './support/topology.js'
 
 const prefix = testPrefix('cluster')
 
@@ -164,70 +164,74 @@ describeTopology('redisL2 and redisBus on a Redis Cluster', () => {
   })
 
   it('a batch read keeps one breaker per master: while one master does not answer, the ids on the others are L2 hits', async () => {
-    const own = `${prefix}batch-breaker:`
-    const store = redisL2({ url: CLUSTER_URLS, prefix: own, timeout: 200 })
-    const writer = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
-    const ids = Array.from({ length: 60 }, (_, i) => `account-${i}`)
-    const masters = await clusterMasters()
-    const masterOf = (id: string) => {
-      const slot = calculateSlot(l2Key(own, 'accounts', id))
-      return masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))!.port
-    }
-    const paused = masters[0]!.port
-    const node = new Redis({ host: '127.0.0.1', port: paused })
-    try {
-      await writer.fetchMany(ids, (asked) => asked.map((id) => `${id} from the origin`))
-      const reader = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
-      await node.call('CLIENT', 'PAUSE', '4000', 'ALL')
-      const asked: string[] = []
-      const answers = await reader.fetchMany(ids, (missing) => (asked.push(...missing), missing.map((id) => `${id} loaded again`)))
-      await node.call('CLIENT', 'UNPAUSE')
-      const onPaused = ids.filter((id) => masterOf(id) === paused)
-      expect(onPaused.length).toBeGreaterThan(0)
-      expect(onPaused.length).toBeLessThan(ids.length)
-      expect(asked).toEqual(onPaused)
-      for (const [i, id] of ids.entries()) expect(answers[i]).toBe(masterOf(id) === paused ? `${id} loaded again` : `${id} from the origin`)
-      expect(reader.stats()).toMatchObject({ l2_hits: ids.length - onPaused.length, batch_loads: 1 })
-      await reader.close()
-    } finally {
-      await node.call('CLIENT', 'UNPAUSE').catch(() => {})
-      node.disconnect()
-      await writer.close()
-      await store.close()
-    }
+    await pausingAMaster(async () => {
+      const own = `${prefix}batch-breaker:`
+      const store = redisL2({ url: CLUSTER_URLS, prefix: own, timeout: 200 })
+      const writer = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
+      const ids = Array.from({ length: 60 }, (_, i) => `account-${i}`)
+      const masters = await clusterMasters()
+      const masterOf = (id: string) => {
+        const slot = calculateSlot(l2Key(own, 'accounts', id))
+        return masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))!.port
+      }
+      const paused = masters[0]!.port
+      const node = new Redis({ host: '127.0.0.1', port: paused })
+      try {
+        await writer.fetchMany(ids, (asked) => asked.map((id) => `${id} from the origin`))
+        const reader = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
+        await node.call('CLIENT', 'PAUSE', '4000', 'ALL')
+        const asked: string[] = []
+        const answers = await reader.fetchMany(ids, (missing) => (asked.push(...missing), missing.map((id) => `${id} loaded again`)))
+        await node.call('CLIENT', 'UNPAUSE')
+        const onPaused = ids.filter((id) => masterOf(id) === paused)
+        expect(onPaused.length).toBeGreaterThan(0)
+        expect(onPaused.length).toBeLessThan(ids.length)
+        expect(asked).toEqual(onPaused)
+        for (const [i, id] of ids.entries()) expect(answers[i]).toBe(masterOf(id) === paused ? `${id} loaded again` : `${id} from the origin`)
+        expect(reader.stats()).toMatchObject({ l2_hits: ids.length - onPaused.length, batch_loads: 1 })
+        await reader.close()
+      } finally {
+        await node.call('CLIENT', 'UNPAUSE').catch(() => {})
+        node.disconnect()
+        await writer.close()
+        await store.close()
+      }
+    })
   })
 
   it('keeps one breaker per master: while one master does not answer, ids on the others keep their L2 hits', async () => {
-    const own = `${prefix}breaker:`
-    const store = redisL2({ url: CLUSTER_URLS, prefix: own, timeout: 200 })
-    const writer = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
-    const ids = Array.from({ length: 60 }, (_, i) => `account-${i}`)
-    const masterOf = new Map<string, number>()
-    const masters = await clusterMasters()
-    for (const id of ids) {
-      const slot = calculateSlot(l2Key(own, 'accounts', id))
-      masterOf.set(id, masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))!.port)
-    }
-    const paused = masters[0]!.port
-    const node = new Redis({ host: '127.0.0.1', port: paused })
-    try {
-      for (const id of ids) await writer.fetch(id, () => `${id} from the origin`)
-      // A fresh table (a fresh L1) reads everything from L2 while one master is paused.
-      const reader = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
-      await node.call('CLIENT', 'PAUSE', '4000', 'ALL')
-      const answers = await Promise.all(ids.map((id) => reader.fetch(id, () => `${id} loaded again`)))
-      await node.call('CLIENT', 'UNPAUSE')
-      const onHealthy = ids.filter((id) => masterOf.get(id) !== paused)
-      expect(onHealthy.length).toBeGreaterThan(0)
-      expect(onHealthy.length).toBeLessThan(ids.length)
-      for (const [i, id] of ids.entries()) expect(answers[i]).toBe(masterOf.get(id) === paused ? `${id} loaded again` : `${id} from the origin`)
-      expect(reader.stats().l2_hits).toBe(onHealthy.length)
-      await reader.close()
-    } finally {
-      await node.call('CLIENT', 'UNPAUSE').catch(() => {})
-      node.disconnect()
-      await writer.close()
-      await store.close()
-    }
+    await pausingAMaster(async () => {
+      const own = `${prefix}breaker:`
+      const store = redisL2({ url: CLUSTER_URLS, prefix: own, timeout: 200 })
+      const writer = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
+      const ids = Array.from({ length: 60 }, (_, i) => `account-${i}`)
+      const masterOf = new Map<string, number>()
+      const masters = await clusterMasters()
+      for (const id of ids) {
+        const slot = calculateSlot(l2Key(own, 'accounts', id))
+        masterOf.set(id, masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))!.port)
+      }
+      const paused = masters[0]!.port
+      const node = new Redis({ host: '127.0.0.1', port: paused })
+      try {
+        for (const id of ids) await writer.fetch(id, () => `${id} from the origin`)
+        // A fresh table (a fresh L1) reads everything from L2 while one master is paused.
+        const reader = createTable<string>({ name: 'accounts', ttl: 600_000, l2: store })
+        await node.call('CLIENT', 'PAUSE', '4000', 'ALL')
+        const answers = await Promise.all(ids.map((id) => reader.fetch(id, () => `${id} loaded again`)))
+        await node.call('CLIENT', 'UNPAUSE')
+        const onHealthy = ids.filter((id) => masterOf.get(id) !== paused)
+        expect(onHealthy.length).toBeGreaterThan(0)
+        expect(onHealthy.length).toBeLessThan(ids.length)
+        for (const [i, id] of ids.entries()) expect(answers[i]).toBe(masterOf.get(id) === paused ? `${id} loaded again` : `${id} from the origin`)
+        expect(reader.stats().l2_hits).toBe(onHealthy.length)
+        await reader.close()
+      } finally {
+        await node.call('CLIENT', 'UNPAUSE').catch(() => {})
+        node.disconnect()
+        await writer.close()
+        await store.close()
+      }
+    })
   })
 })

@@ -3,9 +3,10 @@
  * them (CI starts them before the tests; `spec/support/topology-setup.ts` does when they are not up).
  */
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
 import { Redis } from 'ioredis'
 import { describe } from 'vitest'
 import { pings } from './redis.js'
@@ -98,5 +99,34 @@ export async function sentinelMaster(sentinels = SENTINELS, name = SENTINEL_NAME
     return Number(port)
   } finally {
     sentinel.disconnect()
+  }
+}
+
+/** The lock of {@link pausingAMaster}: a folder, made atomically by the one holder. */
+const PAUSE_LOCK = join(tmpdir(), 'echostore-cluster-pause.lock')
+
+/** A lock left by a process that died holding it is taken over after this long (no holder needs as much). */
+const STALE_LOCK_MS = 60_000
+
+/**
+ * Runs `body`, a spec that pauses a master of the shared cluster (`CLIENT PAUSE`), while no other
+ * spec file does: the spec files run in parallel, and a second pause would fail the reads the first
+ * counts on the healthy masters.
+ */
+export async function pausingAMaster<T>(body: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      mkdirSync(PAUSE_LOCK)
+      break
+    } catch {
+      const age = Date.now() - (statSync(PAUSE_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now())
+      if (age > STALE_LOCK_MS) rmSync(PAUSE_LOCK, { recursive: true, force: true })
+      else await delay(5)
+    }
+  }
+  try {
+    return await body()
+  } finally {
+    rmSync(PAUSE_LOCK, { recursive: true, force: true })
   }
 }
