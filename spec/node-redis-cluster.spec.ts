@@ -14,7 +14,7 @@ import { calculateSlot } from '../src/redis/peers.js'
 import { busContract } from './bus-contract.js'
 import { l2ContractSuite } from './l2-contract.js'
 import { testPrefix, redisKeyClock } from './support/redis.js'
-import { CLUSTER_URLS, clusterMasters, describeTopology, pausingAMaster } from './support/topology.js'
+import { CLUSTER_URLS, clusterMasters, describeTopology, pausingAMaster, cleanClusterPrefix } from './support/topology.js'
 
 const prefix = testPrefix('nr-cluster')
 
@@ -34,14 +34,7 @@ describeTopology('node-redis clients on a Redis Cluster', () => {
     admin = new Cluster([{ host: '127.0.0.1', port: 7100 }], { scaleReads: 'master' })
   })
   afterAll(async () => {
-    for (const node of admin.nodes('master')) {
-      let cursor = '0'
-      do {
-        const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000)
-        cursor = next
-        for (const key of keys) await node.del(key)
-      } while (cursor !== '0')
-    }
+    await cleanClusterPrefix(admin, prefix)
     admin.disconnect()
   })
 

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { Redis } from 'ioredis'
+import { type Cluster, Redis } from 'ioredis'
 import { describe } from 'vitest'
 import { pings } from './redis.js'
 
@@ -128,5 +128,17 @@ export async function pausingAMaster<T>(body: () => Promise<T>): Promise<T> {
     return await body()
   } finally {
     rmSync(PAUSE_LOCK, { recursive: true, force: true })
+  }
+}
+
+/** Deletes every key under `prefix` on every master of the cluster `admin` is connected to. */
+export async function cleanClusterPrefix(admin: Cluster, prefix: string): Promise<void> {
+  for (const node of admin.nodes('master')) {
+    let cursor = '0'
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000)
+      cursor = next
+      for (const key of keys) await node.del(key)
+    } while (cursor !== '0')
   }
 }
