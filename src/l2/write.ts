@@ -1,4 +1,4 @@
-import type { RowTags } from '../rows/writes.js'
+import type { RowTags } from '../tags/scope.js'
 import type { L2Write } from './store.js'
 
 /**

@@ -22,7 +22,7 @@ import { emitSafely } from '../core/events.js'
 import { onClear, onFenceAll, onDelivery, onInvalidate, onPut, onPutProgress, onTags } from './on-change.js'
 import type { BatchEvent, Message } from './messages.js'
 import { onL2Graced, onSoftTimeout } from './grace.js'
-import { onBatchLoad, onDeadline, onFlightDone, onL2Refused, onLoad, onPlainMiss, onRefresh, onWait, onWaiterLeft, runStarted } from './single-flight.js'
+import { onDeadline, onFlightDone, onL2Refused, onPlainMiss, onRefresh, onWait, onWaiterLeft, runStarted } from './single-flight.js'
 import type { OwnerEnv, OwnerState, Turn } from './state.js'
 import { onSweep } from './on-sweep.js'
 
@@ -56,12 +56,8 @@ function handle<V>(turn: Turn<V>, message: Message<V>): void {
       return onWait(turn, message)
     case 'waiter.left':
       return onWaiterLeft(turn, message.waiter, message.reason)
-    case 'load':
-      return onLoad(turn, message.id, message.lease)
-    case 'batch.load':
-      return onBatchLoad(turn, message.ids, message.leases)
     case 'flight.done':
-      return onFlightDone(turn, message.flight, message.result)
+      return onFlightDone(turn, message)
     case 'l2.refused':
       return onL2Refused(turn, message.flight)
     case 'deadline':
@@ -96,8 +92,8 @@ function handle<V>(turn: Turn<V>, message: Message<V>): void {
 
 /** The snapshot of `state` now: a new value. */
 function snapshotOf<V>(state: OwnerState<V>, closing: boolean): OwnerSnapshot {
-  const done = closing && state.inflight === 0
-  const context = { coalesce: state.coalesce, closing, inflight: state.inflight, size: state.rows.size }
+  const done = closing && state.flights.running === 0
+  const context = { coalesce: state.coalesce, closing, inflight: state.flights.running, size: state.rows.size }
   return { status: done ? 'done' : 'active', output: undefined, error: undefined, value: done ? 'closed' : closing ? 'draining' : 'running', context }
 }
 
@@ -125,7 +121,7 @@ export function ownerLogic<V>(env: OwnerEnv<V>, state: OwnerState<V>): OwnerLogi
     }
     if (turn.started.length > 0) runStarted(turn)
     const next = snapshotOf(state, env.closing())
-    if (next.status === 'done') state.deadlines.stop()
+    if (next.status === 'done') state.flights.stop()
     return next
   }
 

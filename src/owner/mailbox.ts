@@ -52,7 +52,7 @@ export class Mailbox<V> {
     }
     const owner = this.#owner
     const coalesce = owner.coalesce
-    const message = msg.plainMiss(id, loader, coalesce ? owner.flights.get(id) : undefined, false)
+    const message = msg.plainMiss(id, loader, coalesce ? owner.flights.joinable(id) : undefined, false)
     if (coalesce) this.#misses.set(id, (this.#last = message))
     this.post(message)
     return message.promise

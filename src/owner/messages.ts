@@ -6,13 +6,10 @@ import type { BusDelivery } from '../bus/bus.js'
 import type { OwnerCounterName } from '../core/counters.js'
 import type { FetchTrace } from '../core/fetch-trace.js'
 import type { Id } from '../core/id.js'
-import type { Fallback, Flight, FlightResult } from './flight.js'
-import type { LeaseRole } from './lease.js'
+import type { Fallback, Flight, SharedCallers } from '../flight/flight.js'
 import type { Origin } from './loader.js'
-import type { Waiter } from './waiter.js'
-import type { PutInProgress } from './state.js'
-import type { RowTags } from '../rows/writes.js'
-import type { Scope } from '../tags/scope.js'
+import type { Waiter } from '../flight/waiter.js'
+import type { RowTags, Scope } from '../tags/scope.js'
 
 /**
  * Plain callers (no signal, no deadline) of one id that missed in one turn: they share one promise.
@@ -21,7 +18,7 @@ import type { Scope } from '../tags/scope.js'
  * id's flight, answering from a row, or starting a flight with `loader`). Created and written
  * (`count`) only by the mailbox, until the turn is handed to the owner.
  */
-export class PlainMiss<V> {
+export class PlainMiss<V> implements SharedCallers<V> {
   readonly type = 'miss'
   /** Callers sharing this message. */
   count = 1
@@ -47,6 +44,19 @@ export class PlainMiss<V> {
             this.reject = reject
           })
   }
+}
+
+/**
+ * One put in progress (`table.put`, from before it asks L2 until the owner handled its outcome): made
+ * by the change path, which posts it to the owner; `fencedAt` written only by the owner's transition.
+ */
+export interface PutInProgress {
+  readonly id: Id
+  /**
+   * The highest version of a change of `id` heard from another process while the put was in progress
+   * (+∞ for a clear or a bus gap); -1 when none: the put is applied to L1 only above it.
+   */
+  fencedAt: number
 }
 
 /** A waiting caller's own options. */
@@ -87,12 +97,6 @@ export class Refresh<V> {
 }
 /** Something outside the owner happened that a counter counts (an L2 outcome, a lease outcome, an already-aborted fetch, a failed broadcast). */
 export interface CountMessage { type: 'count'; counter: OwnerCounterName }
-/** A flight's loader is being called (origin work). */
-export interface LoadMessage { type: 'load'; id: Id; lease: LeaseRole | undefined }
-/** A batch loader is being called for `ids`, one per flight (origin work), with how each came to load under `lease` (in the order of `ids`). */
-export interface BatchLoadMessage { type: 'batch.load'; ids: readonly Id[]; leases: readonly (LeaseRole | undefined)[] | undefined }
-/** A flight's load finished (successfully or not). */
-export interface FlightDoneMessage<V> { type: 'flight.done'; flight: Flight<V>; result: FlightResult<V> }
 /** L2 refused a flight's write-back: it holds a newer version, so the row the flight stored must go. */
 export interface L2RefusedMessage<V> { type: 'l2.refused'; flight: Flight<V> }
 /** The earliest flight deadline (`env.flightBound` after its start) may have passed. */
@@ -154,9 +158,7 @@ export type Message<V> =
   | SoftTimeoutMessage<V>
   | L2GracedMessage<V>
   | CountMessage
-  | LoadMessage
-  | BatchLoadMessage
-  | FlightDoneMessage<V>
+  | Flight<V>
   | L2RefusedMessage<V>
   | DeadlineMessage
   | WaiterLeftMessage<V>
@@ -187,9 +189,6 @@ export const msg = {
     reject,
   }),
   count: (counter: OwnerCounterName): CountMessage => ({ type: 'count', counter }),
-  load: (id: Id, lease?: LeaseRole): LoadMessage => ({ type: 'load', id, lease }),
-  batchLoad: (ids: readonly Id[], leases?: readonly (LeaseRole | undefined)[]): BatchLoadMessage => ({ type: 'batch.load', ids, leases }),
-  flightDone: <V>(flight: Flight<V>, result: FlightResult<V>): FlightDoneMessage<V> => ({ type: 'flight.done', flight, result }),
   l2Refused: <V>(flight: Flight<V>): L2RefusedMessage<V> => ({ type: 'l2.refused', flight }),
   deadline: (): DeadlineMessage => ({ type: 'deadline' }),
   waiterLeft: <V>(waiter: Waiter<V>, reason: WaiterLeaving): WaiterLeftMessage<V> => ({ type: 'waiter.left', waiter, reason }),

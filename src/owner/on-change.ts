@@ -12,12 +12,12 @@ import { C } from '../core/counters.js'
 import { emitSafely } from '../core/events.js'
 import type { Id } from '../core/id.js'
 import type { UnfilledMessage } from '../bus/bus.js'
-import type { Flight } from './flight.js'
-import type { HolderEnd } from './lease.js'
+import type { HolderEnd } from '../flight/flight.js'
 import { NOT_LIVE } from '../rows/row-store.js'
 import type { InvalidateMessage, PutMessage } from './messages.js'
-import { bury, known, store } from '../rows/writes.js'
-import { type OwnerState, type PutInProgress, type Turn, listening } from './state.js'
+import { bury, known, store } from './row-writes.js'
+import type { PutInProgress } from './messages.js'
+import { type OwnerState, type Turn, listening } from './state.js'
 import { ROOT_SCOPE, Scope } from '../tags/scope.js'
 
 /**
@@ -27,17 +27,7 @@ import { ROOT_SCOPE, Scope } from '../tags/scope.js'
  * with it. Called before a fence takes the flight out of the flights map.
  */
 function wakeWaiting<V>(turn: Turn<V>, id: Id | undefined, ended?: HolderEnd): void {
-  const { flights, solo } = turn.state
-  const waiting: ((ended?: HolderEnd) => void)[] = []
-  const wake = (flight: Flight<V>) => flight.leaseWake !== undefined && waiting.push(flight.leaseWake)
-  if (id === undefined) {
-    for (const flight of flights.values()) wake(flight)
-  } else {
-    const flight = flights.get(id)
-    if (flight !== undefined) wake(flight)
-  }
-  for (const flight of solo) if (id === undefined || flight.id === id) wake(flight)
-  if (waiting.length > 0) turn.defer(() => waiting.forEach((leaseWake) => leaseWake(ended)))
+  turn.state.flights.wake(id, turn.defer, ended)
 }
 
 /**
@@ -61,23 +51,6 @@ function holdOffGraced<V>(turn: Turn<V>, id: Id): void {
   const slot = state.rows.find(id)
   if (state.rows.fallbackAt(slot, now) === NOT_LIVE) return
   state.rows.holdOff(slot, Math.max(state.rows.retryAt(slot), now + env.graceBackoff))
-}
-
-/** Fences every running flight of `id` that started from a version no newer than `version`. */
-function fence<V>(state: OwnerState<V>, id: Id, version: number): void {
-  const flight = state.flights.get(id)
-  if (flight !== undefined && flight.version <= version) {
-    flight.fenced = true
-    state.flights.delete(id)
-  }
-  for (const solo of state.solo) if (solo.id === id && solo.version <= version) solo.fenced = true
-}
-
-/** True when a flight for `id` runs now, joinable or not. */
-function hasRunning<V>(state: OwnerState<V>, id: Id): boolean {
-  if (state.flights.has(id)) return true
-  for (const solo of state.solo) if (solo.id === id) return true
-  return false
 }
 
 /** A put began (before it asks L2) or ended: kept in `state.puts` while it is in progress, and no longer. */
@@ -113,12 +86,12 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
     // L2 holds something newer than this put: what this table holds is older still, so it goes
     // (a tombstone at the put's version), and the next read finds the newer entry in L2.
     wakeWaiting(turn, id)
-    fence(turn.state, id, version)
+    turn.state.flights.fenceId(id, version)
     bury(turn, id, version)
     return put.reply(false, version)
   }
   wakeWaiting(turn, id)
-  fence(turn.state, id, version)
+  turn.state.flights.fenceId(id, version)
   if (put.tags !== undefined) turn.state.tags.observe(put.tags.born)
   store(turn, id, put.value, put.expiresAt, version, undefined, put.tags)
   put.reply(true, version)
@@ -135,12 +108,7 @@ export function onTags<V>(turn: Turn<V>, keys: readonly string[], versions: read
   const { state } = turn
   wakeWaiting(turn, undefined)
   keys.forEach((key, i) => state.tags.raise(key, versions[i]!, taken))
-  for (const [id, flight] of state.flights) {
-    if (!scope.holds(id)) continue
-    flight.fenced = true
-    state.flights.delete(id)
-  }
-  for (const flight of state.solo) if (scope.holds(flight.id)) flight.fenced = true
+  state.flights.fenceScope(scope)
   state.counters[C.tag_invalidations] += keys.length
   reply?.(true)
 }
@@ -150,7 +118,7 @@ export function onInvalidate<V>(turn: Turn<V>, change: InvalidateMessage): void 
   const { id, version } = change
   if (version < known(turn.state, id)) return change.reply(false, version)
   wakeWaiting(turn, id)
-  fence(turn.state, id, version)
+  turn.state.flights.fenceId(id, version)
   bury(turn, id, version)
   change.reply(true, version)
 }
@@ -203,9 +171,9 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
     // A tombstone only where there is something to fence (a row, a flight, a put in progress, whose
     // next read must not take an older entry from L2): messages about ids this table never read must
     // not use up its capacity.
-    const holds = state.rows.has(id) || hasRunning(state, id) || state.puts.has(id)
+    const holds = state.rows.has(id) || state.flights.has(id) || state.puts.has(id)
     wakeWaiting(turn, id)
-    fence(state, id, version)
+    state.flights.fenceId(id, version)
     fencePuts(state, id, version)
     if (holds) bury(turn, id, version)
     state.counters[C.coh_applied]++
@@ -238,9 +206,7 @@ function dropEverything<V>(state: OwnerState<V>): number {
 
 /** Fences every running flight (their waiters still get their answers, which are stored in neither layer) and every put in progress (its value is not stored in L1). */
 function fenceEverything<V>(state: OwnerState<V>): void {
-  for (const flight of state.flights.values()) flight.fenced = true
-  for (const flight of state.solo) flight.fenced = true
-  state.flights.clear()
+  state.flights.fenceAll()
   fencePuts(state, undefined, Infinity)
 }
 

@@ -18,8 +18,7 @@ export function forgetTagVersions<V>(turn: Turn<V>, now: number): void {
   const { state, env } = turn
   if (state.tags.size === 0) return
   let oldest = state.rows.oldestBirth()
-  for (const flight of state.flights.values()) if (flight.born < oldest) oldest = flight.born
-  for (const flight of state.solo) if (!flight.fenced && flight.born < oldest) oldest = flight.born
+  oldest = state.flights.oldestBorn(oldest)
   state.tags.forget(oldest, env.l2EntryLife > 0 ? clockVersion(now - env.l2EntryLife) : Number.POSITIVE_INFINITY)
 }
 

@@ -13,7 +13,7 @@ import type { Id } from '../core/id.js'
 import { L2Facade } from '../l2/facade.js'
 import type { ResolvedOptions } from '../table/options.js'
 import { Sweeper } from './sweep-timer.js'
-import { BatchWindow } from './batch-window.js'
+import { BatchWindow } from '../runner/batch-window.js'
 import { type Publisher, publish } from '../bus/publish.js'
 import type { TableEvents } from '../core/events.js'
 import { type Expiry, jitterSpread } from '../rows/expiry.js'
@@ -23,7 +23,8 @@ import { ownerLogic } from './logic.js'
 import { Mailbox } from './mailbox.js'
 import { type Message, type WaitOptions, msg } from './messages.js'
 import { type OwnerEnv, type OwnerState, initialState } from './state.js'
-import type { RunnerDeps } from './load.js'
+import type { RunnerDeps } from '../runner/run.js'
+import { OwnerPort } from './runner-port.js'
 
 /** What the table facade may do with its owner. */
 export interface Owner<V> {
@@ -96,7 +97,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     announceUnfilled(id, version, lease, failed) {
       void publish(publisher, id, { table: name, id, version, kind: 'unfilled', origin, lease, ...(failed ? { failed: true as const } : {}) })
     },
-    post,
+    port: new OwnerPort<V>(name, state.counters, events, post),
   }
   const env: OwnerEnv<V> = {
     name,

@@ -23,15 +23,14 @@ import { emitSafely } from '../core/events.js'
 import { type FetchTrace, runTraced, tracedJoin, tracedStart } from '../core/fetch-trace.js'
 import type { Id } from '../core/id.js'
 import { NOT_LIVE } from '../rows/row-store.js'
-import { type Fallback, Flight, FlightContext, type FlightResult } from './flight.js'
+import { type Fallback, Flight, FlightContext } from '../flight/flight.js'
 import { absorbFailure, armSoftTimeout, backedOff, fallbackFor, servedStale, softAnswer, softLeave } from './grace.js'
-import type { LeaseRole } from './lease.js'
-import { runFlight } from './load.js'
+import { runFlight } from '../runner/run.js'
 import type { Origin } from './loader.js'
 import { type PlainMiss, type Refresh, type WaitMessage, type WaiterLeaving, msg } from './messages.js'
-import { fill } from '../rows/writes.js'
+import { fill } from './row-writes.js'
 import { type OwnerState, type Turn, listening } from './state.js'
-import { Waiter } from './waiter.js'
+import { Waiter } from '../flight/waiter.js'
 
 /** Where {@link joinOrStart} put a miss's callers: on a flight (one it `started`, or joined), or answered now with `value`. */
 type Placement<V> = { flight: Flight<V>; started: boolean } | { flight: undefined; value: V | undefined }
@@ -63,11 +62,11 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
   // The flight the mailbox saw may have been released earlier in this batch without an answer (its
   // last waiter left by cancellation): it has nothing to give, so the callers look afresh.
   const live = seen !== undefined && (seen.running || seen.answered !== undefined) ? seen : undefined
-  let flight = live ?? (state.coalesce ? state.flights.get(id) : undefined)
+  let flight = live ?? (state.coalesce ? state.flights.joinable(id) : undefined)
   if (forced && flight !== undefined && !flight.forced) {
     // A forced refresh supersedes an unforced flight (which may answer from L2 or the row's era):
     // that flight still answers its own callers, but is no longer joined nor stored.
-    if (flight.running) fenceFlight(state, flight)
+    if (flight.running) state.flights.fence(flight)
     flight = undefined
   }
   if (flight !== undefined) {
@@ -92,12 +91,6 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
   const started = startFlight(turn, id, loader, slot, forced)
   tracedStart(started, trace, count)
   return { flight: started, started: true }
-}
-
-/** Fences `flight`: its answer still goes to its callers, but it is no longer joinable and its answer is not stored. */
-function fenceFlight<V>(state: Turn<V>['state'], flight: Flight<V>): void {
-  flight.fenced = true
-  if (state.flights.get(flight.id) === flight) state.flights.delete(flight.id)
 }
 
 /**
@@ -206,13 +199,10 @@ function startFlight<V>(turn: Turn<V>, id: Id, loader: Origin<V>, slot: number, 
   const { state, env } = turn
   const now = env.clock.now()
   const known = Math.max(state.rows.versionAt(slot), 0)
-  const flight = new Flight<V>(id, state.coalesce, known, slot, state.soloFills, now + env.flightBound, forced, state.tags.tick(now), new FlightContext())
-  if (flight.joinable) state.flights.set(id, flight)
-  else state.solo.add(flight)
-  state.inflight++
+  const flight = new Flight<V>(id, state.coalesce, known, slot, state.soloFills, now + env.flightBound, forced, state.tags.tick(now), new FlightContext(), loader)
+  state.flights.start(flight)
   state.counters[C.flights]++
-  state.deadlines.add(flight)
-  turn.started.push(flight, loader)
+  turn.started.push(flight)
   if (env.softTimeout !== undefined) armSoftTimeout(turn, flight)
   return flight
 }
@@ -226,9 +216,8 @@ export function runStarted<V>(turn: Turn<V>): void {
   const started = turn.started.splice(0)
   const { runner: deps, batchWindow } = turn.env
   turn.defer(() => {
-    for (let i = 0; i < started.length; i += 2) {
-      const flight = started[i] as Flight<V>
-      const origin = started[i + 1] as Origin<V>
+    for (const flight of started) {
+      const origin = flight.origin
       if (typeof origin !== 'function') batchWindow.add(flight, origin)
       else if (flight.trace === undefined) runFlight(flight, origin, deps)
       else runTraced(flight, () => runFlight(flight, origin, deps))
@@ -236,41 +225,17 @@ export function runStarted<V>(turn: Turn<V>): void {
   })
 }
 
-/** Ends a flight: it no longer runs, and its map entry (if still its own) goes. */
-function release<V>(turn: Turn<V>, flight: Flight<V>, early = true): void {
-  const { state, env } = turn
-  flight.running = false
-  if (flight.softTimer !== undefined) env.clock.clearTimeout(flight.softTimer)
-  // A flight waiting on another process's lease stops waiting now (its pause timer goes with it).
-  const leaseWake = flight.leaseWake
-  if (leaseWake !== undefined) turn.defer(() => leaseWake())
-  if (early) state.deadlines.ended()
-  if (state.flights.get(flight.id) === flight) state.flights.delete(flight.id)
-  if (!flight.joinable) state.solo.delete(flight)
-  state.inflight--
-}
-
-/** The loader of a flight is being called: origin work. */
-export function onLoad<V>(turn: Turn<V>, id: Id, lease: LeaseRole | undefined): void {
-  const { state, env } = turn
-  state.counters[C.loads]++
-  // Counted with the load it led to, so lease_acquired + lease_lost ≤ loads whatever happens to the flight.
-  if (lease !== undefined) state.counters[C[lease]]++
-  if (listening(turn)) turn.defer(() => emitSafely(env.events, 'load', { table: env.name, id }))
-}
-
-/** A batch loader is being called for `ids`: origin work for each, in one call. */
-export function onBatchLoad<V>(turn: Turn<V>, ids: readonly Id[], leases: readonly (LeaseRole | undefined)[] | undefined): void {
-  const { counters } = turn.state
-  counters[C.batch_loads]++
-  counters[C.batch_ids] += ids.length
-  ids.forEach((id, i) => onLoad(turn, id, leases?.[i]))
+/** Ends a flight early (before its deadline): see `Flights.release`. */
+function release<V>(turn: Turn<V>, flight: Flight<V>): void {
+  turn.state.flights.release(flight, turn.defer)
 }
 
 /** A flight's result: stored unless it was fenced or refused, then its one answer goes to every waiter. */
-export function onFlightDone<V>(turn: Turn<V>, flight: Flight<V>, result: FlightResult<V>): void {
-  if (!flight.running) return // timed out or abandoned: this result belongs to nobody
+export function onFlightDone<V>(turn: Turn<V>, flight: Flight<V>): void {
   const { state, env } = turn
+  const result = flight.result!
+  flight.result = undefined
+  if (!state.flights.owns(flight)) return // timed out or abandoned: this result belongs to nobody
   release(turn, flight)
   if (result.ok) {
     if (result.source === 'l2') state.counters[C.l2_hits]++
@@ -302,8 +267,7 @@ function rowSlot<V>(state: OwnerState<V>, flight: Flight<V>): number {
 /** Every flight whose bound (`loadTimeout`, with a lease's wait) has passed: released, its loader aborted, its waiters answered with `LoadTimeoutError`. */
 export function onDeadline<V>(turn: Turn<V>): void {
   const { state, env } = turn
-  for (const flight of state.deadlines.expire()) {
-    release(turn, flight, false)
+  for (const flight of state.flights.expire(turn.defer)) {
     state.counters[C.load_errors]++
     const error = new LoadTimeoutError(env.name, flight.id, env.loadTimeout, env.flightBound)
     flight.context.abort(error)

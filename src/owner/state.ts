@@ -5,42 +5,35 @@ import type { Id } from '../core/id.js'
 import { RowStore, type SweepCursor } from '../rows/row-store.js'
 import { TagVersions } from '../tags/tag-versions.js'
 import type { Sweeper } from './sweep-timer.js'
-import type { BatchWindow } from './batch-window.js'
+import type { BatchWindow } from '../runner/batch-window.js'
 import type { TableEvents } from '../core/events.js'
-import { Deadlines } from './deadlines.js'
-import type { Flight } from './flight.js'
-import type { Origin } from './loader.js'
-import type { Message } from './messages.js'
-import type { RunnerDeps } from './load.js'
+import { Flights } from './flights.js'
+import type { Flight } from '../flight/flight.js'
+import type { Message, PutInProgress } from './messages.js'
+import type { RunnerDeps } from '../runner/run.js'
 
 /**
  * The owner's working state, held by its actor logic (see `logic.ts`). Every field is written only
  * by the owner's transition, with the exceptions its fields name: the rows' visited bits (set by the
  * hit path, see `RowStore`), and inside a flight what its runner and loader write (see `Flight`).
- * The hit path reads `rows`, the mailbox reads `flights` and `coalesce` to join a plain miss to a
- * flight, and `stats()` reads `counters`, `rows.size`, `rows.weight` and `inflight`.
+ * The hit path reads `rows`, the mailbox reads `flights` (its joinable ones) and `coalesce` to join a plain miss to a
+ * flight, and `stats()` reads `counters`, `rows.size`, `rows.weight` and `flights.running`.
  */
 export interface OwnerState<V> {
   /** The rows. */
   readonly rows: RowStore<V>
   /** The tag versions the rows are checked against (see `tags/tag-versions.ts`). */
   readonly tags: TagVersions
-  /** Joinable flights by id: flights started while the coalescing gate was on, and not fenced. */
-  readonly flights: Map<Id, Flight<V>>
-  /** Running flights that are not joinable (started with the gate off); fenced by id like the others. */
-  readonly solo: Set<Flight<V>>
+  /** The running flights, joinable and solo, their deadlines and fences (see `flights.ts`). */
+  readonly flights: Flights<V>
   /**
    * The puts in progress by id (`table.put`, from before it asks L2 until the owner handled its
    * outcome): a change heard meanwhile, a clear or a bus gap fences them, as it fences a flight. An
    * entry lives only while a put of its id is in progress.
    */
   readonly puts: Map<Id, Set<PutInProgress>>
-  /** Every flight's `loadTimeout`, on one timer. */
-  readonly deadlines: Deadlines<Flight<V>>
   /** The owner's counters (see `counters.ts`). */
   readonly counters: Float64Array
-  /** How many flights run now, joinable or not. */
-  inflight: number
   /**
    * Rows written so far by flights that were not joinable (solo flights, started with the gate off),
    * their fills and their fail-safe's: the only writes of an id's row that do not fence the id's
@@ -55,19 +48,6 @@ export interface OwnerState<V> {
   nextSweepAt: number
   /** The shards the last pass put off, wholly reclaimable by the next tick, which walks them alone (see `onSweep`). */
   putOff: number[]
-}
-
-/**
- * One put in progress (`table.put`, from before it asks L2 until the owner handled its outcome): made
- * by the change path, which posts it to the owner; `fencedAt` written only by the owner's transition.
- */
-export interface PutInProgress {
-  readonly id: Id
-  /**
-   * The highest version of a change of `id` heard from another process while the put was in progress
-   * (+∞ for a clear or a bus gap); -1 when none: the put is applied to L1 only above it.
-   */
-  fencedAt: number
 }
 
 /** What the owner works with besides its state: set at construction, never written (but for `runner.loading`, see `RunnerDeps.loading`, and `batchWindow`). */
@@ -119,8 +99,8 @@ export interface Turn<V> {
   readonly env: OwnerEnv<V>
   /** Runs `effect` after the transition commits (xstate's `defer`). */
   readonly defer: (effect: () => void) => void
-  /** Flights started in this transition, each followed by its loader; their runners start as one effect. */
-  readonly started: (Flight<V> | Origin<V>)[]
+  /** Flights started in this transition (each carries its origin): their runners start as one effect. */
+  readonly started: Flight<V>[]
 }
 
 /** The state of a new owner. */
@@ -129,12 +109,9 @@ export function initialState<V>(capacity: number, grace: number, coalesce: boole
   return {
     rows: new RowStore<V>(capacity, grace, tags, maxSize),
     tags,
-    flights: new Map(),
-    solo: new Set(),
+    flights: new Flights<V>(clock, deadlineDue),
     puts: new Map(),
-    deadlines: new Deadlines<Flight<V>>(clock, deadlineDue),
     counters: newOwnerCounters(),
-    inflight: 0,
     soloFills: 0,
     coalesce,
     sweep: undefined,

@@ -13,14 +13,12 @@ import type { Id } from '../core/id.js'
 import { type L2Answer, type L2Facade, L2_FAILED, type L2WriteOutcome } from '../l2/facade.js'
 import type { L2Write } from '../l2/store.js'
 import { l2Write } from '../l2/write.js'
-import { known } from '../rows/writes.js'
-import { type ChangeReply, type Message, msg } from '../owner/messages.js'
+import { known } from '../owner/row-writes.js'
+import { type ChangeReply, type Message, type PutInProgress, msg } from '../owner/messages.js'
 import type { Owner } from '../owner/owner.js'
-import type { PutInProgress } from '../owner/state.js'
 import { PUBLISH_TIMEOUT, publish } from '../bus/publish.js'
 import { MAX_VERSION, checkDataVersion, isVersion, mintVersion } from '../core/versions.js'
-import type { RowTags } from '../rows/writes.js'
-import { type Scope, callerIdOf, checkTags, rowTagKeys } from '../tags/scope.js'
+import { type RowTags, type Scope, callerIdOf, checkTags, rowTagKeys } from '../tags/scope.js'
 
 /** Options of `table.put` and `table.invalidate`. */
 export interface ChangeOptions {

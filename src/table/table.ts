@@ -303,7 +303,7 @@ export class Table<V, K extends Id = string> {
   /** A frozen snapshot of the counters, `size`, `inflight` and `hit_rate`. */
   stats(): Stats {
     const state = this.#owner.state
-    return snapshot(this.#reads, state.counters, state.rows.size, state.rows.weight, state.inflight)
+    return snapshot(this.#reads, state.counters, state.rows.size, state.rows.weight, state.flights.running)
   }
 
   /** The key of `id` in this table's scope; throws a TypeError/RangeError naming `op` for an id no caller may give, and `TableClosedError` on a closed view. */

@@ -112,6 +112,12 @@ export function unkey(key: Id): { path: string[]; id: Id } | undefined {
   return { path: parts.slice(0, -1) as string[], id: parts[parts.length - 1]! }
 }
 
+/** The tag keys a row carries and its birth on the tag version clock (see `tags/tag-versions.ts`). */
+export interface RowTags {
+  readonly keys: readonly string[]
+  readonly born: number
+}
+
 /**
  * The tag keys a row of `key` carries, given the tags its load or put named (already checked):
  * each tag in every scope from the base table to the row's namespace, and the mark of each

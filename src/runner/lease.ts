@@ -29,7 +29,7 @@ import { type L2Answer, type L2Facade, L2_FAILED } from '../l2/facade.js'
 import type { Id } from '../core/id.js'
 import type { L2Entry, LeaseRead } from '../l2/store.js'
 import type { LeaseSettings } from '../table/options.js'
-import type { Flight } from './flight.js'
+import type { Flight, HolderEnd } from '../flight/flight.js'
 
 /** The longest pause between two looks, in ms. */
 const LONGEST_LOOK_MS = 50
@@ -49,12 +49,6 @@ export type LeaseOutcome =
   | { kind: 'gone' }
   /** The holder's loader failed: the flight fails with it, without calling the origin (its callers get a graced value where there is one: the fail-safe). */
   | { kind: 'failed' }
-
-/** How the holder of a lease this process waits on ended without a fill (an `unfilled` message): its `lease` token, and whether its loader `failed`. */
-export interface HolderEnd {
-  readonly lease: string
-  readonly failed: boolean
-}
 
 /** What the lease protocol needs from the flight's table. */
 export interface LeaseDeps {

@@ -7,19 +7,13 @@ import { C } from '../core/counters.js'
 import { badArgument, describe } from '../core/errors.js'
 import { emitSafely } from '../core/events.js'
 import type { Id } from '../core/id.js'
-import type { Flight } from '../owner/flight.js'
-import { type OwnerState, type Turn, listening } from '../owner/state.js'
-
-/** The tag keys a row carries and its birth on the tag version clock (see `tags/tag-versions.ts`). */
-export interface RowTags {
-  readonly keys: readonly string[]
-  readonly born: number
-}
+import type { RowTags } from '../tags/scope.js'
+import type { Flight } from '../flight/flight.js'
+import { type OwnerState, type Turn, listening } from './state.js'
 
 /** The highest version this table holds for `id`: its row's (or tombstone's) and its joinable flight's; -1 when none. */
 export function known<V>(state: OwnerState<V>, id: Id): number {
-  const flight = state.flights.get(id)
-  return Math.max(state.rows.version(id), flight === undefined ? -1 : flight.version)
+  return Math.max(state.rows.version(id), state.flights.versionOf(id))
 }
 
 /**

@@ -8,10 +8,10 @@
  * Written only by the owner's effects (`add`, from `runStarted`) and by its own dispatch.
  */
 import { runTraced } from '../core/fetch-trace.js'
-import type { Flight } from './flight.js'
-import type { RunnerDeps } from './load.js'
-import { runBatch } from './load-batch.js'
-import type { Batch } from './loader.js'
+import type { Flight } from '../flight/flight.js'
+import type { RunnerDeps } from './run.js'
+import { runBatch } from './run-batch.js'
+import type { Batch } from '../owner/loader.js'
 
 /** The flights waiting for one batch loader in one namespace (the base table's included). */
 interface Group<V> {

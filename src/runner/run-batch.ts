@@ -22,16 +22,15 @@ import { badArgument, describe, showId } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import type { L2Facade } from '../l2/facade.js'
 import type { LeaseSettings } from '../table/options.js'
-import { type Flight, type FlightResult, checkLifetime, checkReportedVersion } from './flight.js'
+import { type Flight, type FlightResult, checkLifetime, checkReportedVersion } from '../flight/flight.js'
 import { checkTags } from '../tags/scope.js'
 import { askLeases, waitForLease } from './lease.js'
-import { type FlightRun, type RunnerDeps, endLease, fromL2, loadAfterLease, loaderResult, newRun, readL2, takeOutcome, writeBack } from './load.js'
-import type { Batch, BatchLoaderContext, RunBatchAnswer, RunLoader } from './loader.js'
-import { msg } from './messages.js'
+import { type FlightRun, type RunnerDeps, endLease, fromL2, loadAfterLease, loaderResult, newRun, readL2, takeOutcome, writeBack } from './run.js'
+import type { Batch, BatchLoaderContext, RunBatchAnswer, RunLoader } from '../owner/loader.js'
 
 /** Runs the flights of one batch call (at most `batch.maxBatchSize` of them). */
 export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: RunnerDeps<V>): Promise<void> {
-  const { l2, post } = deps
+  const { l2, port } = deps
   const runs = flights.map(newRun)
   let pending = runs
   if (l2 !== undefined) {
@@ -42,7 +41,7 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
       const answer = readL2(run, entries[i], deps)
       if (answer === undefined) return
       answered.add(run)
-      post(msg.flightDone(run.flight, answer))
+      port.done(run.flight, answer)
     })
     pending = runs.filter((run) => !answered.has(run))
     if (deps.lease !== undefined) pending = await takeLeases(pending, batch, l2, deps.lease, deps)
@@ -54,7 +53,7 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
   })
   if (pending.length === 0) return
   const ids = pending.map((run) => run.flight.id)
-  post(msg.batchLoad(ids, deps.lease === undefined ? undefined : pending.map((run) => run.role)))
+  port.loadingBatch(ids, deps.lease === undefined ? undefined : pending.map((run) => run.role))
   const context = new BatchContext(pending.map((run) => run.flight))
   const born = deps.bornNow()
   for (const run of pending) run.born = Math.max(run.born, born)
@@ -69,7 +68,7 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
     pending.forEach((run, i) => {
       const answer = answers[i]!
       const result: FlightResult<V> = answer.ok ? loaderResult(run.flight.id, run.born, run.version, answer.value, context.lifetimes.get(run.flight.id), context.versions.get(run.flight.id), deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: undefined }
-      post(msg.flightDone(run.flight, result))
+      port.done(run.flight, result)
     })
     return
   }
@@ -90,7 +89,7 @@ async function takeLeases<V>(pending: FlightRun<V>[], batch: Batch<V>, l2: L2Fac
     const ask = asks[i]!
     if (ask.kind === 'hold' || ask.kind === 'load') return takeOutcome(run, ask, deps.clock.now())
     elsewhere.add(run)
-    if (ask.kind === 'filled') deps.post(msg.flightDone(run.flight, fromL2<V>(ask.entry, deps.clock, true)))
+    if (ask.kind === 'filled') deps.port.done(run.flight, fromL2<V>(ask.entry, deps.clock, true))
     else if (ask.kind === 'wait') void loadAfterLease(run, waitForLease(run.flight, leaseDeps, ask.token, run.version), alone(batch, deps), deps, true)
   })
   return pending.filter((run) => !elsewhere.has(run))
@@ -109,7 +108,7 @@ async function settle<V>(run: FlightRun<V>, answer: BatchOutcome<V>, context: Ba
     result = { ok: false, error, fallback: run.fallback }
   }
   endLease(run, deps)
-  deps.post(msg.flightDone(run.flight, result))
+  deps.port.done(run.flight, result)
 }
 
 /** Calls the batch loader, marking its ids as loading while its synchronous part runs (see `RunnerDeps.loading`). */

@@ -8,12 +8,12 @@ import { type L2Answer, type L2Facade, L2_FAILED } from '../l2/facade.js'
 import type { L2Entry } from '../l2/store.js'
 import { l2Write } from '../l2/write.js'
 import type { LeaseSettings } from '../table/options.js'
-import type { Fallback, Flight, FlightResult } from './flight.js'
+import type { Fallback, Flight, FlightResult } from '../flight/flight.js'
 import { type LeaseOutcome, type LeaseRole, giveBack, leaseAfterRead, leaseToken, takeLeaseOrWait } from './lease.js'
-import type { RunLoader } from './loader.js'
+import type { RunLoader } from '../owner/loader.js'
 import { rowTagKeys } from '../tags/scope.js'
-import type { RowTags } from '../rows/writes.js'
-import { type Message, msg } from './messages.js'
+import type { RowTags } from '../tags/scope.js'
+import type { RunnerPort } from './port.js'
 
 /** What a flight's runner needs from its table. */
 export interface RunnerDeps<V> {
@@ -48,8 +48,8 @@ export interface RunnerDeps<V> {
   announceFill(id: Id, version: number): void
   /** Tells them that this process's flight, holding the lease of `id` under `token`, ended without a fill, `failed` when its loader failed (a bus message; nothing without a bus). */
   announceUnfilled(id: Id, version: number, token: string, failed: boolean): void
-  /** Posts a message to the owner's mailbox. */
-  post(message: Message<V>): void
+  /** Where the runner reports to the owner. */
+  readonly port: RunnerPort<V>
 }
 
 /**
@@ -77,7 +77,7 @@ export function runFlight<V>(flight: Flight<V>, loader: RunLoader<V>, deps: Runn
 
 /** {@link runFlight} on a table with an L2. */
 async function runWithL2<V>(flight: Flight<V>, loader: RunLoader<V>, l2: L2Facade, deps: RunnerDeps<V>): Promise<void> {
-  const { post } = deps
+  const { port } = deps
   const run = newRun(flight)
   if (flight.forced) {
     readL2(run, await l2.get(flight.id), deps) // for the version its answer carries only
@@ -85,7 +85,7 @@ async function runWithL2<V>(flight: Flight<V>, loader: RunLoader<V>, l2: L2Facad
   }
   if (deps.lease !== undefined && l2.readsWithLease) return readWithLease(run, l2, deps.lease, loader, deps)
   const answer = readL2(run, await l2.get(flight.id), deps)
-  if (answer !== undefined) return post(msg.flightDone(flight, answer))
+  if (answer !== undefined) return port.done(flight, answer)
   if (run.l2Answered && deps.lease !== undefined && flight.running) {
     return loadAfterLease(run, takeLeaseOrWait(flight, { clock: deps.clock, l2, lease: deps.lease }, run.version), loader, deps)
   }
@@ -107,7 +107,7 @@ async function readWithLease<V>(run: FlightRun<V>, l2: L2Facade, lease: LeaseSet
     giveBack(l2, flight.id, token)
     deps.announceUnfilled(flight.id, run.version, token, false)
   }
-  if (answer !== undefined) return deps.post(msg.flightDone(flight, answer))
+  if (answer !== undefined) return deps.port.done(flight, answer)
   if (!goesOn) return loadFlight(run, loader, deps) // L2 failed: a local load (or nothing, once released)
   return loadAfterLease(run, leaseAfterRead(flight, { clock: deps.clock, l2, lease }, token, run.version, read.lease), loader, deps)
 }
@@ -123,11 +123,11 @@ export async function loadAfterLease<V>(run: FlightRun<V>, step: Promise<LeaseOu
   try {
     outcome = await step
   } catch (error) {
-    return deps.post(msg.flightDone(flight, { ok: false, error, fallback: run.fallback }))
+    return deps.port.done(flight, { ok: false, error, fallback: run.fallback })
   }
   if (outcome.kind === 'gone') return
-  if (outcome.kind === 'filled') return deps.post(msg.flightDone(flight, fromL2<V>(outcome.entry, deps.clock, true)))
-  if (outcome.kind === 'failed') return deps.post(msg.flightDone(flight, { ok: false, error: new LeaseHolderFailedError(deps.table, flight.id), fallback: run.fallback }))
+  if (outcome.kind === 'filled') return deps.port.done(flight, fromL2<V>(outcome.entry, deps.clock, true))
+  if (outcome.kind === 'failed') return deps.port.done(flight, { ok: false, error: new LeaseHolderFailedError(deps.table, flight.id), fallback: run.fallback })
   takeOutcome(run, outcome, deps.clock.now())
   return loadFlight(run, loader, deps, batched)
 }
@@ -143,15 +143,15 @@ function loadWithoutL2<V>(flight: Flight<V>, loader: RunLoader<V>, deps: RunnerD
   let born: number
   let pending: ReturnType<RunLoader<V>>
   try {
-    deps.post(msg.load(flight.id, undefined))
+    deps.port.loading(flight.id, undefined)
     born = Math.max(flight.born, deps.bornNow())
     pending = observed(loadChannel) ? traceLoad(deps.table, { id: flight.id }, () => callLoader(flight, loader, deps)) : callLoader(flight, loader, deps)
   } catch (error) {
-    return deps.post(msg.flightDone(flight, { ok: false, error, fallback: undefined }))
+    return deps.port.done(flight, { ok: false, error, fallback: undefined })
   }
   Promise.resolve(pending).then(
-    (value) => deps.post(msg.flightDone(flight, loadedResult(flight, born, value, deps))),
-    (error: unknown) => deps.post(msg.flightDone(flight, { ok: false, error, fallback: undefined })),
+    (value) => deps.port.done(flight, loadedResult(flight, born, value, deps)),
+    (error: unknown) => deps.port.done(flight, { ok: false, error, fallback: undefined }),
   )
 }
 
@@ -187,7 +187,8 @@ async function loadFlight<V>(run: FlightRun<V>, loader: RunLoader<V>, deps: Runn
   let result: FlightResult<V>
   try {
     if (!flight.running) return // released (abandoned, or past its bound) before its loader was due
-    deps.post(batched ? msg.batchLoad([flight.id], [run.role]) : msg.load(flight.id, run.role))
+    if (batched) deps.port.loadingBatch([flight.id], [run.role])
+    else deps.port.loading(flight.id, run.role)
     run.born = Math.max(run.born, deps.bornNow())
     const value = await traceLoad(deps.table, { id: flight.id }, () => callLoader(flight, loader, deps))
     result = await writeBack(run, value, flight.context.lifetime, flight.context.reported, deps, flight.context.tags)
@@ -198,7 +199,7 @@ async function loadFlight<V>(run: FlightRun<V>, loader: RunLoader<V>, deps: Runn
   } finally {
     endLease(run, deps)
   }
-  deps.post(msg.flightDone(flight, result))
+  deps.port.done(flight, result)
 }
 
 /**
@@ -256,7 +257,7 @@ export function newRun<V>(flight: Flight<V>): FlightRun<V> {
  * (`l2Answered` stays false): a forced refresh that joins the flight then must not get an answer its
  * loader gave before it asked, and it takes no lease.
  */
-export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined>, { clock, post }: RunnerDeps<V>): FlightResult<V> | undefined {
+export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined>, { clock, port }: RunnerDeps<V>): FlightResult<V> | undefined {
   if (run.flight.forced) {
     versionFrom(run, entry)
     return undefined
@@ -265,7 +266,7 @@ export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined
   if (!versionFrom(run, entry) || entry === undefined || entry === L2_FAILED || entry.kind === 'tombstone') return undefined
   if (entry.ttl > 0) return fromL2<V>(entry, clock)
   run.fallback = { value: entryValue<V>(entry), expiresAt: clock.now() + entry.ttl, version: entry.version, tags: entryTags(entry) }
-  post(msg.l2Graced(run.flight, run.fallback)) // the soft timeouts may answer it while the flight loads
+  port.graced(run.flight, run.fallback) // the soft timeouts may answer it while the flight loads
   return undefined
 }
 
@@ -301,7 +302,7 @@ export function loaderResult<V>(id: Id, born: number, version: number, value: V 
  * L2 answered the read (a lease holder then announces its fill), else left to report a refusal later.
  */
 export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, lifetime: number | undefined, reported: number | undefined, deps: RunnerDeps<V>, tags?: readonly string[]): Promise<FlightResult<V>> {
-  const { clock, l2, post } = deps
+  const { clock, l2, port } = deps
   const { flight } = run
   const result = loaderResult(flight.id, run.born, run.version, value, lifetime, reported, deps, tags)
   const { expiresAt } = result
@@ -317,7 +318,7 @@ export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, life
     // A fill is announced only when it is in L2 and still this flight's to give (not fenced by a change or a clear).
     run.filled = run.lease !== undefined && answer === 'written' && flight.running && !flight.fenced
     if (run.filled) deps.announceFill(flight.id, result.version)
-  } else void written.then((answer) => answer === 'refused' && post(msg.l2Refused(flight)))
+  } else void written.then((answer) => answer === 'refused' && port.refused(flight))
   return result
 }
 

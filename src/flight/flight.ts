@@ -7,13 +7,11 @@ import { badArgument, badNumber, describe } from '../core/errors.js'
 import { MAX_TTL } from '../table/options.js'
 import type { TimerHandle } from '../core/clock.js'
 import type { FlightTrace } from '../core/fetch-trace.js'
-import type { HolderEnd } from './lease.js'
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
-import type { RowTags } from '../rows/writes.js'
+import type { RowTags } from '../tags/scope.js'
 import { checkTags } from '../tags/scope.js'
-import type { LoaderContext } from './loader.js'
-import type { PlainMiss } from './messages.js'
+import type { LoaderContext, Origin } from '../owner/loader.js'
 import type { Waiter } from './waiter.js'
 
 /** How a flight ended, as data: a flight never rejects into the owner. */
@@ -50,16 +48,36 @@ export interface Fallback<V> {
   tags?: RowTags | undefined
 }
 
+/** How the holder of a lease this process waits on ended without a fill (an `unfilled` message): its `lease` token, and whether its loader `failed`. */
+export interface HolderEnd {
+  readonly lease: string
+  readonly failed: boolean
+}
+
+/** One promise shared by a flight's plain callers (no signal, no deadline), with what settles it. */
+export interface SharedCallers<V> {
+  readonly promise: Promise<V | undefined>
+  /** Settles `promise`; `undefined` when the callers hold another flight's promise. */
+  readonly resolve: ((value: V | undefined | Promise<V | undefined>) => void) | undefined
+  readonly reject: ((error: unknown) => void) | undefined
+}
+
 /** The one answer every caller of a flight gets. */
 export type Answer<V> = { ok: true; value: V | undefined } | { ok: false; error: unknown }
 
 /**
- * A flight's record. Created, joined, fenced, answered and released only by the owner; its runner
- * (`runFlight`, in `load.ts`) only reads it, but for `leaseWake`, and reports what happened as messages.
+ * A flight's record. Created, joined, fenced, answered and released only by the owner (through its
+ * registry, `owner/flights.ts`); its runner (`runner/run.ts`) only reads it, but for `leaseWake` and
+ * `result`, and reports what happened through its port (`runner/port.ts`). The flight is also the
+ * message that brings its result to the owner (`type`, `result`): a load costs no message object.
  */
 export class Flight<V> {
-  /** The plain callers' message whose promise they all share (it has its own). Set by the owner when the first plain caller joins. */
-  shared: PlainMiss<V> | undefined = undefined
+  /** Its role as the owner's message: the flight is done, with {@link result}. */
+  readonly type = 'flight.done'
+  /** How it ended, set by its runner just before the flight is posted to the owner as its own message; read once by the owner. */
+  result: FlightResult<V> | undefined = undefined
+  /** The plain callers' shared promise (a miss message's own). Set by the owner when the first plain caller joins. */
+  shared: SharedCallers<V> | undefined = undefined
   /** Callers with a signal or a deadline, in arrival order; answered ones stay, marked settled, until a soft-timeout answer drops the list. Created on first join. */
   waiters: Waiter<V>[] | undefined = undefined
   /** Callers still waiting: plain callers, plus waiters not yet answered. */
@@ -114,6 +132,8 @@ export class Flight<V> {
     readonly born: number,
     /** The loader's view of this flight (its signal, its reports). */
     readonly context: FlightContext,
+    /** What it loads with: the loader of the caller that started it, or a batch loader (the runner calls it). */
+    readonly origin: Origin<V>,
   ) {}
 
   /** Adds a waiter with a signal or a deadline (it may leave early). */

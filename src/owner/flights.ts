@@ -1,0 +1,148 @@
+import type { Clock } from '../core/clock.js'
+import type { Id } from '../core/id.js'
+import type { Flight, HolderEnd } from '../flight/flight.js'
+import type { Scope } from '../tags/scope.js'
+import { Deadlines } from './deadlines.js'
+
+/**
+ * The registry of a table's running flights, as Go's singleflight `Group` owns its map: the only
+ * code that touches the joinable flights (one per id, started with the coalescing gate on, not
+ * fenced), the solo flights (started with the gate off), their deadlines and their fences. The
+ * owner's handlers start, join, fence, release and wake flights through it; the mailbox only reads
+ * {@link joinable}. Written only by the owner's transition (the deadline timer only asks the owner
+ * to {@link expire}).
+ *
+ * A flight settles only what it still owns: {@link release} ends it once (`running` false), removes
+ * the map entry only while that entry is this flight, and a result that arrives afterwards is
+ * dropped by the owner ({@link owns}).
+ */
+export class Flights<V> {
+  /** Joinable flights by id. */
+  readonly #joinable = new Map<Id, Flight<V>>()
+  /** Running flights that are not joinable; fenced by id like the others. */
+  readonly #solo = new Set<Flight<V>>()
+  /** Every flight's bound, on one timer. */
+  readonly #deadlines: Deadlines<Flight<V>>
+  readonly #clock: Clock
+  /** How many flights run now, joinable or not. */
+  #running = 0
+
+  constructor(clock: Clock, deadlineDue: () => void) {
+    this.#clock = clock
+    this.#deadlines = new Deadlines<Flight<V>>(clock, deadlineDue)
+  }
+
+  /** How many flights run now, joinable or not. */
+  get running(): number {
+    return this.#running
+  }
+
+  /** The id's joinable flight, if one runs. */
+  joinable(id: Id): Flight<V> | undefined {
+    return this.#joinable.get(id)
+  }
+
+  /** True when a flight of `id` runs, joinable or not. */
+  has(id: Id): boolean {
+    if (this.#joinable.has(id)) return true
+    for (const solo of this.#solo) if (solo.id === id) return true
+    return false
+  }
+
+  /** The version the id's joinable flight started from; -1 when none runs. */
+  versionOf(id: Id): number {
+    return this.#joinable.get(id)?.version ?? -1
+  }
+
+  /** Registers a new flight: joinable when it was started so, and bounded by its deadline. */
+  start(flight: Flight<V>): void {
+    if (flight.joinable) this.#joinable.set(flight.id, flight)
+    else this.#solo.add(flight)
+    this.#running++
+    this.#deadlines.add(flight)
+  }
+
+  /** True while `flight` still runs: only then may its result settle anything. */
+  owns(flight: Flight<V>): boolean {
+    return flight.running
+  }
+
+  /**
+   * Ends `flight`: it no longer runs, its soft timer goes, and its map entry (if still its own) goes.
+   * A flight waiting on another process's lease stops waiting, as an effect (`defer`). `early`: it
+   * ended before its deadline (not by {@link expire}).
+   */
+  release(flight: Flight<V>, defer: (effect: () => void) => void, early = true): void {
+    flight.running = false
+    if (flight.softTimer !== undefined) this.#clock.clearTimeout(flight.softTimer)
+    const leaseWake = flight.leaseWake
+    if (leaseWake !== undefined) defer(() => leaseWake())
+    if (early) this.#deadlines.ended()
+    if (this.#joinable.get(flight.id) === flight) this.#joinable.delete(flight.id)
+    if (!flight.joinable) this.#solo.delete(flight)
+    this.#running--
+  }
+
+  /** Every running flight whose bound has passed, released (the caller answers them). */
+  expire(defer: (effect: () => void) => void): Flight<V>[] {
+    const expired = this.#deadlines.expire()
+    for (const flight of expired) this.release(flight, defer, false)
+    return expired
+  }
+
+  /** Fences `flight` alone (a forced refresh supersedes it): its answer still goes to its callers, but it is no longer joinable and its answer is not stored. */
+  fence(flight: Flight<V>): void {
+    flight.fenced = true
+    if (this.#joinable.get(flight.id) === flight) this.#joinable.delete(flight.id)
+  }
+
+  /** Fences the flights of `id` that started from a version no newer than `version` (a change of the id at `version`). */
+  fenceId(id: Id, version: number): void {
+    const flight = this.#joinable.get(id)
+    if (flight !== undefined && flight.version <= version) this.fence(flight)
+    for (const solo of this.#solo) if (solo.id === id && solo.version <= version) solo.fenced = true
+  }
+
+  /** Fences every flight of an id `scope` holds (tags of the scope invalidated). */
+  fenceScope(scope: Scope): void {
+    for (const [id, flight] of this.#joinable) if (scope.holds(id)) this.fence(flight)
+    for (const flight of this.#solo) if (scope.holds(flight.id)) flight.fenced = true
+  }
+
+  /** Fences every flight (a clear, a bus gap). */
+  fenceAll(): void {
+    for (const flight of this.#joinable.values()) flight.fenced = true
+    for (const flight of this.#solo) flight.fenced = true
+    this.#joinable.clear()
+  }
+
+  /**
+   * Wakes the flights of `id` (every flight, when `id` is undefined) that wait on another process's
+   * lease, as an effect (`defer`): a fill or a change arrived, so they look at L2 now; `ended` says
+   * how the holder ended without a fill, when it did.
+   */
+  wake(id: Id | undefined, defer: (effect: () => void) => void, ended?: HolderEnd): void {
+    const waking: ((ended?: HolderEnd) => void)[] = []
+    const add = (flight: Flight<V>) => flight.leaseWake !== undefined && waking.push(flight.leaseWake)
+    if (id === undefined) for (const flight of this.#joinable.values()) add(flight)
+    else {
+      const flight = this.#joinable.get(id)
+      if (flight !== undefined) add(flight)
+    }
+    for (const flight of this.#solo) if (id === undefined || flight.id === id) add(flight)
+    if (waking.length > 0) defer(() => waking.forEach((leaseWake) => leaseWake(ended)))
+  }
+
+  /** The earliest birth (on the tag version clock) of a running flight whose answer may be stored (not fenced), or `below` when it is earlier. */
+  oldestBorn(below: number): number {
+    let oldest = below
+    for (const flight of this.#joinable.values()) if (flight.born < oldest) oldest = flight.born
+    for (const flight of this.#solo) if (!flight.fenced && flight.born < oldest) oldest = flight.born
+    return oldest
+  }
+
+  /** Cancels the deadline timer (the owner stopped). */
+  stop(): void {
+    this.#deadlines.stop()
+  }
+}
