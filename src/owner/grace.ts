@@ -12,7 +12,7 @@ import { NOT_LIVE } from '../rows/row-store.js'
 import { fill, known } from './row-writes.js'
 import type { Fallback, Flight } from '../flight/flight.js'
 import { msg } from './messages.js'
-import { type Turn, listening } from './state.js'
+import type { Turn } from './state.js'
 import type { Waiter } from '../flight/waiter.js'
 
 /** Why callers got a graced value (see the `stale` event). */
@@ -63,7 +63,7 @@ export function servedStale<V>(turn: Turn<V>, id: Id, callers: number, expiresAt
   const { state, env } = turn
   if (callers === 0) return
   state.counters[C.stale_hits] += callers
-  if (!listening(turn)) return
+  if (!turn.listening) return
   const staleness = Math.max(0, env.clock.now() - expiresAt)
   turn.defer(() => emitSafely(env.events, 'stale', { table: env.name, id, callers, staleness, reason }))
 }
@@ -76,7 +76,7 @@ export function servedStale<V>(turn: Turn<V>, id: Id, callers: number, expiresAt
 export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknown, fallback: Fallback<V>): void {
   const { state, env } = turn
   state.counters[C.failsafe]++
-  if (listening(turn)) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error }))
+  if (turn.listening) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error }))
   servedStale(turn, flight.id, flight.waiting, fallback.expiresAt, 'failsafe')
   tracedStale(flight.waiters)
   flight.answer({ ok: true, value: fallback.value })

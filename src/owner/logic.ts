@@ -111,7 +111,7 @@ export function ownerLogic<V>(env: OwnerEnv<V>, state: OwnerState<V>): OwnerLogi
           emitSafely(env.events, 'error', { table: env.name, id: undefined, error })
         }
       })
-    const turn: Turn<V> = { state, env, defer, started: [] }
+    const turn: Turn<V> = { state, env, listening: env.events.all.size > 0, defer, started: [] }
     for (const message of event.messages) {
       try {
         handle(turn, message)

@@ -1,7 +1,66 @@
 import type { Id } from '../core/id.js'
+import type { Flight, SharedCallers } from '../flight/flight.js'
 import type { Origin } from './loader.js'
-import { type Message, type PlainMiss, type Refresh, msg } from './messages.js'
-import type { OwnerState } from './state.js'
+
+/** A promise already settled: `then` on it queues a microtask with none of `queueMicrotask`'s per-call async-context wrapper. */
+const SETTLED = Promise.resolve()
+
+/** What the mailbox reads of the owner's state (never writes) to join a plain miss to the id's flight. */
+export interface JoinView<V> {
+  readonly flights: { joinable(id: Id): Flight<V> | undefined }
+  readonly coalesce: boolean
+}
+
+/**
+ * Plain callers (no signal, no deadline) of one id that missed in one turn: they share one promise.
+ * When the mailbox saw a joinable flight for the id that already has a shared promise, they hold
+ * that one; otherwise the message has a promise of its own, which the owner settles (joining the
+ * id's flight, answering from a row, or starting a flight with `loader`). Created and written
+ * (`count`) only by the mailbox, until the turn is handed to the owner.
+ */
+export class PlainMiss<V> implements SharedCallers<V> {
+  readonly type = 'miss'
+  /** Callers sharing this message. */
+  count = 1
+  readonly promise: Promise<V | undefined>
+  /** Settle `promise` when it is this message's own; `undefined` when the callers hold `flight`'s shared promise. */
+  resolve: ((value: V | undefined | Promise<V | undefined>) => void) | undefined = undefined
+  reject: ((error: unknown) => void) | undefined = undefined
+
+  constructor(
+    readonly id: Id,
+    readonly loader: Origin<V>,
+    /** The joinable flight the mailbox saw for the id, if any. */
+    readonly flight: Flight<V> | undefined,
+    /** A forced refresh (`forceRefresh`): no live row answers it, and a flight it starts skips L2. */
+    readonly forced: boolean,
+  ) {
+    const shared = flight?.shared
+    this.promise =
+      shared !== undefined
+        ? shared.promise
+        : new Promise<V | undefined>((resolve, reject) => {
+            this.resolve = resolve
+            this.reject = reject
+          })
+  }
+}
+
+/**
+ * Callers of one id in one turn who were answered its graced value at once (stale-while-revalidate):
+ * the id's one refresh flight is started or joined for them, with nobody waiting on it. Written
+ * (`count`) only by the mailbox until the turn is handed over.
+ */
+export class Refresh<V> {
+  readonly type = 'refresh'
+  count = 1
+  constructor(
+    readonly id: Id,
+    readonly loader: Origin<V>,
+    /** How far past its expiry the value they got was, in ms. */
+    readonly staleness: number,
+  ) {}
+}
 
 /**
  * The owner's mailbox batching: every message posted during one turn of the event loop is handed to
@@ -16,22 +75,22 @@ import type { OwnerState } from './state.js'
  * Written only by itself, from whoever posts (the table facade, flight runners, timers); the
  * messages it hands over are read only by the owner.
  */
-export class Mailbox<V> {
-  #batch: Message<V>[] = []
+export class Mailbox<V, M extends { readonly type: string }> {
+  #batch: (M | PlainMiss<V> | Refresh<V>)[] = []
   /** This turn's plain misses by id, until the batch is handed over. */
   readonly #misses = new Map<Id, PlainMiss<V>>()
   /** The last of them: a herd repeats one id, and a repeat needs no lookup. */
   #last: PlainMiss<V> | undefined = undefined
   /** This turn's stale-while-revalidate refreshes by id, until the batch is handed over. */
   readonly #refreshes = new Map<Id, Refresh<V>>()
-  readonly #deliver: (messages: Message<V>[]) => void
-  readonly #owner: Pick<OwnerState<V>, 'flights' | 'coalesce'>
+  readonly #deliver: (messages: (M | PlainMiss<V> | Refresh<V>)[]) => void
+  readonly #owner: JoinView<V>
 
   constructor(
     /** Hands a batch to the actor. */
-    deliver: (messages: Message<V>[]) => void,
+    deliver: (messages: (M | PlainMiss<V> | Refresh<V>)[]) => void,
     /** The owner's state, read (never written) to join a plain miss to the id's flight. */
-    owner: Pick<OwnerState<V>, 'flights' | 'coalesce'>,
+    owner: JoinView<V>,
   ) {
     this.#deliver = deliver
     this.#owner = owner
@@ -52,7 +111,7 @@ export class Mailbox<V> {
     }
     const owner = this.#owner
     const coalesce = owner.coalesce
-    const message = msg.plainMiss(id, loader, coalesce ? owner.flights.joinable(id) : undefined, false)
+    const message = new PlainMiss(id, loader, coalesce ? owner.flights.joinable(id) : undefined, false)
     if (coalesce) this.#misses.set(id, (this.#last = message))
     this.post(message)
     return message.promise
@@ -60,7 +119,7 @@ export class Mailbox<V> {
 
   /** A plain forced refresh of `id`: a message of its own (it must not share an unforced miss's flight), which the owner joins to a flight or starts one with. */
   forcedMiss(id: Id, loader: Origin<V>): Promise<V | undefined> {
-    const message = msg.plainMiss(id, loader, undefined, true)
+    const message = new PlainMiss(id, loader, undefined, true)
     this.post(message)
     return message.promise
   }
@@ -72,7 +131,7 @@ export class Mailbox<V> {
       pending.count++
       return
     }
-    const message = msg.refresh(id, loader, staleness)
+    const message = new Refresh(id, loader, staleness)
     this.#refreshes.set(id, message)
     this.post(message)
   }
@@ -91,12 +150,12 @@ export class Mailbox<V> {
   }
 
   /** Adds `message` to this turn's batch, handed over a microtask later (or by the next {@link send}). */
-  post(message: Message<V>): void {
-    if (this.#batch.push(message) === 1) queueMicrotask(this.#flush)
+  post(message: M | PlainMiss<V> | Refresh<V>): void {
+    if (this.#batch.push(message) === 1) void SETTLED.then(this.#flush)
   }
 
   /** Adds `message` and hands the batch over now: for timers and listeners, which run outside any turn. */
-  send(message: Message<V>): void {
+  send(message: M | PlainMiss<V> | Refresh<V>): void {
     this.#batch.push(message)
     this.#flush()
   }

@@ -6,45 +6,12 @@ import type { BusDelivery } from '../bus/bus.js'
 import type { OwnerCounterName } from '../core/counters.js'
 import type { FetchTrace } from '../core/fetch-trace.js'
 import type { Id } from '../core/id.js'
-import type { Fallback, Flight, SharedCallers } from '../flight/flight.js'
+import type { Fallback, Flight } from '../flight/flight.js'
+import type { PlainMiss, Refresh } from './mailbox.js'
 import type { Origin } from './loader.js'
 import type { Waiter } from '../flight/waiter.js'
 import type { RowTags, Scope } from '../tags/scope.js'
 
-/**
- * Plain callers (no signal, no deadline) of one id that missed in one turn: they share one promise.
- * When the mailbox saw a joinable flight for the id that already has a shared promise, they hold
- * that one; otherwise the message has a promise of its own, which the owner settles (joining the
- * id's flight, answering from a row, or starting a flight with `loader`). Created and written
- * (`count`) only by the mailbox, until the turn is handed to the owner.
- */
-export class PlainMiss<V> implements SharedCallers<V> {
-  readonly type = 'miss'
-  /** Callers sharing this message. */
-  count = 1
-  readonly promise: Promise<V | undefined>
-  /** Settle `promise` when it is this message's own; `undefined` when the callers hold `flight`'s shared promise. */
-  resolve: ((value: V | undefined | Promise<V | undefined>) => void) | undefined = undefined
-  reject: ((error: unknown) => void) | undefined = undefined
-
-  constructor(
-    readonly id: Id,
-    readonly loader: Origin<V>,
-    /** The joinable flight the mailbox saw for the id, if any. */
-    readonly flight: Flight<V> | undefined,
-    /** A forced refresh (`forceRefresh`): no live row answers it, and a flight it starts skips L2. */
-    readonly forced: boolean,
-  ) {
-    const shared = flight?.shared
-    this.promise =
-      shared !== undefined
-        ? shared.promise
-        : new Promise<V | undefined>((resolve, reject) => {
-            this.resolve = resolve
-            this.reject = reject
-          })
-  }
-}
 
 /**
  * One put in progress (`table.put`, from before it asks L2 until the owner handled its outcome): made
@@ -80,21 +47,6 @@ export interface WaitMessage<V> extends WaitOptions {
   reject(error: unknown): void
 }
 
-/**
- * Callers of one id in one turn who were answered its graced value at once (stale-while-revalidate):
- * the id's one refresh flight is started or joined for them, with nobody waiting on it. Written
- * (`count`) only by the mailbox until the turn is handed over.
- */
-export class Refresh<V> {
-  readonly type = 'refresh'
-  count = 1
-  constructor(
-    readonly id: Id,
-    readonly loader: Origin<V>,
-    /** How far past its expiry the value they got was, in ms. */
-    readonly staleness: number,
-  ) {}
-}
 /** Something outside the owner happened that a counter counts (an L2 outcome, a lease outcome, an already-aborted fetch, a failed broadcast). */
 export interface CountMessage { type: 'count'; counter: OwnerCounterName }
 /** L2 refused a flight's write-back: it holds a newer version, so the row the flight stored must go. */
@@ -178,8 +130,6 @@ export interface BatchEvent<V> { type: 'batch'; messages: Message<V>[] }
 
 /** Constructors, so messages are built in one place. */
 export const msg = {
-  plainMiss: <V>(id: Id, loader: Origin<V>, flight: Flight<V> | undefined, forced: boolean): PlainMiss<V> => new PlainMiss(id, loader, flight, forced),
-  refresh: <V>(id: Id, loader: Origin<V>, staleness: number): Refresh<V> => new Refresh(id, loader, staleness),
   wait: <V>(id: Id, loader: Origin<V>, options: WaitOptions, resolve: (value: V | undefined) => void, reject: (error: unknown) => void): WaitMessage<V> => ({
     type: 'wait',
     id,

@@ -17,7 +17,7 @@ import { NOT_LIVE } from '../rows/row-store.js'
 import type { InvalidateMessage, PutMessage } from './messages.js'
 import { bury, known, store } from './row-writes.js'
 import type { PutInProgress } from './messages.js'
-import { type OwnerState, type Turn, listening } from './state.js'
+import type { OwnerState, Turn } from './state.js'
 import { ROOT_SCOPE, Scope } from '../tags/scope.js'
 
 /**
@@ -182,7 +182,7 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
     state.counters[C.coh_stale]++
     busEvent(env.name, 'refused', message, 'stale')
   }
-  if (listening(turn)) turn.defer(() => emitSafely(env.events, 'coherence', { table: env.name, id, version, kind, applied }))
+  if (turn.listening) turn.defer(() => emitSafely(env.events, 'coherence', { table: env.name, id, version, kind, applied }))
 }
 
 /** A field of an untrusted delivery; `undefined` when it is not an object or reading it throws (a hostile getter or proxy). */
@@ -224,7 +224,7 @@ export function onClear<V>(turn: Turn<V>, remote: boolean, reply?: () => void): 
   const dropped = dropEverything(state)
   state.counters[C.clears]++
   reply?.()
-  if (listening(turn)) turn.defer(() => emitSafely(env.events, 'clear', { table: env.name, dropped, remote }))
+  if (turn.listening) turn.defer(() => emitSafely(env.events, 'clear', { table: env.name, dropped, remote }))
 }
 
 /** The bus may have lost messages: drop every L1 row and fence every running flight. */
@@ -235,5 +235,5 @@ function onGap<V>(turn: Turn<V>): void {
   state.counters[C.coh_gaps]++
   busEvent(env.name, 'gap')
   state.counters[C.coh_dropped] += dropped
-  if (listening(turn)) turn.defer(() => emitSafely(env.events, 'gap', { table: env.name, dropped }))
+  if (turn.listening) turn.defer(() => emitSafely(env.events, 'gap', { table: env.name, dropped }))
 }

@@ -2,7 +2,7 @@ import { C } from '../core/counters.js'
 import { emitSafely } from '../core/events.js'
 import { newSweepCursor } from '../rows/row-store.js'
 import { SWEEP_SLICE, SWEEP_SLICE_MS } from './sweep-timer.js'
-import { type Turn, listening } from './state.js'
+import type { Turn } from './state.js'
 import { clockVersion } from '../core/versions.js'
 
 /**
@@ -70,5 +70,5 @@ export function onSweep<V>(turn: Turn<V>, tick: boolean): void {
   state.counters[C.swept] += swept
   if (state.sweep.done) state.sweep = undefined
   else turn.defer(() => env.sweeper.continueSoon())
-  if (swept > 0 && listening(turn)) turn.defer(() => emitSafely(env.events, 'sweep', { table: env.name, swept }))
+  if (swept > 0 && turn.listening) turn.defer(() => emitSafely(env.events, 'sweep', { table: env.name, swept }))
 }

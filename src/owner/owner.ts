@@ -1,12 +1,17 @@
 /**
  * The owner: one xstate v5 actor per table, the only writer of the table's flights, waiters, rows
- * and owner counters (see `state.ts`), fed by one mailbox (see `mailbox.ts`). This module wires the
- * actor, its mailbox, and the timers and L2 facade that report to it, and is all the table facade
+ * and owner counters (see `state.ts`; the origin-work counters are its runners' port's), fed by one
+ * mailbox (see `mailbox.ts`). This module wires the actor, its mailbox, the port its flights'
+ * runners report through, and the timers and L2 facade that report to it, and is all the table facade
  * sees of the owner: it asks for a promise with {@link Owner.miss} or {@link Owner.wait} and never
  * touches a flight or a waiter. It also holds the table's one closing flag, written only by
  * {@link Owner.close}.
  */
 import type { Emitter } from 'mitt'
+import { C } from '../core/counters.js'
+import type { Fallback, Flight, FlightResult } from '../flight/flight.js'
+import type { LeaseRole } from '../runner/lease.js'
+import type { RunnerPort } from '../runner/port.js'
 import { createActor } from 'xstate'
 import { TableClosedError } from '../core/errors.js'
 import type { Id } from '../core/id.js'
@@ -15,7 +20,7 @@ import type { ResolvedOptions } from '../table/options.js'
 import { Sweeper } from './sweep-timer.js'
 import { BatchWindow } from '../runner/batch-window.js'
 import { type Publisher, publish } from '../bus/publish.js'
-import type { TableEvents } from '../core/events.js'
+import { type TableEvents, emitSafely } from '../core/events.js'
 import { type Expiry, jitterSpread } from '../rows/expiry.js'
 import type { Origin } from './loader.js'
 import { guardInspector } from './inspector.js'
@@ -24,7 +29,6 @@ import { Mailbox } from './mailbox.js'
 import { type Message, type WaitOptions, msg } from './messages.js'
 import { type OwnerEnv, type OwnerState, initialState } from './state.js'
 import type { RunnerDeps } from '../runner/run.js'
-import { OwnerPort } from './runner-port.js'
 
 /** What the table facade may do with its owner. */
 export interface Owner<V> {
@@ -76,7 +80,7 @@ export interface OwnerWiring {
 export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry, flightBound, tombstoneLife }: OwnerWiring): Owner<V> {
   const { name, clock } = options
   const state = initialState<V>(options.capacity, options.grace, options.coalesce, clock, () => send(msg.deadline()), options.maxSize)
-  const mailbox = new Mailbox<V>((messages) => deliver(messages), state)
+  const mailbox = new Mailbox<V, Message<V>>((messages) => deliver(messages), state)
   const post = (message: Message<V>): void => mailbox.post(message)
   const send = (message: Message<V>): void => mailbox.send(message)
   const publisher: Publisher = { name, bus: options.bus, clock, events, count: (counter) => post(msg.count(counter)), space: options.space }
@@ -168,7 +172,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
 class StartedOwner<V> implements Owner<V> {
   /** The table's one closing flag: written only by {@link close}; read by the facade, the change path and the transition. */
   #closing = false
-  readonly #mailbox: Mailbox<V>
+  readonly #mailbox: Mailbox<V, Message<V>>
   /** The id (or batch ids) whose loader runs now: written by the flight runners, read here (see `RunnerDeps.loading`). */
   readonly #loading: RunnerDeps<V>['loading']
   /** The flight write-backs to L2 in progress (see `RunnerDeps.writing`). */
@@ -178,7 +182,7 @@ class StartedOwner<V> implements Owner<V> {
 
   constructor(
     readonly state: OwnerState<V>,
-    mailbox: Mailbox<V>,
+    mailbox: Mailbox<V, Message<V>>,
     runner: RunnerDeps<V>,
     readonly l2: L2Facade | undefined,
     readonly publisher: Publisher,
@@ -238,6 +242,51 @@ class StartedOwner<V> implements Owner<V> {
 
   async writesSettled(): Promise<void> {
     await Promise.all([...this.#writing])
+  }
+}
+
+/**
+ * The owner's side of its runners' port: a result travels as the flight itself (one message, no
+ * object made for it), a graced L2 entry and a late L2 refusal as messages; the loader's call is
+ * counted here, as it happens, with no owner turn. The origin-work counters (`loads`, `batch_loads`,
+ * `batch_ids`, `lease_acquired`, `lease_lost`) are written only by {@link loading} and
+ * {@link loadingBatch}, every other owner counter only by the transition.
+ */
+class OwnerPort<V> implements RunnerPort<V> {
+  constructor(
+    private readonly table: string,
+    /** The owner's counters: this port writes only the origin-work cells. */
+    private readonly counters: Float64Array,
+    private readonly events: Emitter<TableEvents>,
+    /** Posts a message to the owner's mailbox. */
+    private readonly post: (message: Message<V>) => void,
+  ) {}
+
+  loading(id: Id, role: LeaseRole | undefined): void {
+    const counters = this.counters
+    counters[C.loads]++
+    // Counted with the load it led to, so lease_acquired + lease_lost ≤ loads whatever happens to the flight.
+    if (role !== undefined) counters[C[role]]++
+    if (this.events.all.size > 0) emitSafely(this.events, 'load', { table: this.table, id })
+  }
+
+  loadingBatch(ids: readonly Id[], roles: readonly (LeaseRole | undefined)[] | undefined): void {
+    this.counters[C.batch_loads]++
+    this.counters[C.batch_ids] += ids.length
+    ids.forEach((id, i) => this.loading(id, roles?.[i]))
+  }
+
+  done(flight: Flight<V>, result: FlightResult<V>): void {
+    flight.result = result
+    this.post(flight)
+  }
+
+  graced(flight: Flight<V>, fallback: Fallback<V>): void {
+    this.post(msg.l2Graced(flight, fallback))
+  }
+
+  refused(flight: Flight<V>): void {
+    this.post(msg.l2Refused(flight))
   }
 }
 

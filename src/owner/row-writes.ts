@@ -9,7 +9,7 @@ import { emitSafely } from '../core/events.js'
 import type { Id } from '../core/id.js'
 import type { RowTags } from '../tags/scope.js'
 import type { Flight } from '../flight/flight.js'
-import { type OwnerState, type Turn, listening } from './state.js'
+import type { OwnerState, Turn } from './state.js'
 
 /** The highest version this table holds for `id`: its row's (or tombstone's) and its joinable flight's; -1 when none. */
 export function known<V>(state: OwnerState<V>, id: Id): number {
@@ -70,7 +70,7 @@ function weigh<V>(turn: Turn<V>, id: Id, value: V): number {
 function badWeight<V>(turn: Turn<V>, id: Id, what: string, cause?: unknown): -1 {
   turn.state.counters[C.sizeof_errors]++
   const { env } = turn
-  if (listening(turn)) {
+  if (turn.listening) {
     const error = badArgument(TypeError, `option "sizeOf" ${what} for id ${describe(id)} of table "${env.name}"; it must return an integer ≥ 0 (in the units of "maxSize"). The row was not stored`, cause === undefined ? undefined : { cause })
     turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id, error }))
   }

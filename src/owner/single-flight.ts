@@ -27,9 +27,10 @@ import { type Fallback, Flight, FlightContext } from '../flight/flight.js'
 import { absorbFailure, armSoftTimeout, backedOff, fallbackFor, servedStale, softAnswer, softLeave } from './grace.js'
 import { runFlight } from '../runner/run.js'
 import type { Origin } from './loader.js'
-import { type PlainMiss, type Refresh, type WaitMessage, type WaiterLeaving, msg } from './messages.js'
+import type { PlainMiss, Refresh } from './mailbox.js'
+import { type WaitMessage, type WaiterLeaving, msg } from './messages.js'
 import { fill } from './row-writes.js'
-import { type OwnerState, type Turn, listening } from './state.js'
+import type { OwnerState, Turn } from './state.js'
 import { Waiter } from '../flight/waiter.js'
 
 /** Where {@link joinOrStart} put a miss's callers: on a flight (one it `started`, or joined), or answered now with `value`. */
@@ -89,7 +90,7 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
   }
   state.counters[C.coalesced] += count - 1
   const started = startFlight(turn, id, loader, slot, forced)
-  tracedStart(started, trace, count)
+  if (trace !== undefined) tracedStart(started, trace, count)
   return { flight: started, started: true }
 }
 
@@ -249,7 +250,7 @@ export function onFlightDone<V>(turn: Turn<V>, flight: Flight<V>): void {
     else flight.stored = fill(turn, flight, result.value, result.expiresAt, result.version, slot, tags)
     const stored = flight.stored >= 0
     if (stored) state.counters[C.fills]++
-    if (listening(turn)) turn.defer(() => emitSafely(env.events, 'fill', { table: env.name, id: flight.id, source: result.source, stored }))
+    if (turn.listening) turn.defer(() => emitSafely(env.events, 'fill', { table: env.name, id: flight.id, source: result.source, stored }))
     flight.answer(result)
   } else {
     state.counters[C.load_errors]++
@@ -280,7 +281,7 @@ function failed<V>(turn: Turn<V>, flight: Flight<V>, error: unknown, fromL2: Fal
   const fallback = fallbackFor(turn, flight, fromL2)
   if (fallback !== undefined) return absorbFailure(turn, flight, error, fallback)
   const { env } = turn
-  if (listening(turn)) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error }))
+  if (turn.listening) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error }))
   flight.answer({ ok: false, error })
 }
 

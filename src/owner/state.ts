@@ -97,6 +97,8 @@ export interface OwnerEnv<V> {
 export interface Turn<V> {
   readonly state: OwnerState<V>
   readonly env: OwnerEnv<V>
+  /** True while someone listens to the table's events, as the transition began (nothing is built for them otherwise). */
+  readonly listening: boolean
   /** Runs `effect` after the transition commits (xstate's `defer`). */
   readonly defer: (effect: () => void) => void
   /** Flights started in this transition (each carries its origin): their runners start as one effect. */
@@ -118,9 +120,4 @@ export function initialState<V>(capacity: number, grace: number, coalesce: boole
     nextSweepAt: 0,
     putOff: [],
   }
-}
-
-/** True while someone listens to the table's events (nothing is built otherwise). */
-export function listening<V>(turn: Turn<V>): boolean {
-  return turn.env.events.all.size > 0
 }
