@@ -7,8 +7,9 @@
  * Run:  npx tsx examples/inspect.ts
  *
  * Look for: a herd of 100 plain readers arriving as ONE `miss ×100` message (the mailbox batches a
- * turn's misses per id); the loader's call (`load`) and its result (`flight.done`) as messages of
- * later turns; the put as its own message; and the counters matching what the batches showed.
+ * turn's misses per id); its result (`flight.done`, the flight itself) as the one message of a
+ * later turn (the loader's call is counted as it happens, with no message); the put as its own
+ * message; and the counters matching what the batches showed.
  */
 import { type OwnerInspectionEvent, createTable } from 'echostore'
 

@@ -74,7 +74,7 @@ export type Answer<V> = { ok: true; value: V | undefined } | { ok: false; error:
 export class Flight<V> {
   /** Its role as the owner's message: the flight is done, with {@link result}. */
   readonly type = 'flight.done'
-  /** How it ended, set by its runner just before the flight is posted to the owner as its own message; read once by the owner. */
+  /** How it ended: set by its runner (through its port) just before the flight is posted to the owner as its own message; read by the owner. */
   result: FlightResult<V> | undefined = undefined
   /** The plain callers' shared promise (a miss message's own). Set by the owner when the first plain caller joins. */
   shared: SharedCallers<V> | undefined = undefined

@@ -235,7 +235,6 @@ function release<V>(turn: Turn<V>, flight: Flight<V>): void {
 export function onFlightDone<V>(turn: Turn<V>, flight: Flight<V>): void {
   const { state, env } = turn
   const result = flight.result!
-  flight.result = undefined
   if (!state.flights.owns(flight)) return // timed out or abandoned: this result belongs to nobody
   release(turn, flight)
   if (result.ok) {
