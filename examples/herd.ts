@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { type Clock, type Stats, type Table, type TableOptions, createTable, systemClock } from 'echostore'
-import { type L2Store } from 'echostore/store'
+import type { L2Store } from 'echostore/store'
 import { manualClock } from 'echostore/testing'
 import { redisL2 } from 'echostore/redis'
 import { seeded } from './support/prng.js'

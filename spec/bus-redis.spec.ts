@@ -60,7 +60,7 @@ describeRedis('redisBus', () => {
   describe('the bus contract, buses opened from a url', () => {
     busContract(async () => {
       const channel = testPrefix('bus')
-      const name = channel.replaceAll(':', '-') + 'url'
+      const name = `${channel.replaceAll(':', '-')}url`
       const [a, b] = [redisBus({ url: namedUrl(name), channel }), redisBus({ url: namedUrl(name), channel })]
       await Promise.all([a.subscribed(), b.subscribed()])
       return {
@@ -75,7 +75,7 @@ describeRedis('redisBus', () => {
   describe('the bus contract, buses on given clients', () => {
     busContract(async () => {
       const channel = testPrefix('bus')
-      const name = channel.replaceAll(':', '-') + 'client'
+      const name = `${channel.replaceAll(':', '-')}client`
       const clients = [new Redis(namedUrl(name)), new Redis(namedUrl(name))] as const
       const [a, b] = [redisBus({ client: clients[0], channel }), redisBus({ client: clients[1], channel })]
       await Promise.all([a.subscribed(), b.subscribed()])

@@ -208,7 +208,7 @@ async function run(s: fc.Scheduler, scenario: Scenario, options: Options) {
     const flight = failed
       ? open.find((f) => f.call !== undefined && f.call.answer === error)
       : open
-          .filter((f) => f.call !== undefined && f.call.released && f.call.outcome !== 'error')
+          .filter((f) => f.call?.released && f.call.outcome !== 'error')
           .sort((a, b) => a.call!.releasedAt - b.call!.releasedAt)[0]
     if (flight === undefined) {
       problems.push(`the table reported a ${failed ? 'failed' : 'filled'} flight of ${key}, but no flight of the model could have ended`)

@@ -11,7 +11,7 @@
  * `it.fails`, with a comment saying what is wrong, dropped once the fix lands.
  */
 import { describe, expect, it } from 'vitest'
-import { type Bus, type BusDelivery, type ChangeMessage, type CoherenceMessage } from '../src/store.js'
+import type { Bus, BusDelivery, ChangeMessage, CoherenceMessage } from '../src/store.js'
 import { type Id, type LoaderContext, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
 import { PUBLISH_TIMEOUT } from '../src/limits.js'
 import { manualClock } from '../src/testing.js'

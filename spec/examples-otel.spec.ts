@@ -10,8 +10,8 @@ describe('examples/otel.ts', () => {
     // The spans agree with the table's own counters.
     expect(result.loadSpans).toBe(result.loads)
     expect(result.fetchSpans).toBe(result.misses)
-    expect(result.outcomes['coalesced']).toBe(result.coalesced)
-    expect(result.outcomes['hit']).toBe(result.hits)
+    expect(result.outcomes.coalesced).toBe(result.coalesced)
+    expect(result.outcomes.hit).toBe(result.hits)
     const flight = run.stdout.split('\n').find((line) => line.includes('outcome=miss'))!
     const id = /echostore\.fetch (\w+)/.exec(flight)![1]!
     expect(run.stdout.split('\n').filter((line) => line.includes(`link→${id}`))).toHaveLength(2)

@@ -72,8 +72,8 @@ describeRedis('redisL2 on Redis', () => {
     await store.set('v8', 'x', { kind: 'value', value, version: 1, ttl: 5_000 })
     const entry = await store.get('v8', 'x')
     expect(entry?.value).toEqual(value)
-    expect((entry?.value as typeof value).map).toBeInstanceOf(Map)
-    expect((entry?.value as typeof value).big).toBe(2n ** 70n)
+    expect((entry!.value as typeof value).map).toBeInstanceOf(Map)
+    expect((entry!.value as typeof value).big).toBe(2n ** 70n)
     await store.set('v8', 'u', { kind: 'value', value: undefined, version: 1, ttl: 5_000 })
     expect(await store.get('v8', 'u')).toMatchObject({ kind: 'value', value: undefined })
     await store.close()
@@ -82,7 +82,7 @@ describeRedis('redisL2 on Redis', () => {
   it('rejects a value the codec cannot carry (a BigInt, a cycle) with L2UnfitValueError, and writes nothing', async () => {
     const store = redisL2({ url: REDIS_URL, prefix })
     const cycle: Record<string, unknown> = {}
-    cycle['self'] = cycle
+    cycle.self = cycle
     for (const value of [1n, cycle]) {
       const error = await store.set('enc', 'big', { kind: 'value', value, version: 1, ttl: 5_000 }).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(L2UnfitValueError)

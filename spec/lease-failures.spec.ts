@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { type Table, type TableOptions, LeaseHolderFailedError, createTable, localBus, memoryL2 } from '../src/index.js'
-import { type CoherenceMessage, type L2Store } from '../src/store.js'
+import type { CoherenceMessage, L2Store } from '../src/store.js'
 import { type ManualClock, manualClock } from '../src/testing.js'
 import { type LatchedCall, advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
 import { slowL2 } from './support/slow-l2.js'

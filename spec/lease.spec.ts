@@ -6,7 +6,7 @@
  * local single flight. Deterministic: latched loaders and one manual clock.
  */
 import { describe, expect, it } from 'vitest'
-import { type L2Store } from '../src/store.js'
+import type { L2Store } from '../src/store.js'
 import { type Stats, type Table, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { chaosL2 } from '../src/testing.js'

@@ -12,7 +12,7 @@
  * releases), so every run prints the same numbers.
  */
 import { fileURLToPath } from 'node:url'
-import { type Stats } from 'echostore'
+import type { Stats } from 'echostore'
 import { manualClock } from 'echostore/testing'
 import { counterLine } from '../support/readout.js'
 import { seeded } from '../support/prng.js'

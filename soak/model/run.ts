@@ -15,7 +15,7 @@
  */
 import type fc from 'fast-check'
 import { FetchTimeoutError, LeaseHolderFailedError, LoadTimeoutError, type LoaderContext, type Stats, type Table, createTable, memoryL2 } from '../../src/index.js'
-import { type CoherenceMessage } from '../../src/store.js'
+import type { CoherenceMessage } from '../../src/store.js'
 import { DEFAULT_L2_TIMEOUT } from '../../src/limits.js'
 import { manualClock } from '../../src/testing.js'
 import { Reference, type ModelValue } from './reference.js'

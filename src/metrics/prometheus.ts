@@ -219,7 +219,7 @@ export function registerTableMetrics(promClient: PromClient, table: MetricsSourc
   let byPrefix = exporters.get(registry)
   if (byPrefix === undefined) exporters.set(registry, (byPrefix = new Map()))
   let exporter = byPrefix.get(prefix)
-  if (exporter !== undefined && exporter.sources.has(label)) {
+  if (exporter?.sources.has(label)) {
     throw badArgument(TypeError, `registerTableMetrics: a table labelled "${label}" is already registered here (pass a distinct "label")`)
   }
   if (exporter === undefined) {

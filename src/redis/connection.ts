@@ -29,7 +29,7 @@ export interface CompatibleClient {
   /** Another connection of the same kind (the bus's subscriber). */
   duplicate(...args: never[]): unknown
   /** Listens to connection events (`error`, `ready`, `close`, messages). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event listeners of any signature, as EventEmitter takes them
+  // biome-ignore lint/suspicious/noExplicitAny: event listeners of any signature, as EventEmitter takes them
   on(event: string, listener: (...args: any[]) => void): unknown
   /** How many listeners an event has (a client without `error` listeners gets the adapter's warning). */
   listenerCount(event: string): number

@@ -35,7 +35,7 @@ export interface NodeRedisClient {
   /** True between `connect()` and `close()`/`destroy()`. */
   readonly isOpen: boolean
   /** Listens to connection events (`error`, `ready`, `end`, cluster node events). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event listeners of any signature, as EventEmitter takes them
+  // biome-ignore lint/suspicious/noExplicitAny: event listeners of any signature, as EventEmitter takes them
   on(event: string, listener: (...args: any[]) => void): unknown
 }
 

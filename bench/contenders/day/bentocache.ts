@@ -12,7 +12,7 @@ export const bentocacheDay: DayContender = {
     (shared ? '; bentostore().useL1Layer(memoryDriver({ maxItems })) (serialize: false breaks its bus handler in 1.6).useL2Layer(redisDriver({ connection, prefix })).useBus(redisBusDriver({ connection }))' : '; one memory L1 store (maxItems, serialize: false)'),
   async create(s: DaySetup): Promise<DayCache> {
     // serialize: false keeps rows as objects in L1; with a bus, bentocache 1.6 needs its serializer there (its bus handler deserializes L1 entries).
-    let store = bentostore().useL1Layer(memoryDriver({ maxItems: s.capacity, serialize: s.redis === undefined ? false : true }))
+    let store = bentostore().useL1Layer(memoryDriver({ maxItems: s.capacity, serialize: s.redis !== undefined }))
     const connections: Redis[] = []
     if (s.redis !== undefined) {
       const l2 = new Redis(s.redis.url)
