@@ -133,17 +133,25 @@ export function hostileEntries(): BadInput[] {
     hostileLoader('a loader that rejects with null', () => () => Promise.reject(null)),
     // biome-ignore-start lint/suspicious/noThenProperty: thenables are the hostile input here
     hostileLoader('a thenable that never settles', () => () => ({ then() {} }) as PromiseLike<Row>),
-    hostileLoader('a thenable whose then throws', () => () => ({
-      then() {
-        throw new Error('then threw')
-      },
-    }) as PromiseLike<Row>),
-    hostileLoader('a thenable that resolves twice', () => () => ({
-      then(resolve: (row: Row) => void) {
-        resolve({ id: 'twice', version: 0 } as unknown as Row)
-        resolve({ id: 'again', version: 0 } as unknown as Row)
-      },
-    }) as PromiseLike<Row>),
+    hostileLoader(
+      'a thenable whose then throws',
+      () => () =>
+        ({
+          then() {
+            throw new Error('then threw')
+          },
+        }) as PromiseLike<Row>,
+    ),
+    hostileLoader(
+      'a thenable that resolves twice',
+      () => () =>
+        ({
+          then(resolve: (row: Row) => void) {
+            resolve({ id: 'twice', version: 0 } as unknown as Row)
+            resolve({ id: 'again', version: 0 } as unknown as Row)
+          },
+        }) as PromiseLike<Row>,
+    ),
     // biome-ignore-end lint/suspicious/noThenProperty: thenables are the hostile input here
     hostileLoader('a value that is a throwing Proxy', () => (_id, context) => (context.setTtl(1), throwingProxy() as Row)),
     hostileLoader('a 64 MB value', () => (_id, context) => (context.setTtl(1), { id: 'x'.repeat(64 * 2 ** 20), version: 0 } as unknown as Row)),

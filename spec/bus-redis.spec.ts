@@ -130,11 +130,7 @@ describeRedis('redisBus', () => {
       try {
         await Promise.all([bus.subscribed(), publisher.subscribed()])
         const deliveries = await gapThenResume(bus, publisher, name)
-        expect(deliveries).toEqual([
-          { type: 'message', message: message(1) },
-          { type: 'gap' },
-          { type: 'message', message: message(2) },
-        ])
+        expect(deliveries).toEqual([{ type: 'message', message: message(1) }, { type: 'gap' }, { type: 'message', message: message(2) }])
         // A second loss is a second gap.
         await killSubscriber(name)
         const r = recorder()

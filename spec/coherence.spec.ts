@@ -24,11 +24,9 @@ function world({ l2 = true, bus = true }: { l2?: boolean; bus?: boolean } = {}) 
   const clock = manualClock(0)
   const store = l2 ? memoryL2({ clock }) : undefined
   const local = bus ? localBus() : undefined
-  const make = (options: TableOptions = {}) =>
-    createTable<string | undefined, Id>({ name: NAME, ttl: 10_000, jitter: 0, sweepInterval: 1e9, clock, l2: store, bus: local, ...options })
+  const make = (options: TableOptions = {}) => createTable<string | undefined, Id>({ name: NAME, ttl: 10_000, jitter: 0, sweepInterval: 1e9, clock, l2: store, bus: local, ...options })
   /** Publishes a message as another table instance would (a foreign origin). */
-  const send = (patch: Partial<ChangeMessage> & Pick<ChangeMessage, 'id' | 'version'>) =>
-    local!.publish({ table: NAME, kind: 'invalidate', origin: 'elsewhere', ...patch })
+  const send = (patch: Partial<ChangeMessage> & Pick<ChangeMessage, 'id' | 'version'>) => local!.publish({ table: NAME, kind: 'invalidate', origin: 'elsewhere', ...patch })
   return { clock, l2: store!, bus: local!, make, send }
 }
 

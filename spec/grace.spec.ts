@@ -145,7 +145,7 @@ describe('the fail-safe', () => {
 })
 
 describe('a graced L2 entry another process wrote', () => {
-  it('does not keep a cold process from caching its own load: the load carries the entry\'s version, and replaces it in L2', async () => {
+  it("does not keep a cold process from caching its own load: the load carries the entry's version, and replaces it in L2", async () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })
     const options = { name: 'shared', ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 1e9, clock, l2 }

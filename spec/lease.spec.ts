@@ -38,7 +38,7 @@ function leaseLaws(stats: Stats): void {
   expect(stats.inflight).toBe(0)
 }
 
-const sum = <T,>(tables: Table<T>[], counter: keyof Stats) => tables.reduce((n, t) => n + t.stats()[counter], 0)
+const sum = <T>(tables: Table<T>[], counter: keyof Stats) => tables.reduce((n, t) => n + t.stats()[counter], 0)
 
 describe('the lease option', () => {
   it('is validated naming it: it needs an L2 with leases; ttl and wait are integers of ms', () => {

@@ -70,7 +70,16 @@ function herdsOf(calls: readonly DbCall[], guesses: readonly { set: string; t: n
       herd.loads++
       herd.values.add(call.value)
     } else {
-      const fresh = { set, kind: herd === undefined ? ('cold' as const) : ('expiry' as const), at: call.startedAt, until, readers: 0, loads: 1, sameObject: true, values: new Set<unknown>([call.value]) }
+      const fresh = {
+        set,
+        kind: herd === undefined ? ('cold' as const) : ('expiry' as const),
+        at: call.startedAt,
+        until,
+        readers: 0,
+        loads: 1,
+        sameObject: true,
+        values: new Set<unknown>([call.value]),
+      }
       herds.push(fresh)
       open.set(set, fresh)
     }
