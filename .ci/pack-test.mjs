@@ -45,7 +45,12 @@ const TOP_LEVEL = ['package.json', 'README.md', 'LICENSE']
 function run(command, args, cwd, env = {}) {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } })
   if (result.status === 0) return result.stdout
-  const why = result.error !== undefined ? `failed to run (${result.error.message})` : result.signal !== null ? `was stopped by ${result.signal} after 120 s (did something keep it alive?)` : `exited with ${result.status}`
+  const why =
+    result.error !== undefined
+      ? `failed to run (${result.error.message})`
+      : result.signal !== null
+        ? `was stopped by ${result.signal} after 120 s (did something keep it alive?)`
+        : `exited with ${result.status}`
   throw new Error(`\`${[basename(command), ...args].join(' ')}\` in ${cwd} ${why}\n${result.stdout}${result.stderr}`.trimEnd())
 }
 

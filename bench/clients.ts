@@ -99,7 +99,7 @@ for (let repetition = 0; repetition < REPETITIONS; repetition++) {
   }
 }
 console.log(`Redis at ${URL_}; ${FILLS} L2-hit fills per client per repetition, ${REPETITIONS} repetitions, interleaved.\n`)
-console.log('| client | L2-hit fill, median µs (spread of the repetitions\' medians) | p99 µs | round trips per cold miss (read + write-back) |')
+console.log("| client | L2-hit fill, median µs (spread of the repetitions' medians) | p99 µs | round trips per cold miss (read + write-back) |")
 console.log('|---|---|---|---|')
 for (const client of clients) {
   const all = latencies.get(client.name)!

@@ -34,7 +34,9 @@ export function daySvg(plan: DayPlan, panels: readonly DayPanel[]): string {
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" font-family="system-ui, sans-serif" font-size="12">`)
   out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`)
   out.push(`<text x="${M.left}" y="22" font-size="15" font-weight="600">W12: origin calls per ${BIN_MS} ms across a service's day (ttl ${plan.ttl} ms)</text>`)
-  out.push(`<text x="${M.left}" y="40" fill="#555">Shaded: the origin is down. Dashed: a campaign burst (${plan.readersPerBurstKey} readers on each of 3 cold keys at once). t = 0: the hottest ${plan.hotRows} rows are read together.</text>`)
+  out.push(
+    `<text x="${M.left}" y="40" fill="#555">Shaded: the origin is down. Dashed: a campaign burst (${plan.readersPerBurstKey} readers on each of 3 cold keys at once). t = 0: the hottest ${plan.hotRows} rows are read together.</text>`,
+  )
   panels.forEach((panel, p) => {
     const top = M.top + p * PANEL_H + 20
     const hists = panel.series.map((s) => s.perBin.slice(0, bins))

@@ -67,7 +67,8 @@ function send(message: FromChild): void {
 
 async function main(): Promise<void> {
   const [prefix, herdArg, loaderMsArg, clientArg] = process.argv.slice(2)
-  if (prefix === undefined || herdArg === undefined || loaderMsArg === undefined || clientArg === undefined) throw new Error('usage: l2-herd-child.ts <prefix> <herd> <loaderMs> <ioredis|node-redis> (with an IPC channel)')
+  if (prefix === undefined || herdArg === undefined || loaderMsArg === undefined || clientArg === undefined)
+    throw new Error('usage: l2-herd-child.ts <prefix> <herd> <loaderMs> <ioredis|node-redis> (with an IPC channel)')
   if (process.send === undefined) throw new Error('l2-herd-child.ts needs an IPC channel (it is spawned by bench/workloads/w8-l2.ts)')
   const herd = Number(herdArg)
   const loaderMs = Number(loaderMsArg)

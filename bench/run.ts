@@ -74,7 +74,11 @@ async function main(): Promise<void> {
     const ctx: BenchContext = { cfg, contenders: contenders.filter((c) => !sitsOut(c)) }
     const result = await RUNNERS[w](ctx)
     // W10 times imports, W11 and W13 have readers of their own, not these contenders: nobody sits them out.
-    if (w !== 'W10' && w !== 'W11' && w !== 'W13') markSatOut(result.section, contenders.filter(sitsOut).map((c) => ({ name: c.name, why: c.sitsOut!.why })))
+    if (w !== 'W10' && w !== 'W11' && w !== 'W13')
+      markSatOut(
+        result.section,
+        contenders.filter(sitsOut).map((c) => ({ name: c.name, why: c.sitsOut!.why })),
+      )
     results[w] = result
     progress(`${w} done in ${((performance.now() - t) / 1000).toFixed(1)} s`)
     if (w === 'W6' && chooseSeries(result as W6Result).length > 0) picture(w, cfg.svgFile, cohortSvg(result as W6Result))

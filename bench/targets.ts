@@ -98,7 +98,9 @@ export function evaluateTargets(results: Results): TargetRow[] {
     const peak = get(results, 'W6', name, 'peak')
     const uniform = get(results, 'W6', name, 'uniform')
     const [r, ok] = compare(peak, uniform, (x) => x <= 3)
-    out.push(row('W6', 'no 10 ms window with > 3× the uniform share of refills', peak !== undefined && uniform !== undefined ? `peak ${num(peak)} vs uniform ${num(uniform)} per 10 ms` : undefined, r, ok))
+    out.push(
+      row('W6', 'no 10 ms window with > 3× the uniform share of refills', peak !== undefined && uniform !== undefined ? `peak ${num(peak)} vs uniform ${num(uniform)} per 10 ms` : undefined, r, ok),
+    )
     const peers = PEERS.filter((p) => get(results, 'W6', p, 'peak') !== undefined)
     const whole = peers.map((p) => [p, get(results, 'W6', p, 'peak')!, get(results, 'W6', p, 'refilled')!] as const)
     out.push({
@@ -119,14 +121,20 @@ export function evaluateTargets(results: Results): TargetRow[] {
     const [r2, ok2] = compare(rate, floorRate, (x) => x >= 0.8)
     out.push(row('W7', `rows reclaimed per second ≥ 0.8× ${SLICED_FLOOR}'s`, rate !== undefined && floorRate !== undefined ? `${num(rate)} vs ${num(floorRate)} rows/s` : undefined, r2, ok2))
   }
-  for (const [client, prefix] of [['', ''], [' on node-redis', 'nodeRedis']] as const) {
+  for (const [client, prefix] of [
+    ['', ''],
+    [' on node-redis', 'nodeRedis'],
+  ] as const) {
     const key = (name: string) => (prefix === '' ? name : `${prefix}${name[0]!.toUpperCase()}${name.slice(1)}`)
     const max = get(results, 'W8', SUBJECT, key('leaseLoadsMax'))
     const together = get(results, 'W8', SUBJECT, key('togetherLoadsMedian'))
     const measured = max === undefined ? undefined : `at most ${num(max)} per herd with lease (${together === undefined ? 'n/a' : num(together, 1)} without)`
     out.push(row('W8', `with lease${client}, a herd in 4 processes at once costs exactly 1 loader call`, measured, undefined, max === undefined ? undefined : max === 1))
   }
-  for (const [client, key] of [['', 'burstLease'], [' on node-redis', 'nodeRedisBurstLease']] as const) {
+  for (const [client, key] of [
+    ['', 'burstLease'],
+    [' on node-redis', 'nodeRedisBurstLease'],
+  ] as const) {
     const timeouts = get(results, 'W8', SUBJECT, `${key}Timeouts`)
     const skipped = get(results, 'W8', SUBJECT, `${key}Skipped`)
     out.push(
@@ -141,9 +149,25 @@ export function evaluateTargets(results: Results): TargetRow[] {
   }
   {
     const max = get(results, 'W8', SUBJECT, 'clusterLeaseLoadsMax')
-    out.push(row('W8', 'on a Redis Cluster, a lease herd in 4 processes costs exactly 1 loader call', max === undefined ? undefined : `at most ${num(max)} per herd`, undefined, max === undefined ? undefined : max === 1))
+    out.push(
+      row(
+        'W8',
+        'on a Redis Cluster, a lease herd in 4 processes costs exactly 1 loader call',
+        max === undefined ? undefined : `at most ${num(max)} per herd`,
+        undefined,
+        max === undefined ? undefined : max === 1,
+      ),
+    )
     const spread = get(results, 'W8', SUBJECT, 'clusterMasterOverMean')
-    out.push(row('W8', "on a Redis Cluster, no master serves more than 1.5× the mean of one table's commands", spread === undefined ? undefined : `${sig(spread)}× the mean`, undefined, spread === undefined ? undefined : spread <= 1.5))
+    out.push(
+      row(
+        'W8',
+        "on a Redis Cluster, no master serves more than 1.5× the mean of one table's commands",
+        spread === undefined ? undefined : `${sig(spread)}× the mean`,
+        undefined,
+        spread === undefined ? undefined : spread <= 1.5,
+      ),
+    )
   }
   out.push(...hitRateTargets(results))
   {
@@ -199,7 +223,13 @@ function dayTargets(results: Results): TargetRow[] {
   }
   const zeroStale = (shape: string, instances: number) => {
     const stale = figure(SUBJECT, 'stale', instances)
-    return row('W12', `${shape}: no read returns a value older than an update that finished before it started`, stale === undefined ? undefined : `${num(stale)} such reads`, undefined, stale === undefined ? undefined : stale === 0)
+    return row(
+      'W12',
+      `${shape}: no read returns a value older than an update that finished before it started`,
+      stale === undefined ? undefined : `${num(stale)} such reads`,
+      undefined,
+      stale === undefined ? undefined : stale === 0,
+    )
   }
   // Not a target: a peer that answers with a value older than a finished update fails fewer reads; this row counts both kinds of wrong answer.
   const wrongAnswers = (shape: string, instances: number): TargetRow => {
@@ -218,7 +248,15 @@ function dayTargets(results: Results): TargetRow[] {
     const es4 = figure(SUBJECT, 'calls', INSTANCES)
     const es1 = figure(SUBJECT, 'calls', 1)
     const [r, ok] = compare(es4, es1, (x) => x <= 1.03)
-    out.push(row('W12', `${four}: origin calls ≤ 1.03× EchoStore's own one-instance count (scaling out costs no origin work)`, es4 !== undefined && es1 !== undefined ? `${num(es4)} vs ${num(es1)}` : undefined, r, ok))
+    out.push(
+      row(
+        'W12',
+        `${four}: origin calls ≤ 1.03× EchoStore's own one-instance count (scaling out costs no origin work)`,
+        es4 !== undefined && es1 !== undefined ? `${num(es4)} vs ${num(es1)}` : undefined,
+        r,
+        ok,
+      ),
+    )
   }
   out.push(versusBest(four, INSTANCES, 'failed', 'failed reads', 1, '', (x) => num(x)))
   out.push(zeroStale(four, INSTANCES))

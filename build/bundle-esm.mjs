@@ -50,7 +50,11 @@ function scripts(dir) {
 /** The compiled modules the root entry reaches. */
 async function rootModules() {
   const { metafile } = await build({ ...common, entryPoints: [rootEntry], write: false, metafile: true })
-  return new Set(Object.keys(metafile.inputs).map((input) => join(root, input)).filter((path) => path.startsWith(esm + sep)))
+  return new Set(
+    Object.keys(metafile.inputs)
+      .map((input) => join(root, input))
+      .filter((path) => path.startsWith(esm + sep)),
+  )
 }
 
 /**
@@ -89,7 +93,8 @@ async function exportNames(modules) {
   for (const file of modules) {
     const list = Object.keys(await import(pathToFileURL(file).href))
     for (const name of list) {
-      if (name === 'default' || owner.has(name)) throw new Error(`bundle-esm: the core chunk cannot export ${name} of ${relative(esm, file)}${name === 'default' ? '' : ` and of ${relative(esm, owner.get(name))}`}`)
+      if (name === 'default' || owner.has(name))
+        throw new Error(`bundle-esm: the core chunk cannot export ${name} of ${relative(esm, file)}${name === 'default' ? '' : ` and of ${relative(esm, owner.get(name))}`}`)
       owner.set(name, file)
     }
     names.set(file, list)
@@ -107,7 +112,17 @@ const names = await exportNames(boundary)
 // The root and the core chunk: one build, so what both reach is one shared chunk... which is the core itself.
 const coreSource = join(esm, '.core-entry.js')
 writeFileSync(coreSource, [...names].map(([file, list]) => `export { ${list.join(', ')} } from ${JSON.stringify(`./${relative(esm, file).split(sep).join('/')}`)}`).join('\n'))
-const rootBuild = await build({ ...common, entryPoints: [{ in: rootEntry, out: 'index' }, { in: coreSource, out: CORE.replace(/\.js$/, '') }], outdir: staging, splitting: true, chunkNames: 'chunks/[name]-[hash]', metafile: true })
+const rootBuild = await build({
+  ...common,
+  entryPoints: [
+    { in: rootEntry, out: 'index' },
+    { in: coreSource, out: CORE.replace(/\.js$/, '') },
+  ],
+  outdir: staging,
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  metafile: true,
+})
 rmSync(coreSource)
 const otherBuild = await build({ ...others, plugins: [fromCore(shared, new Set(), names)] })
 
@@ -120,7 +135,9 @@ for (const path of Object.keys(otherBuild.metafile.outputs).map((output) => join
 
 // The MIT licence asks for its notice in every copy: each file holding xstate's code starts with it.
 const { version } = JSON.parse(readFileSync(join(root, 'node_modules', INLINED, 'package.json'), 'utf8'))
-const licence = readFileSync(join(root, 'node_modules', INLINED, 'LICENSE'), 'utf8').trim().replaceAll('*/', '* /')
+const licence = readFileSync(join(root, 'node_modules', INLINED, 'LICENSE'), 'utf8')
+  .trim()
+  .replaceAll('*/', '* /')
 for (const [output, { inputs }] of Object.entries(rootBuild.metafile.outputs)) {
   if (!Object.keys(inputs).some((input) => input.includes(`node_modules/${INLINED}/`))) continue
   const path = join(root, output)

@@ -80,7 +80,9 @@ async function main(): Promise<void> {
     for (let waited = 0; b.table.stats().coh_applied === 0 && waited < 1_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5))
     const after = (await b.table.fetch(id, b.loader))?.title
     console.log(`after A's put, B reads "${after}" (${b.calls()} load(s) in B)`)
-    console.log(`A: ${JSON.stringify({ loads: a.table.stats().loads, l2_hits: a.table.stats().l2_hits })}  B: ${JSON.stringify({ loads: b.table.stats().loads, l2_hits: b.table.stats().l2_hits, coh_applied: b.table.stats().coh_applied })}`)
+    console.log(
+      `A: ${JSON.stringify({ loads: a.table.stats().loads, l2_hits: a.table.stats().l2_hits })}  B: ${JSON.stringify({ loads: b.table.stats().loads, l2_hits: b.table.stats().l2_hits, coh_applied: b.table.stats().coh_applied })}`,
+    )
     console.log(`RESULT ${JSON.stringify({ a: a.table.stats(), b: b.table.stats(), after })}`)
   } finally {
     await Promise.all([a.close(), b.close()])

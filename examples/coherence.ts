@@ -78,10 +78,7 @@ function openTable(prefix: string) {
 }
 
 function counters(stats: Stats): string {
-  return (
-    `coh_applied ${stats.coh_applied}  coh_stale ${stats.coh_stale}  hits ${stats.hits}  misses ${stats.misses}  ` +
-    `l2_hits ${stats.l2_hits}  loads ${stats.loads}  size ${stats.size}`
-  )
+  return `coh_applied ${stats.coh_applied}  coh_stale ${stats.coh_stale}  hits ${stats.hits}  misses ${stats.misses}  ` + `l2_hits ${stats.l2_hits}  loads ${stats.loads}  size ${stats.size}`
 }
 
 /** A child process (B or C): serves reads, and re-reads the id the moment a newer message drops its row. */

@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { type Clock, type Stats, type Table, type TableOptions, createTable, systemClock } from 'echostore'
-import { type L2Store } from 'echostore/store'
+import type { L2Store } from 'echostore/store'
 import { manualClock } from 'echostore/testing'
 import { redisL2 } from 'echostore/redis'
 import { seeded } from './support/prng.js'
@@ -98,7 +98,12 @@ async function herd(): Promise<Stats> {
   const sets = createTable<{ id: string; emoji: string[] }>(withL2({ name: 'emoji_sets', ttl: 60_000, jitter: 0.2, clock }))
   const db = origin(clock, 50, (id) => ({ id: String(id), emoji: ['🎉', '🥳', '🎊'] }))
   const answers = Array.from({ length: readers }, () => sets.fetch('party', db.loader))
-  await run(clock, 60, () => {}, () => out.show(counterLine(sets.stats(), `t=${clock.now()}ms`)))
+  await run(
+    clock,
+    60,
+    () => {},
+    () => out.show(counterLine(sets.stats(), `t=${clock.now()}ms`)),
+  )
   const values = await drive(clock, Promise.all(answers))
   const stats = sets.stats()
   out.done(counterLine(stats))
@@ -172,8 +177,7 @@ async function cohorts(): Promise<void> {
   const jittered = await cohort(0.2)
   for (const result of [flat, jittered]) {
     console.log(
-      `\n   jitter ${result.jitter}: re-loads from ${result.first} to ${result.last} ms after the fill ` +
-        `(spread ${result.last - result.first} ms), peak ${result.peak} loads in one 10 ms window`,
+      `\n   jitter ${result.jitter}: re-loads from ${result.first} to ${result.last} ms after the fill ` + `(spread ${result.last - result.first} ms), peak ${result.peak} loads in one 10 ms window`,
     )
     chart(result, 700, 1_300)
   }
@@ -212,7 +216,9 @@ async function shortTtl(): Promise<void> {
 }
 
 console.log('EchoStore demo: a read-through cache that survives a thundering herd by construction.')
-console.log(l2 === undefined ? 'Time is simulated (a manual clock), so the numbers are the same on every run.' : 'Time is real (Redis expires entries on its own clock): the numbers vary a little between runs.')
+console.log(
+  l2 === undefined ? 'Time is simulated (a manual clock), so the numbers are the same on every run.' : 'Time is real (Redis expires entries on its own clock): the numbers vary a little between runs.',
+)
 console.log(redisUrl ? `L2: Redis at ${redisUrl} (key prefix ${prefix})` : 'L2: none (the embedded default; set REDIS_URL to add the Redis L2)')
 await herd()
 await cohorts()

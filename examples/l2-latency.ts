@@ -124,7 +124,9 @@ async function main(): Promise<void> {
   const fmt = (x: number) => (x < 10 ? x.toFixed(2) : x < 100 ? x.toFixed(1) : x.toFixed(0)).padStart(8)
   console.log(`${'case'.padEnd(30)}${'median µs'.padStart(10)}${'p90 µs'.padStart(9)}${'p99 µs'.padStart(9)}${'mean µs'.padStart(9)}   loads  l2_hits  l2 failures (table totals, warm-up included)`)
   for (const r of results) {
-    console.log(`${r.case.padEnd(30)}${fmt(r.median)}  ${fmt(r.p90)} ${fmt(r.p99)} ${fmt(r.mean)}   ${String(r.loads).padStart(5)}  ${String(r.l2_hits).padStart(7)}  ${String(r.l2_failures).padStart(11)}`)
+    console.log(
+      `${r.case.padEnd(30)}${fmt(r.median)}  ${fmt(r.p90)} ${fmt(r.p99)} ${fmt(r.mean)}   ${String(r.loads).padStart(5)}  ${String(r.l2_hits).padStart(7)}  ${String(r.l2_failures).padStart(11)}`,
+    )
   }
   const hit = results.find((r) => r.case.startsWith('L2 hit'))!
   const miss1 = results.find((r) => r.case === 'miss + L2, 1 ms origin')!

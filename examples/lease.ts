@@ -57,7 +57,10 @@ async function worker(prefix: string): Promise<void> {
   process.send!({ ready: true } satisfies FromWorker)
   process.on('message', (message: ToWorker) => {
     if ('exit' in message) {
-      void bus.close().then(() => client.quit()).then(() => process.disconnect())
+      void bus
+        .close()
+        .then(() => client.quit())
+        .then(() => process.disconnect())
       return
     }
     void herd(message.go, message.lease, prefix, client, bus).then((done) => process.send!({ done } satisfies FromWorker))
@@ -93,7 +96,10 @@ async function parent(): Promise<void> {
   let deleted = 0
   try {
     await Promise.all(workers.map((w) => next(w, 'ready')))
-    for (const [key, lease] of [['withoutLease', false], ['withLease', true]] as const) {
+    for (const [key, lease] of [
+      ['withoutLease', false],
+      ['withLease', true],
+    ] as const) {
       const id = `depot-7/sku-${key}`
       const done = workers.map((w) => next(w, 'done'))
       for (const w of workers) w.send({ go: id, lease } satisfies ToWorker) // all four at once
@@ -104,7 +110,9 @@ async function parent(): Promise<void> {
       console.log(`\n${lease ? 'lease: true' : 'without lease'}: ${originCalls} origin call(s) for ${PROCESSES * HERD} reads; ${answers.length} distinct answer(s)`)
       for (const [i, r] of results.entries()) {
         const s = r.stats
-        console.log(`  process ${i + 1}: origin calls ${r.originCalls}, l2_hits ${s.l2_hits}, coalesced ${s.coalesced}, lease_acquired ${s.lease_acquired}, lease_waited ${s.lease_waited}, lease_lost ${s.lease_lost}`)
+        console.log(
+          `  process ${i + 1}: origin calls ${r.originCalls}, l2_hits ${s.l2_hits}, coalesced ${s.coalesced}, lease_acquired ${s.lease_acquired}, lease_waited ${s.lease_waited}, lease_lost ${s.lease_lost}`,
+        )
       }
     }
   } finally {
@@ -113,7 +121,9 @@ async function parent(): Promise<void> {
     deleted = await deletePrefix(prefix)
   }
   const shown = rounds.withLease.originCalls === 1 && rounds.withLease.answers.length === 1
-  console.log(`\n${shown ? 'Shown' : 'NOT shown'}: with lease, ${PROCESSES} processes × ${HERD} readers cost ${rounds.withLease.originCalls} origin call (without: ${rounds.withoutLease.originCalls}).`)
+  console.log(
+    `\n${shown ? 'Shown' : 'NOT shown'}: with lease, ${PROCESSES} processes × ${HERD} readers cost ${rounds.withLease.originCalls} origin call (without: ${rounds.withoutLease.originCalls}).`,
+  )
   console.log(`Cleaned up ${deleted} key(s) under ${prefix}`)
   console.log(`RESULT ${JSON.stringify({ prefix, processes: PROCESSES, herd: HERD, ...rounds })}`)
   if (!shown) process.exitCode = 1

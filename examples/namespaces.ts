@@ -27,11 +27,13 @@ const loads: string[] = []
 const l2 = memoryL2()
 const prices = createTable<Price>({ name: 'prices', ttl: 60_000, l2 })
 const shop = (name: string) => prices.namespace(name)
-const loader = (name: string) => (sku: string, { setTags }: { setTags(tags: string[]): void }) => {
-  loads.push(`${name}/${sku}`)
-  setTags([`supplier:${suppliers[sku]}`])
-  return { shop: name, sku, cents: lists[name]! * sku.length }
-}
+const loader =
+  (name: string) =>
+  (sku: string, { setTags }: { setTags(tags: string[]): void }) => {
+    loads.push(`${name}/${sku}`)
+    setTags([`supplier:${suppliers[sku]}`])
+    return { shop: name, sku, cents: lists[name]! * sku.length }
+  }
 const readShop = (name: string) => Promise.all(Object.keys(suppliers).map((sku) => shop(name).fetch(sku, loader(name))))
 const price = (p: Price) => `${p.sku} ${(p.cents / 100).toFixed(2)}`
 

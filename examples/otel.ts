@@ -54,7 +54,8 @@ function line(span: ReadableSpan, depth: number, origin: number): string {
   return `${at} ms +${took} ms  ${'  '.repeat(depth)}${span.name} ${span.spanContext().spanId.slice(0, 6)}  ${[...attributes, ...links].join(' ')}`
 }
 
-const childrenOf = (parent: string | undefined) => finished.filter((span) => span.parentSpanContext?.spanId === parent).sort((a, b) => a.startTime[1] - b.startTime[1] + (a.startTime[0] - b.startTime[0]) * 1e9)
+const childrenOf = (parent: string | undefined) =>
+  finished.filter((span) => span.parentSpanContext?.spanId === parent).sort((a, b) => a.startTime[1] - b.startTime[1] + (a.startTime[0] - b.startTime[0]) * 1e9)
 const origin = Math.min(...finished.map((span) => span.startTime[0] * 1e3 + span.startTime[1] / 1e6))
 function print(span: ReadableSpan, depth: number): void {
   console.log(line(span, depth, origin))

@@ -186,9 +186,7 @@ export const CATALOG: readonly BadInput[] = [
       ['a number', 5],
     ] as const
   ).map(([name, options]) => tableWith('bad table options', `createTable ${name}`, options)),
-  ...(['yes', 1, undefined, null] as const).map(
-    (on): BadInput => ({ category: 'bad gate values', name: `setCoalescing(${show(on)})`, expect: 'throw', call: (t) => t.table.setCoalescing(ok(on)) }),
-  ),
+  ...(['yes', 1, undefined, null] as const).map((on): BadInput => ({ category: 'bad gate values', name: `setCoalescing(${show(on)})`, expect: 'throw', call: (t) => t.table.setCoalescing(ok(on)) })),
   ...(
     [
       ['a 16,384-char string (MAX_ID_LENGTH)', 'w'.repeat(MAX_ID_LENGTH)],
@@ -214,9 +212,7 @@ export class BadInputs {
   readonly tried = Object.fromEntries(CATEGORIES.map((c) => [c, 0])) as Record<Category, number>
   #next = 0
 
-  constructor(
-    private readonly deps: { origin: Origin; ledger: PromiseLedger; problems: Problems },
-  ) {}
+  constructor(private readonly deps: { origin: Origin; ledger: PromiseLedger; problems: Problems }) {}
 
   /** Entries tried so far. */
   get count(): number {

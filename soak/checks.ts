@@ -76,24 +76,74 @@ export function runChecks(f: Figures): Check[] {
   /** One counter law over every table: `holds` per table, and the figures shown for it. */
   const law = (name: string, holds: (s: Stats, t: Tally, capacity: number) => boolean, shown: (s: Stats, t: Tally, capacity: number) => string) => {
     const rows = f.tables.map(({ label, stats, tally, capacity }) => ({ label, ok: holds(stats, tally, capacity), shown: shown(stats, tally, capacity) }))
-    checks.push(check(name, rows.every((r) => r.ok), rows.map((r) => `${r.label} ${r.shown}${r.ok ? '' : ' ✗'}`).join(' · ')))
+    checks.push(
+      check(
+        name,
+        rows.every((r) => r.ok),
+        rows.map((r) => `${r.label} ${r.shown}${r.ok ? '' : ' ✗'}`).join(' · '),
+      ),
+    )
   }
-  law('hits + misses = fetches that reached the lookup', (s, t) => s.hits + s.misses === t.lookups, (s, t) => `${num(s.hits + s.misses)} = ${num(t.lookups)}`)
-  law('misses = flights + coalesced (coalescing stayed on)', (s) => s.misses === s.flights + s.coalesced, (s) => `${num(s.misses)} = ${num(s.flights + s.coalesced)}`)
-  law('loads ≤ flights', (s) => s.loads <= s.flights, (s) => `${num(s.loads)} ≤ ${num(s.flights)}`)
-  law('loads = loader calls the origin saw', (s, t) => s.loads === t.loaderCalls, (s, t) => `${num(s.loads)} = ${num(t.loaderCalls)}`)
-  law('l2_hits + loads ≤ flights (a flight answers from one place)', (s) => s.l2_hits + s.loads <= s.flights, (s) => `${num(s.l2_hits + s.loads)} ≤ ${num(s.flights)}`)
+  law(
+    'hits + misses = fetches that reached the lookup',
+    (s, t) => s.hits + s.misses === t.lookups,
+    (s, t) => `${num(s.hits + s.misses)} = ${num(t.lookups)}`,
+  )
+  law(
+    'misses = flights + coalesced (coalescing stayed on)',
+    (s) => s.misses === s.flights + s.coalesced,
+    (s) => `${num(s.misses)} = ${num(s.flights + s.coalesced)}`,
+  )
+  law(
+    'loads ≤ flights',
+    (s) => s.loads <= s.flights,
+    (s) => `${num(s.loads)} ≤ ${num(s.flights)}`,
+  )
+  law(
+    'loads = loader calls the origin saw',
+    (s, t) => s.loads === t.loaderCalls,
+    (s, t) => `${num(s.loads)} = ${num(t.loaderCalls)}`,
+  )
+  law(
+    'l2_hits + loads ≤ flights (a flight answers from one place)',
+    (s) => s.l2_hits + s.loads <= s.flights,
+    (s) => `${num(s.l2_hits + s.loads)} ≤ ${num(s.flights)}`,
+  )
   law(
     'flights = answered (fill events) + load_errors + abandoned: each flight ended once',
     (s, t) => s.flights === t.completed + s.load_errors + s.abandoned,
     (s, t) => `${num(s.flights)} = ${num(t.completed + s.load_errors + s.abandoned)}`,
   )
-  law('l2_hits = flights answered by L2', (s, t) => s.l2_hits === t.completedFromL2, (s, t) => `${num(s.l2_hits)} = ${num(t.completedFromL2)}`)
-  law('fills ≤ answered flights', (s, t) => s.fills <= t.completed, (s, t) => `${num(s.fills)} ≤ ${num(t.completed)}`)
-  law('timeouts = callers rejected with FetchTimeoutError', (s, t) => s.timeouts === t.timedOut, (s, t) => `${num(s.timeouts)} = ${num(t.timedOut)}`)
-  law('cancelled = callers rejected with their own signal’s reason', (s, t) => s.cancelled === t.cancelled, (s, t) => `${num(s.cancelled)} = ${num(t.cancelled)}`)
-  law('abandoned ≤ cancelled, negative_hits ≤ hits', (s) => s.abandoned <= s.cancelled && s.negative_hits <= s.hits, (s) => `${num(s.abandoned)} ≤ ${num(s.cancelled)}, ${num(s.negative_hits)} ≤ ${num(s.hits)}`)
-  law('inflight = 0 once every call has settled', (s) => s.inflight === 0, (s) => `${s.inflight}`)
+  law(
+    'l2_hits = flights answered by L2',
+    (s, t) => s.l2_hits === t.completedFromL2,
+    (s, t) => `${num(s.l2_hits)} = ${num(t.completedFromL2)}`,
+  )
+  law(
+    'fills ≤ answered flights',
+    (s, t) => s.fills <= t.completed,
+    (s, t) => `${num(s.fills)} ≤ ${num(t.completed)}`,
+  )
+  law(
+    'timeouts = callers rejected with FetchTimeoutError',
+    (s, t) => s.timeouts === t.timedOut,
+    (s, t) => `${num(s.timeouts)} = ${num(t.timedOut)}`,
+  )
+  law(
+    'cancelled = callers rejected with their own signal’s reason',
+    (s, t) => s.cancelled === t.cancelled,
+    (s, t) => `${num(s.cancelled)} = ${num(t.cancelled)}`,
+  )
+  law(
+    'abandoned ≤ cancelled, negative_hits ≤ hits',
+    (s) => s.abandoned <= s.cancelled && s.negative_hits <= s.hits,
+    (s) => `${num(s.abandoned)} ≤ ${num(s.cancelled)}, ${num(s.negative_hits)} ≤ ${num(s.hits)}`,
+  )
+  law(
+    'inflight = 0 once every call has settled',
+    (s) => s.inflight === 0,
+    (s) => `${s.inflight}`,
+  )
   law(
     'grace: failsafe ≤ load_errors, stale_hits ≤ misses',
     (s) => s.failsafe <= s.load_errors && s.stale_hits <= s.misses,
@@ -104,10 +154,20 @@ export function runChecks(f: Figures): Check[] {
     (s) => s.lease_waited <= s.l2_hits && s.lease_acquired + s.lease_lost <= s.loads,
     (s) => `${num(s.lease_waited)} ≤ ${num(s.l2_hits)}, ${num(s.lease_acquired + s.lease_lost)} ≤ ${num(s.loads)}`,
   )
-  law('size ≤ capacity', (s, _, capacity) => s.size <= capacity, (s, _, capacity) => `${num(s.size)} ≤ ${num(capacity)}`)
+  law(
+    'size ≤ capacity',
+    (s, _, capacity) => s.size <= capacity,
+    (s, _, capacity) => `${num(s.size)} ≤ ${num(capacity)}`,
+  )
   const withoutL2 = f.tables.filter((t) => !t.hasL2)
   const l2Counters = (s: Stats) => s.l2_hits + s.l2_errors + s.l2_timeouts + s.l2_skipped + s.l2_corrupt
-  checks.push(check('a table without L2 counts no L2 work', withoutL2.every((t) => l2Counters(t.stats) === 0), withoutL2.map((t) => `${t.label} ${l2Counters(t.stats)}`).join(' · ')))
+  checks.push(
+    check(
+      'a table without L2 counts no L2 work',
+      withoutL2.every((t) => l2Counters(t.stats) === 0),
+      withoutL2.map((t) => `${t.label} ${l2Counters(t.stats)}`).join(' · '),
+    ),
+  )
 
   const rule = (name: string, checked: string) => {
     const seen = f.problems.count(name)
@@ -129,13 +189,7 @@ export function runChecks(f: Figures): Check[] {
     pending: Object.entries(f.promises.pending).filter(([kind]) => which(kind)),
   })
   const calls = promises((kind) => !isLoader(kind))
-  checks.push(
-    check(
-      CALLS_SETTLED,
-      calls.pending.length === 0,
-      calls.pending.length === 0 ? `${num(calls.made)} promises, none pending` : `pending: ${list(calls.pending)}`,
-    ),
-  )
+  checks.push(check(CALLS_SETTLED, calls.pending.length === 0, calls.pending.length === 0 ? `${num(calls.made)} promises, none pending` : `pending: ${list(calls.pending)}`))
   const loaders = promises(isLoader)
   checks.push(
     check(
@@ -146,7 +200,18 @@ export function runChecks(f: Figures): Check[] {
   )
   checks.push(check(WORKERS_BACK, f.workersBack, f.workersBack ? `${WORKERS} workers and the fault schedule` : 'one is still waiting: see what never settled'))
   checks.push(check('no unhandled rejection', f.escapes.rejections.length === 0, f.escapes.rejections.length === 0 ? 'none' : f.escapes.rejections.slice(0, 3).map(String).join('; ')))
-  checks.push(check('no process warning', f.escapes.warnings.length === 0, f.escapes.warnings.length === 0 ? 'none' : f.escapes.warnings.slice(0, 3).map((w) => `${w.name}: ${w.message}`).join('; ')))
+  checks.push(
+    check(
+      'no process warning',
+      f.escapes.warnings.length === 0,
+      f.escapes.warnings.length === 0
+        ? 'none'
+        : f.escapes.warnings
+            .slice(0, 3)
+            .map((w) => `${w.name}: ${w.message}`)
+            .join('; '),
+    ),
+  )
   checks.push(check('no stalled L2 call after the last heal', f.stalled === 0, `${f.stalled}`))
   checks.push(check('no timer left on the tables’ clock after close', f.leftovers.timers === 0, `${f.leftovers.timers} pending`))
   const { redisKeys, redisKeysDeleted } = f.leftovers

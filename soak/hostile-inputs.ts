@@ -10,7 +10,7 @@
  * `undefined` when the table kept its promises, else what it broke.
  */
 import { FetchTimeoutError, type Id, LoadTimeoutError, type Loader, SelfFetchError, type TableOptions, createTable } from '../src/index.js'
-import { type L2Store } from '../src/store.js'
+import type { L2Store } from '../src/store.js'
 import type { BadInput } from './bad-inputs.js'
 import type { Row } from './origin.js'
 import type { SoakTable } from './world.js'
@@ -131,18 +131,28 @@ export function hostileEntries(): BadInput[] {
       throw undefined
     }),
     hostileLoader('a loader that rejects with null', () => () => Promise.reject(null)),
+    // biome-ignore-start lint/suspicious/noThenProperty: thenables are the hostile input here
     hostileLoader('a thenable that never settles', () => () => ({ then() {} }) as PromiseLike<Row>),
-    hostileLoader('a thenable whose then throws', () => () => ({
-      then() {
-        throw new Error('then threw')
-      },
-    }) as PromiseLike<Row>),
-    hostileLoader('a thenable that resolves twice', () => () => ({
-      then(resolve: (row: Row) => void) {
-        resolve({ id: 'twice', version: 0 } as unknown as Row)
-        resolve({ id: 'again', version: 0 } as unknown as Row)
-      },
-    }) as PromiseLike<Row>),
+    hostileLoader(
+      'a thenable whose then throws',
+      () => () =>
+        ({
+          then() {
+            throw new Error('then threw')
+          },
+        }) as PromiseLike<Row>,
+    ),
+    hostileLoader(
+      'a thenable that resolves twice',
+      () => () =>
+        ({
+          then(resolve: (row: Row) => void) {
+            resolve({ id: 'twice', version: 0 } as unknown as Row)
+            resolve({ id: 'again', version: 0 } as unknown as Row)
+          },
+        }) as PromiseLike<Row>,
+    ),
+    // biome-ignore-end lint/suspicious/noThenProperty: thenables are the hostile input here
     hostileLoader('a value that is a throwing Proxy', () => (_id, context) => (context.setTtl(1), throwingProxy() as Row)),
     hostileLoader('a 64 MB value', () => (_id, context) => (context.setTtl(1), { id: 'x'.repeat(64 * 2 ** 20), version: 0 } as unknown as Row)),
     hostileLoader('a loader that invalidates its own id', (t) => async (id) => (await t.table.invalidate(id), { id, version: 0 } as unknown as Row)),

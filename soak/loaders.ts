@@ -66,7 +66,10 @@ export function makeLoader(plan: LoaderPlan, { label, origin, tally, ledger }: L
         throw new OriginError(id, 'threw')
       case 'async':
         if (plan.reportVersion && origin.versioned(id)) context.setVersion(origin.version(id))
-        return ledger.track(kind, after(plan.delay).then(() => origin.read(id)))
+        return ledger.track(
+          kind,
+          after(plan.delay).then(() => origin.read(id)),
+        )
       case 'reject':
         return ledger.track(
           kind,

@@ -151,7 +151,10 @@ export async function runWorkload(deps: WorkloadDeps, deadline: number): Promise
       options = caller.timeout === undefined ? { signal } : { signal, timeout: caller.timeout }
     }
     if (!signal?.aborted) t.tally.lookups++ // an already-aborted signal is refused before the lookup
-    const promise = ledger.track('fetch', attempt(t, 'fetch', id, () => t.table.fetch(id, loader, options)))
+    const promise = ledger.track(
+      'fetch',
+      attempt(t, 'fetch', id, () => t.table.fetch(id, loader, options)),
+    )
     if (caller.kind === 'cancel') {
       if (caller.point === 'same turn') abort()
       else if (caller.point === 'next turn') setImmediate(abort)
@@ -234,7 +237,8 @@ export async function runWorkload(deps: WorkloadDeps, deadline: number): Promise
           counts.herdCallers += size
           const outcomes = await Promise.all(callers.map((caller) => call(t, target, caller, plan())))
           const plain = outcomes.filter((_, i) => callers[i]!.kind === 'plain')
-          if (plain.some((o) => !same(o, plain[0]!))) problems.add(RULES.herd, `${t.label}: a herd of ${size} on ${show(target)} got ${new Set(plain.map((o) => (o.ok ? o.value : o.error))).size} different answers`)
+          if (plain.some((o) => !same(o, plain[0]!)))
+            problems.add(RULES.herd, `${t.label}: a herd of ${size} on ${show(target)} got ${new Set(plain.map((o) => (o.ok ? o.value : o.error))).size} different answers`)
           break
         }
         case 'put':

@@ -74,7 +74,7 @@ describe('the batch window after a change in the same tick', () => {
     await table.close()
   })
 
-  it('solo flights of one id with lease: the later one is answered from the first one\'s fill', async () => {
+  it("solo flights of one id with lease: the later one is answered from the first one's fill", async () => {
     const { calls, table } = setup({ lease: true })
     table.setCoalescing(false)
     expect(await Promise.all([table.get('a'), table.get('a')])).toEqual(['a of call 1', 'a of call 1'])

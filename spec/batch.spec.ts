@@ -47,7 +47,11 @@ describe('fetchMany', () => {
   it('a Map’s ids nobody asked for are dropped: not stored in L1 nor L2, and a read of one asks the origin for it', async () => {
     const l2 = memoryL2()
     const { table } = rows({ l2 })
-    const extra = () => new Map<Id, Row>([['a', rowOf('a')], ['extra', rowOf('extra')]])
+    const extra = () =>
+      new Map<Id, Row>([
+        ['a', rowOf('a')],
+        ['extra', rowOf('extra')],
+      ])
     expect(await table.fetchMany(['a'], extra)).toEqual([rowOf('a')])
     expect(table.has('extra')).toBe(false)
     expect(await l2.get('rows', 'extra')).toBeUndefined()
@@ -76,7 +80,11 @@ describe('fetchMany', () => {
     await expect(table.fetchMany(['a', 'b'], () => [rowOf('a')])).rejects.toThrow(/answered an array of 1 entries for 2 ids/)
     await expect(table.fetchMany(['a', 'b'], () => 42 as never)).rejects.toThrow(/answer an array .* or a Map/)
     const thrown = new Error('bulk endpoint down')
-    await expect(table.fetchMany(['a', 'b'], () => { throw thrown })).rejects.toBe(thrown)
+    await expect(
+      table.fetchMany(['a', 'b'], () => {
+        throw thrown
+      }),
+    ).rejects.toBe(thrown)
     await expect(table.fetchMany(['a', 'b'], () => Promise.reject(thrown))).rejects.toBe(thrown)
     expect(table.stats()).toMatchObject({ load_errors: 8, fills: 0, inflight: 0 })
     await table.close()
@@ -126,7 +134,13 @@ describe('fetchMany', () => {
     await settle()
     expect(origin.only().ids).toEqual(['a', 'b', 'c'])
     expect(other.only().ids).toEqual(['d'])
-    origin.only().resolve(new Map([['a', rowOf('a')], ['b', rowOf('b')], ['c', rowOf('c')]]))
+    origin.only().resolve(
+      new Map([
+        ['a', rowOf('a')],
+        ['b', rowOf('b')],
+        ['c', rowOf('c')],
+      ]),
+    )
     other.only().resolve([rowOf('d')])
     expect(await Promise.all(pages)).toEqual([[rowOf('a'), rowOf('b')], [rowOf('c')], [rowOf('d')]])
     await table.close()

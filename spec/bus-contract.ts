@@ -60,8 +60,7 @@ export function message(n: number, patch: Partial<ChangeMessage> = {}): ChangeMe
 }
 
 const countMessages = (n: number) => (ds: BusDelivery[]) => ds.filter((d) => d.type === 'message').length >= n
-const hasVersion = (version: number) => (ds: BusDelivery[]) =>
-  ds.some((d) => d.type === 'message' && d.message.kind !== 'clear' && d.message.version === version)
+const hasVersion = (version: number) => (ds: BusDelivery[]) => ds.some((d) => d.type === 'message' && d.message.kind !== 'clear' && d.message.version === version)
 
 const valid = { table: 't', id: 'x', version: 1, kind: 'put', origin: 'o' }
 const json = (value: unknown): string => JSON.stringify(value)
@@ -209,13 +208,7 @@ export function busContract(setup: () => Promise<BusFixture>): void {
   it('refuses to publish a malformed message and delivers nothing for it', async () => {
     const r = recorder()
     fx.b.subscribe(r.handler)
-    const bad: unknown[] = [
-      { ...message(1), version: -1 },
-      { ...message(1), kind: 'delete' },
-      { ...message(1), id: Number.NaN },
-      { ...message(1), table: '' },
-      null,
-    ]
+    const bad: unknown[] = [{ ...message(1), version: -1 }, { ...message(1), kind: 'delete' }, { ...message(1), id: Number.NaN }, { ...message(1), table: '' }, null]
     for (const m of bad) {
       await expect(fx.a.publish(m as CoherenceMessage)).rejects.toThrow(TypeError)
     }
@@ -234,7 +227,10 @@ export function busContract(setup: () => Promise<BusFixture>): void {
     await r.until((ds) => ds.length === MALFORMED_PAYLOADS.length + 1)
 
     const invalid = r.deliveries.slice(0, -1)
-    expect(invalid.every((d) => d.type === 'invalid' && d.reason.length > 0), JSON.stringify(invalid)).toBe(true)
+    expect(
+      invalid.every((d) => d.type === 'invalid' && d.reason.length > 0),
+      JSON.stringify(invalid),
+    ).toBe(true)
     expect(r.deliveries.at(-1)).toEqual({ type: 'message', message: message(1) })
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
     expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('polluted')

@@ -3,15 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { ChangeMessage, CoherenceMessage } from '../src/bus/bus.js'
 import { MAX_KEY_LENGTH } from '../src/tags/scope.js'
 import { MAX_VERSION } from '../src/core/versions.js'
-import {
-  MAX_LEASE_LENGTH,
-  MAX_ORIGIN_LENGTH,
-  MAX_TABLE_LENGTH,
-  MAX_WIRE_BYTES,
-  decodeWire,
-  encodeWire,
-  parseCoherenceMessage,
-} from '../src/bus/message.js'
+import { MAX_LEASE_LENGTH, MAX_ORIGIN_LENGTH, MAX_TABLE_LENGTH, MAX_WIRE_BYTES, decodeWire, encodeWire, parseCoherenceMessage } from '../src/bus/message.js'
 import { MALFORMED_PAYLOADS, message } from './bus-contract.js'
 
 // Any UTF-16 code unit, lone surrogates included.
@@ -33,11 +25,7 @@ const tooLong = (limit: number) => fc.constant('x'.repeat(limit + 1))
 /** For each field, values that make a message invalid (`undefined` is a missing field). */
 const invalidValues: Record<keyof ChangeMessage, fc.Arbitrary<unknown>> = {
   table: fc.oneof(fc.constant(''), tooLong(MAX_TABLE_LENGTH), notA('string')),
-  id: fc.oneof(
-    fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY),
-    tooLong(MAX_KEY_LENGTH),
-    notA('string', 'number'),
-  ),
+  id: fc.oneof(fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY), tooLong(MAX_KEY_LENGTH), notA('string', 'number')),
   version: fc.oneof(
     fc.double({ max: -Number.MIN_VALUE, noNaN: true }),
     fc.double({ min: 0, max: 1e12, noNaN: true }).filter((n) => !Number.isInteger(n)),

@@ -60,7 +60,7 @@ describeRedis('redisBus', () => {
   describe('the bus contract, buses opened from a url', () => {
     busContract(async () => {
       const channel = testPrefix('bus')
-      const name = channel.replaceAll(':', '-') + 'url'
+      const name = `${channel.replaceAll(':', '-')}url`
       const [a, b] = [redisBus({ url: namedUrl(name), channel }), redisBus({ url: namedUrl(name), channel })]
       await Promise.all([a.subscribed(), b.subscribed()])
       return {
@@ -75,7 +75,7 @@ describeRedis('redisBus', () => {
   describe('the bus contract, buses on given clients', () => {
     busContract(async () => {
       const channel = testPrefix('bus')
-      const name = channel.replaceAll(':', '-') + 'client'
+      const name = `${channel.replaceAll(':', '-')}client`
       const clients = [new Redis(namedUrl(name)), new Redis(namedUrl(name))] as const
       const [a, b] = [redisBus({ client: clients[0], channel }), redisBus({ client: clients[1], channel })]
       await Promise.all([a.subscribed(), b.subscribed()])
@@ -130,11 +130,7 @@ describeRedis('redisBus', () => {
       try {
         await Promise.all([bus.subscribed(), publisher.subscribed()])
         const deliveries = await gapThenResume(bus, publisher, name)
-        expect(deliveries).toEqual([
-          { type: 'message', message: message(1) },
-          { type: 'gap' },
-          { type: 'message', message: message(2) },
-        ])
+        expect(deliveries).toEqual([{ type: 'message', message: message(1) }, { type: 'gap' }, { type: 'message', message: message(2) }])
         // A second loss is a second gap.
         await killSubscriber(name)
         const r = recorder()

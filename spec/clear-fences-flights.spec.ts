@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { type Table, createTable, localBus, memoryL2 } from '../src/index.js'
-import { type CoherenceMessage } from '../src/store.js'
+import type { CoherenceMessage } from '../src/store.js'
 import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 

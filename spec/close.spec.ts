@@ -53,7 +53,14 @@ describe('a change racing close()', () => {
     const clock = manualClock(0)
     const inner = memoryL2({ clock })
     // Every version and write waits for ever: only the table's close can end them.
-    const l2: L2Store = { ...inner, get: inner.get.bind(inner), nextVersion: () => new Promise(() => {}), set: () => new Promise(() => {}), clear: inner.clear.bind(inner), close: inner.close.bind(inner) }
+    const l2: L2Store = {
+      ...inner,
+      get: inner.get.bind(inner),
+      nextVersion: () => new Promise(() => {}),
+      set: () => new Promise(() => {}),
+      clear: inner.clear.bind(inner),
+      close: inner.close.bind(inner),
+    }
     const table = createTable<string>({ name: 'cat', ttl: 10_000, clock, l2 })
     const put = outcome(table.put('a', 'v'))
     const invalidate = outcome(table.invalidate('b'))

@@ -168,11 +168,7 @@ async function run(s: fc.Scheduler, scenario: Scenario, options: Options) {
         }
       }
       const answer =
-        step.outcome === 'value'
-          ? Object.freeze({ table: TABLE_NAMES[step.table], id: step.id, byFetch: n })
-          : step.outcome === 'error'
-            ? new Error(`load ${key} for fetch#${n} failed`)
-            : undefined
+        step.outcome === 'value' ? Object.freeze({ table: TABLE_NAMES[step.table], id: step.id, byFetch: n }) : step.outcome === 'error' ? new Error(`load ${key} for fetch#${n} failed`) : undefined
       const call: LoadCall = { key, table: step.table, byFetch: n, idArg, context, outcome: step.outcome, answer, released: false, releasedAt: -1, releasedClock: -1 }
       calls.push(call)
       const record = fetches.get(n)!
@@ -207,9 +203,7 @@ async function run(s: fc.Scheduler, scenario: Scenario, options: Options) {
     // back to the owner along paths of equal length, so they arrive in release order).
     const flight = failed
       ? open.find((f) => f.call !== undefined && f.call.answer === error)
-      : open
-          .filter((f) => f.call !== undefined && f.call.released && f.call.outcome !== 'error')
-          .sort((a, b) => a.call!.releasedAt - b.call!.releasedAt)[0]
+      : open.filter((f) => f.call?.released && f.call.outcome !== 'error').sort((a, b) => a.call!.releasedAt - b.call!.releasedAt)[0]
     if (flight === undefined) {
       problems.push(`the table reported a ${failed ? 'failed' : 'filled'} flight of ${key}, but no flight of the model could have ended`)
       return
@@ -335,7 +329,8 @@ function checkLaws(world: World): void {
     }
     // The flight's one outcome, by identity.
     if (call.outcome === 'error') {
-      if (result.state !== 'rejected' || result.error !== call.answer) fail(`${where}: expected the very error of fetch#${call.byFetch}'s load, got ${result.state} ${String(result.error ?? result.value)}`)
+      if (result.state !== 'rejected' || result.error !== call.answer)
+        fail(`${where}: expected the very error of fetch#${call.byFetch}'s load, got ${result.state} ${String(result.error ?? result.value)}`)
     } else if (result.state !== 'fulfilled' || result.value !== call.answer) {
       fail(`${where}: expected the very answer of fetch#${call.byFetch}'s load, got ${result.state} ${JSON.stringify(result.value)} ${String(result.error ?? '')}`)
     }
@@ -429,8 +424,7 @@ const fetchStep = (tables: number, ids: readonly Id[], outcome: fc.Arbitrary<Out
 
 const advanceStep: fc.Arbitrary<AdvanceStep> = fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 12 }) })
 
-const gateStep = (tables: number): fc.Arbitrary<GateStep> =>
-  fc.record({ kind: fc.constant('gate' as const), table: fc.integer({ min: 0, max: tables - 1 }), on: fc.boolean() })
+const gateStep = (tables: number): fc.Arbitrary<GateStep> => fc.record({ kind: fc.constant('gate' as const), table: fc.integer({ min: 0, max: tables - 1 }), on: fc.boolean() })
 
 const RUNS = { numRuns: 100 }
 
@@ -444,10 +438,7 @@ describe('the coalescing law under every interleaving (fc.scheduler)', () => {
           tables: 1,
           ttl: FOREVER,
           negativeTtl: FOREVER,
-          callers: [
-            [{ kind: 'fetch', table: 0, id: 'k', outcome: first, viaOptions: false }],
-            [{ kind: 'fetch', table: 0, id: 'k', outcome: second, viaOptions: false }],
-          ],
+          callers: [[{ kind: 'fetch', table: 0, id: 'k', outcome: first, viaOptions: false }], [{ kind: 'fetch', table: 0, id: 'k', outcome: second, viaOptions: false }]],
         }
         const world = await run(s, scenario, { gateStaysOn: true })
         // The trivial oracle: one load, unless the first load failed before the second caller came.
@@ -463,18 +454,14 @@ describe('the coalescing law under every interleaving (fc.scheduler)', () => {
 
   it('N callers, one id: loads happen only after failures, every waiter reads its generation’s answer', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.scheduler(),
-        fc.array(fetchStep(1, ['k'], outcomes('value', 'error')), { minLength: 2, maxLength: 12 }),
-        async (s, steps) => {
-          const scenario: Scenario = { tables: 1, ttl: FOREVER, negativeTtl: FOREVER, callers: steps.map((step) => [step]) }
-          const world = await run(s, scenario, { gateStaysOn: true })
-          checkOnlyFailuresReload(world)
-          checkDistinctAnswersAreLoads(world)
-          checkLaws(world)
-          await closeAll(world)
-        },
-      ),
+      fc.asyncProperty(fc.scheduler(), fc.array(fetchStep(1, ['k'], outcomes('value', 'error')), { minLength: 2, maxLength: 12 }), async (s, steps) => {
+        const scenario: Scenario = { tables: 1, ttl: FOREVER, negativeTtl: FOREVER, callers: steps.map((step) => [step]) }
+        const world = await run(s, scenario, { gateStaysOn: true })
+        checkOnlyFailuresReload(world)
+        checkDistinctAnswersAreLoads(world)
+        checkLaws(world)
+        await closeAll(world)
+      }),
       RUNS,
     )
   })
@@ -523,14 +510,10 @@ describe('the coalescing law under every interleaving (fc.scheduler)', () => {
       fc.asyncProperty(
         fc.scheduler(),
         fc.array(
-          fc.array(
-            fc.oneof(
-              { arbitrary: fetchStep(1, ['k', 1], outcomes('value', 'absent', 'error')), weight: 5 },
-              { arbitrary: gateStep(1), weight: 3 },
-              { arbitrary: advanceStep, weight: 1 },
-            ),
-            { minLength: 1, maxLength: 5 },
-          ),
+          fc.array(fc.oneof({ arbitrary: fetchStep(1, ['k', 1], outcomes('value', 'absent', 'error')), weight: 5 }, { arbitrary: gateStep(1), weight: 3 }, { arbitrary: advanceStep, weight: 1 }), {
+            minLength: 1,
+            maxLength: 5,
+          }),
           { minLength: 2, maxLength: 8 },
         ),
         async (s, callers) => {

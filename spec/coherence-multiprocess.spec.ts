@@ -48,10 +48,7 @@ class Node extends IpcChild<Command, Event> {
   }
 
   coherence(id: Id, version: number): Promise<Extract<Event, { type: 'coherence' }>> {
-    return this.event(
-      (e): e is Extract<Event, { type: 'coherence' }> => e.type === 'coherence' && e.id === id && e.version === version,
-      `coherence event for ${JSON.stringify(id)} v${version}`,
-    )
+    return this.event((e): e is Extract<Event, { type: 'coherence' }> => e.type === 'coherence' && e.id === id && e.version === version, `coherence event for ${JSON.stringify(id)} v${version}`)
   }
 }
 
@@ -80,11 +77,7 @@ describeRedis('coherence across three processes on one Redis', () => {
       nodes.push(new Node(label, config))
     }
     ;[A, B, C] = nodes as [Node, Node, Node]
-    await within(
-      Promise.all(nodes.map((n) => n.ready)),
-      30_000,
-      'three processes ready (bus subscribed)',
-    )
+    await within(Promise.all(nodes.map((n) => n.ready)), 30_000, 'three processes ready (bus subscribed)')
   }, 40_000)
 
   afterAll(async () => {
@@ -205,11 +198,19 @@ describeRedis('coherence across three processes on one Redis', () => {
 
   it('every process closes its table, bus and L2 and exits by itself with code 0', async () => {
     // No table reported an error (loader, owner) while serving.
-    for (const node of nodes) expect(node.events.filter((e) => e.type === 'error'), node.label).toEqual([])
+    for (const node of nodes)
+      expect(
+        node.events.filter((e) => e.type === 'error'),
+        node.label,
+      ).toEqual([])
     await Promise.all(nodes.map((n) => n.request({ op: 'exit' })))
     // Nor while closing: the owner ignores xstate's own stop event (it once reported it as an error).
     // A child reports its events before its reply, over the same ordered IPC channel.
-    for (const node of nodes) expect(node.events.filter((e) => e.type === 'error'), `${node.label} closing`).toEqual([])
+    for (const node of nodes)
+      expect(
+        node.events.filter((e) => e.type === 'error'),
+        `${node.label} closing`,
+      ).toEqual([])
     const exits = await within(Promise.all(nodes.map((n) => n.exited)), STEP_DEADLINE_MS, 'the three processes exiting by themselves')
     expect(exits).toEqual([
       { code: 0, signal: null },

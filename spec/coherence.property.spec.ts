@@ -58,7 +58,7 @@ interface Scenario {
   delivered: Message[]
 }
 
-const valueOf = (version: number): string => `v${version}`
+const valueAt = (version: number): string => `v${version}`
 
 const messageArb: fc.Arbitrary<Message> = fc.record({
   id: fc.constantFrom(...IDS),
@@ -173,9 +173,9 @@ async function run(scenario: Scenario): Promise<void> {
       if (seed.type === 'row') {
         const loaded = await receiver.fetch(id, (_id, context: LoaderContext) => {
           context.setVersion(seed.version)
-          return valueOf(seed.version)
+          return valueAt(seed.version)
         })
-        expect(loaded).toBe(valueOf(seed.version))
+        expect(loaded).toBe(valueAt(seed.version))
       } else if (seed.type === 'flight') {
         earlyAnswers.set(id, receiver.fetch(id, early.loader))
       }
@@ -183,7 +183,7 @@ async function run(scenario: Scenario): Promise<void> {
     released = false
     for (const id of IDS) {
       const seed = scenario.seeds[id]
-      if (seed.type === 'put') earlyPuts.set(id, receiver.put(id, valueOf(seed.version), { version: seed.version }))
+      if (seed.type === 'put') earlyPuts.set(id, receiver.put(id, valueAt(seed.version), { version: seed.version }))
     }
     await settle()
     expect(early.calls).toHaveLength(earlyAnswers.size) // every early flight is at its loader
@@ -192,7 +192,7 @@ async function run(scenario: Scenario): Promise<void> {
     // ---- the messages, in the drawn order ----
     for (const m of scenario.delivered) {
       if (scenario.mode === 'raw') await raw(m.id, m.version, m.kind)
-      else if (m.kind === 'put') await publisher.put(m.id, valueOf(m.version), { version: m.version })
+      else if (m.kind === 'put') await publisher.put(m.id, valueAt(m.version), { version: m.version })
       else await publisher.invalidate(m.id, { version: m.version })
     }
     const afterMessages = receiver.stats()
@@ -207,17 +207,17 @@ async function run(scenario: Scenario): Promise<void> {
     for (const [id, put] of earlyPuts) expect((await put).applied, `the early put of ${id}`).toBe(expected.putsApplied.has(id))
 
     // The early loads read the source before any message: they answer v0, which their waiters get.
-    for (const call of early.calls) call.resolve(valueOf(0))
-    for (const answer of earlyAnswers.values()) expect(await answer).toBe(valueOf(0))
+    for (const call of early.calls) call.resolve(valueAt(0))
+    for (const answer of earlyAnswers.values()) expect(await answer).toBe(valueAt(0))
 
     // ---- no read after the last message returns an older value ----
     const source = (id: string | number, context: LoaderContext) => {
       const version = expected.highest.get(id as Id)!
       context.setVersion(version)
-      return valueOf(version)
+      return valueAt(version)
     }
     for (const id of IDS) {
-      const want = valueOf(expected.highest.get(id)!)
+      const want = valueAt(expected.highest.get(id)!)
       expect(await receiver.fetch(id, source), `first read of ${id}`).toBe(want)
       expect(await receiver.fetch(id, source), `second read of ${id}`).toBe(want)
     }
@@ -234,7 +234,7 @@ async function run(scenario: Scenario): Promise<void> {
     expect(receiver.stats()).toMatchObject({ inflight: 0, load_errors: 0, coh_invalid: 0 })
   } finally {
     // A failed check must not leave a flight waiting on its latch (close would wait for it).
-    for (const call of early.calls) call.resolve(valueOf(0))
+    for (const call of early.calls) call.resolve(valueAt(0))
     released = true
     heldAnswers.splice(0).forEach((answer) => answer())
     await Promise.all([receiver.close(), publisher.close()])

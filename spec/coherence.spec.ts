@@ -11,7 +11,7 @@
  * `it.fails`, with a comment saying what is wrong, dropped once the fix lands.
  */
 import { describe, expect, it } from 'vitest'
-import { type Bus, type BusDelivery, type ChangeMessage, type CoherenceMessage } from '../src/store.js'
+import type { Bus, BusDelivery, ChangeMessage, CoherenceMessage } from '../src/store.js'
 import { type Id, type LoaderContext, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
 import { PUBLISH_TIMEOUT } from '../src/limits.js'
 import { manualClock } from '../src/testing.js'
@@ -24,11 +24,9 @@ function world({ l2 = true, bus = true }: { l2?: boolean; bus?: boolean } = {}) 
   const clock = manualClock(0)
   const store = l2 ? memoryL2({ clock }) : undefined
   const local = bus ? localBus() : undefined
-  const make = (options: TableOptions = {}) =>
-    createTable<string | undefined, Id>({ name: NAME, ttl: 10_000, jitter: 0, sweepInterval: 1e9, clock, l2: store, bus: local, ...options })
+  const make = (options: TableOptions = {}) => createTable<string | undefined, Id>({ name: NAME, ttl: 10_000, jitter: 0, sweepInterval: 1e9, clock, l2: store, bus: local, ...options })
   /** Publishes a message as another table instance would (a foreign origin). */
-  const send = (patch: Partial<ChangeMessage> & Pick<ChangeMessage, 'id' | 'version'>) =>
-    local!.publish({ table: NAME, kind: 'invalidate', origin: 'elsewhere', ...patch })
+  const send = (patch: Partial<ChangeMessage> & Pick<ChangeMessage, 'id' | 'version'>) => local!.publish({ table: NAME, kind: 'invalidate', origin: 'elsewhere', ...patch })
   return { clock, l2: store!, bus: local!, make, send }
 }
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createTable } from '../src/index.js'
-import { type L2Store } from '../src/store.js'
+import type { L2Store } from '../src/store.js'
 import { MAX_VERSION } from '../src/limits.js'
 import { manualClock } from '../src/testing.js'
 

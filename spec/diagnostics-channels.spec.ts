@@ -117,7 +117,7 @@ describe('echostore:fetch', () => {
     await Promise.all([swr.close(), failsafe.close()])
   })
 
-  it('a soft timeout (the table\'s, or a caller\'s own) and the fail-safe\'s back-off answer "stale"', async () => {
+  it("a soft timeout (the table's, or a caller's own) and the fail-safe's back-off answer \"stale\"", async () => {
     const clock = manualClock(0)
     const users = createTable<string>({ name: 'users', ttl: 100, jitter: 0, grace: 10_000, softTimeout: 50, graceBackoff: 1_000, clock })
     await users.put('ada', 'old')

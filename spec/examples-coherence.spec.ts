@@ -11,7 +11,6 @@ import { parseResult, runExample } from './support/run-example.js'
 
 type Result = { prefix: string; id: string; served: { B: string | null; C: string | null }; stats: { A: Stats; B: Stats; C: Stats } }
 
-
 describeRedis('examples/coherence.ts', () => {
   const raw = suiteRedis()
 

@@ -10,7 +10,6 @@ import { parseResult, runExample } from './support/run-example.js'
 
 type Result = { prefix: string; id: string; a: Stats; b: Stats }
 
-
 describeRedis('examples/redis-l2.ts', () => {
   const raw = suiteRedis()
 

@@ -20,7 +20,12 @@ describe('a failed fill answers every waiter with the one error and caches nothi
   })
 
   it.each([
-    ['throws synchronously', () => { throw new Error('sync') }],
+    [
+      'throws synchronously',
+      () => {
+        throw new Error('sync')
+      },
+    ],
     ['returns a rejected non-Error', () => Promise.reject('a string reason')],
   ])('a loader that %s answers every waiter with that error', async (_, loader) => {
     const table = createTable<string | undefined>({ clock: manualClock() })

@@ -69,4 +69,3 @@ describe('a forced refresh', () => {
     await Promise.all([writer.close(), refresher.close(), reader.close()])
   })
 })
-

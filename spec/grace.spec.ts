@@ -4,7 +4,7 @@
  * its soft timeout, and at once under stale-while-revalidate. A change always beats grace.
  */
 import { describe, expect, it } from 'vitest'
-import { type CoherenceMessage } from '../src/store.js'
+import type { CoherenceMessage } from '../src/store.js'
 import { type TableEvents, createTable, localBus, memoryL2 } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
@@ -145,7 +145,7 @@ describe('the fail-safe', () => {
 })
 
 describe('a graced L2 entry another process wrote', () => {
-  it('does not keep a cold process from caching its own load: the load carries the entry\'s version, and replaces it in L2', async () => {
+  it("does not keep a cold process from caching its own load: the load carries the entry's version, and replaces it in L2", async () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })
     const options = { name: 'shared', ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 1e9, clock, l2 }
@@ -306,7 +306,7 @@ describe('soft timeouts', () => {
 })
 
 describe('a change always beats grace', () => {
-  const changes: [string, (env: Awaited<ReturnType<typeof gracedTable>> & { deliver(message: unknown): void }) => Promise<unknown> | void][] = [
+  const changes: [string, (env: Awaited<ReturnType<typeof gracedTable>> & { deliver(message: unknown): void }) => unknown][] = [
     ['invalidate', ({ table }) => table.invalidate('k')],
     ['an applied coherence message', ({ deliver }) => deliver({ type: 'message', message: { table: 'g', id: 'k', version: 9, kind: 'invalidate', origin: 'elsewhere' } satisfies CoherenceMessage })],
     ['a bus gap', ({ deliver }) => deliver({ type: 'gap' })],

@@ -10,8 +10,14 @@ import { describe, expect, it } from 'vitest'
 import { createTable } from '../src/index.js'
 import { registerTableMetrics } from '../src/prometheus.js'
 
-interface Target { expr: string }
-interface Panel { title: string; targets?: Target[]; panels?: Panel[] }
+interface Target {
+  expr: string
+}
+interface Panel {
+  title: string
+  targets?: Target[]
+  panels?: Panel[]
+}
 const dashboard = JSON.parse(readFileSync(new URL('../grafana/echostore-dashboard.json', import.meta.url), 'utf8')) as {
   uid: string
   panels: Panel[]
@@ -62,17 +68,21 @@ describe('the Grafana dashboard', () => {
 
   it('covers hit rate, origin calls and calls saved by coalescing, stale answers, L2 errors and breaker, leases and bus gaps', () => {
     const used = new Set(expressions.flatMap(metricsIn))
-    const wanted = [
-      ['hits', 'misses'],
-      ['loads', 'coalesced'],
-      ['stale_hits'],
-      ['l2_errors', 'l2_timeouts', 'l2_skipped'],
-      ['lease_acquired', 'lease_waited', 'lease_lost'],
-      ['coh_gaps'],
-    ].flat()
+    const wanted = [['hits', 'misses'], ['loads', 'coalesced'], ['stale_hits'], ['l2_errors', 'l2_timeouts', 'l2_skipped'], ['lease_acquired', 'lease_waited', 'lease_lost'], ['coh_gaps']].flat()
     for (const counter of wanted) expect(used, counter).toContain(`echostore_${counter}_total`)
     expect(new Set(panels(dashboard.panels).map((panel) => panel.title))).toEqual(
-      new Set(['Hit rate', 'Hit rate since start', 'Origin calls and calls saved', 'Misses per origin call', 'Stale answers', 'L2 errors and breaker', 'Leases', 'Bus gaps and coherence', 'Rows and flights', 'Evictions']),
+      new Set([
+        'Hit rate',
+        'Hit rate since start',
+        'Origin calls and calls saved',
+        'Misses per origin call',
+        'Stale answers',
+        'L2 errors and breaker',
+        'Leases',
+        'Bus gaps and coherence',
+        'Rows and flights',
+        'Evictions',
+      ]),
     )
   })
 })

@@ -106,7 +106,10 @@ describe('a herd of cold readers coalesces onto one load', () => {
     await table.put('warm', 'w')
     const inner: Promise<string | undefined>[] = []
     const value = await table.fetch('cold', () => {
-      inner.push(table.fetch('warm', () => 'never'), table.fetch('cold', () => 'never'))
+      inner.push(
+        table.fetch('warm', () => 'never'),
+        table.fetch('cold', () => 'never'),
+      )
       return 'c'
     })
     expect(value).toBe('c')

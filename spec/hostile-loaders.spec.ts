@@ -20,25 +20,26 @@ const SHAPES: [string, (clock: ManualClock) => TableOptions][] = [
 ]
 
 describe('a catalog of hostile loaders on one table', () => {
-  for (const [shape, options] of SHAPES) it(`(${shape}) ends every flight: inflight 0 past the bound, every caller settled, close() resolves, no timer left`, async () => {
-    const clock = manualClock(0)
-    const table = createTable<unknown>({ ttl: 1_000, jitter: 0, loadTimeout: 100, sweepInterval: 1e9, clock, ...options(clock) })
-    const answers = HOSTILE_LOADERS.map(([name, make]) => outcome(table.fetch(name, make(table as never))))
-    // A never-settling loader whose two waiters leave, one by abort and one by its deadline.
-    const controller = new AbortController()
-    const hung = () => never
-    answers.push(outcome(table.fetch('left', hung, { signal: controller.signal })))
-    answers.push(outcome(table.fetch('left', hung, { timeout: 10 })))
-    await settle()
-    controller.abort(new Error('left'))
-    await advanceSettled(clock, 1_000)
-    expect(answers.filter((a) => a.state === 'pending')).toHaveLength(0)
-    expect(table.stats().inflight).toBe(0)
-    const closed = outcome(table.close())
-    await advanceSettled(clock, 500)
-    expect(closed.state).toBe('fulfilled')
-    expect(clock.pending()).toBe(0)
-  })
+  for (const [shape, options] of SHAPES)
+    it(`(${shape}) ends every flight: inflight 0 past the bound, every caller settled, close() resolves, no timer left`, async () => {
+      const clock = manualClock(0)
+      const table = createTable<unknown>({ ttl: 1_000, jitter: 0, loadTimeout: 100, sweepInterval: 1e9, clock, ...options(clock) })
+      const answers = HOSTILE_LOADERS.map(([name, make]) => outcome(table.fetch(name, make(table as never))))
+      // A never-settling loader whose two waiters leave, one by abort and one by its deadline.
+      const controller = new AbortController()
+      const hung = () => never
+      answers.push(outcome(table.fetch('left', hung, { signal: controller.signal })))
+      answers.push(outcome(table.fetch('left', hung, { timeout: 10 })))
+      await settle()
+      controller.abort(new Error('left'))
+      await advanceSettled(clock, 1_000)
+      expect(answers.filter((a) => a.state === 'pending')).toHaveLength(0)
+      expect(table.stats().inflight).toBe(0)
+      const closed = outcome(table.close())
+      await advanceSettled(clock, 500)
+      expect(closed.state).toBe('fulfilled')
+      expect(clock.pending()).toBe(0)
+    })
 })
 
 describe('the catalog alone in a process, on the system clock', () => {

@@ -36,7 +36,14 @@ describe('an options object whose getters throw', () => {
   it('is refused by createTable with a TypeError naming the option', () => {
     expect(() => createTable(throwingGetter('ttl'))).toThrow(TypeError)
     expect(() => createTable(throwingGetter('ttl'))).toThrow('echostore: createTable: option "ttl" could not be read (getter of ttl)')
-    const keysTrap = new Proxy({}, { ownKeys: () => { throw new Error('no keys') } })
+    const keysTrap = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('no keys')
+        },
+      },
+    )
     expect(() => createTable(keysTrap)).toThrow('echostore: createTable: its keys could not be read (no keys)')
   })
 

@@ -45,7 +45,9 @@ describe('ioredis, the optional peer of echostore/redis', () => {
     const error = neitherClient('redisL2')
     expect(error).toBeInstanceOf(MissingPeerDependencyError)
     expect(error.code).toBe('ECHOSTORE_PEER_MISSING')
-    expect(error.message).toMatch(/^echostore: redisL2: a `url` or `sentinels` needs a Redis client library, and neither redis \(node-redis\) nor ioredis is installed: run `npm install redis@6` or `npm install ioredis@6`, or pass a client you made as `client`$/)
+    expect(error.message).toMatch(
+      /^echostore: redisL2: a `url` or `sentinels` needs a Redis client library, and neither redis \(node-redis\) nor ioredis is installed: run `npm install redis@6` or `npm install ioredis@6`, or pass a client you made as `client`$/,
+    )
   })
 
   it('installed but broken (one of its own dependencies missing): the original error, unchanged', () => {

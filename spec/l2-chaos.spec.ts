@@ -120,7 +120,7 @@ describe('chaosL2', () => {
     await expect(read).rejects.toThrow(/close/)
   })
 
-  it('exposes the wrapped store\'s timeout', () => {
+  it("exposes the wrapped store's timeout", () => {
     const inner = memoryL2()
     expect(chaosL2(inner).timeout).toBeUndefined()
     expect(chaosL2({ ...inner, timeout: 30 }).timeout).toBe(30)

@@ -5,7 +5,7 @@ import { l2Key, versionKey } from '../src/l2/keys.js'
 
 /** Strings that stress the layout: separators, quotes, brackets, braces, escapes and JSON look-alikes. */
 const tricky = fc.oneof(
-  fc.string({ unit: fc.constantFrom(':', '"', '\\', '[', ']', '{', '}', ',', '1', 'a', 'v', ' ', 'é', '🎉') , maxLength: 8 }),
+  fc.string({ unit: fc.constantFrom(':', '"', '\\', '[', ']', '{', '}', ',', '1', 'a', 'v', ' ', 'é', '🎉'), maxLength: 8 }),
   fc.string({ unit: 'binary', maxLength: 6 }),
   fc.constantFrom('', '1', '"1"', 'a:b', 'b:c', '["a",1]', '{x}', ':v', '}:v', '["t","1"]'),
 )
@@ -66,7 +66,10 @@ describe('L2 key layout', () => {
     }
     fc.assert(
       fc.property(triple, ([p, t, i]) => {
-        for (const [key, suffix] of [[l2Key(p, t, i), ''], [versionKey(p, t, i), ':v']] as const) {
+        for (const [key, suffix] of [
+          [l2Key(p, t, i), ''],
+          [versionKey(p, t, i), ':v'],
+        ] as const) {
           let splits = 0
           for (let cut = 0; cut <= key.length; cut++) {
             for (const decoded of decodeTail(key.slice(cut), suffix)) {
@@ -94,12 +97,30 @@ describe('L2 key layout', () => {
 
   it('collides on none of the hand-picked near misses', () => {
     const pairs: [[string, string, Id], [string, string, Id]][] = [
-      [['p:', 'a:b', 'c'], ['p:', 'a', 'b:c']],
-      [['p:', 't', 1], ['p:', 't', '1']],
-      [['p', ':t', 1], ['p:', 't', 1]],
-      [['p:', 't', 1.5], ['p:', 't', '1.5']],
-      [['', 'a', 'b'], ['', 'a","b', '']],
-      [['x{', 't', 1], ['x', '{t', 1]],
+      [
+        ['p:', 'a:b', 'c'],
+        ['p:', 'a', 'b:c'],
+      ],
+      [
+        ['p:', 't', 1],
+        ['p:', 't', '1'],
+      ],
+      [
+        ['p', ':t', 1],
+        ['p:', 't', 1],
+      ],
+      [
+        ['p:', 't', 1.5],
+        ['p:', 't', '1.5'],
+      ],
+      [
+        ['', 'a', 'b'],
+        ['', 'a","b', ''],
+      ],
+      [
+        ['x{', 't', 1],
+        ['x', '{t', 1],
+      ],
     ]
     for (const [a, b] of pairs) {
       expect(l2Key(...a)).not.toBe(l2Key(...b))

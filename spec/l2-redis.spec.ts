@@ -68,12 +68,21 @@ describeRedis('redisL2 on Redis', () => {
 
   it('round-trips Map, Set, Date, BigInt and undefined through Redis with v8Codec', async () => {
     const store = redisL2({ url: REDIS_URL, prefix: `${prefix}v8:`, codec: v8Codec })
-    const value = { map: new Map<unknown, unknown>([['a', 1], [2, new Date(0)]]), set: new Set([1n, 2n]), when: new Date(1_700_000_000_000), big: 2n ** 70n, nothing: undefined }
+    const value = {
+      map: new Map<unknown, unknown>([
+        ['a', 1],
+        [2, new Date(0)],
+      ]),
+      set: new Set([1n, 2n]),
+      when: new Date(1_700_000_000_000),
+      big: 2n ** 70n,
+      nothing: undefined,
+    }
     await store.set('v8', 'x', { kind: 'value', value, version: 1, ttl: 5_000 })
     const entry = await store.get('v8', 'x')
     expect(entry?.value).toEqual(value)
-    expect((entry?.value as typeof value).map).toBeInstanceOf(Map)
-    expect((entry?.value as typeof value).big).toBe(2n ** 70n)
+    expect((entry!.value as typeof value).map).toBeInstanceOf(Map)
+    expect((entry!.value as typeof value).big).toBe(2n ** 70n)
     await store.set('v8', 'u', { kind: 'value', value: undefined, version: 1, ttl: 5_000 })
     expect(await store.get('v8', 'u')).toMatchObject({ kind: 'value', value: undefined })
     await store.close()
@@ -82,7 +91,7 @@ describeRedis('redisL2 on Redis', () => {
   it('rejects a value the codec cannot carry (a BigInt, a cycle) with L2UnfitValueError, and writes nothing', async () => {
     const store = redisL2({ url: REDIS_URL, prefix })
     const cycle: Record<string, unknown> = {}
-    cycle['self'] = cycle
+    cycle.self = cycle
     for (const value of [1n, cycle]) {
       const error = await store.set('enc', 'big', { kind: 'value', value, version: 1, ttl: 5_000 }).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(L2UnfitValueError)
@@ -327,7 +336,7 @@ describe('redisL2 options', () => {
     expect(() => redisL2({ url: REDIS_URL, codec: { encode: JSON.stringify } as never })).toThrow(/`codec`/)
   })
 
-  it('carries the timeout option as the store\'s timeout, and names a bad one', async () => {
+  it("carries the timeout option as the store's timeout, and names a bad one", async () => {
     const client = new Redis({ lazyConnect: true })
     expect(redisL2({ client, timeout: 25 }).timeout).toBe(25)
     expect(redisL2({ client }).timeout).toBeUndefined()

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { type Table, type TableOptions, LeaseHolderFailedError, createTable, localBus, memoryL2 } from '../src/index.js'
-import { type CoherenceMessage, type L2Store } from '../src/store.js'
+import type { CoherenceMessage, L2Store } from '../src/store.js'
 import { type ManualClock, manualClock } from '../src/testing.js'
 import { type LatchedCall, advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
 import { slowL2 } from './support/slow-l2.js'
@@ -39,7 +39,10 @@ describe('a dead holder', () => {
     // The takeover's load takes 300 ms: longer than the waiters' spread.
     const calledAt: number[] = []
     const latched = latchedLoader<Row>()
-    const origin = { calls: latched.calls, loader: (id: Parameters<typeof latched.loader>[0], context: Parameters<typeof latched.loader>[1]) => (calledAt.push(clock.now()), latched.loader(id, context)) }
+    const origin = {
+      calls: latched.calls,
+      loader: (id: Parameters<typeof latched.loader>[0], context: Parameters<typeof latched.loader>[1]) => (calledAt.push(clock.now()), latched.loader(id, context)),
+    }
     const answers = [outcome(waiters[0]!.fetch('a', origin.loader))]
     await advanceSettled(clock, 200)
     answers.push(outcome(waiters[1]!.fetch('a', origin.loader)))
@@ -118,7 +121,9 @@ describe('how a holder whose loader failed ends its lease', () => {
   function recorded(store: ReturnType<typeof memoryL2>) {
     const leases = store.leases!
     const calls: string[] = []
-    const spy = <A extends unknown[], T>(name: string, run: (...args: A) => Promise<T>) => (...args: A) => (calls.push(name), run(...args))
+    const spy =
+      <A extends unknown[], T>(name: string, run: (...args: A) => Promise<T>) =>
+      (...args: A) => (calls.push(name), run(...args))
     const l2: L2Store = {
       get: store.get,
       set: store.set,
@@ -247,7 +252,13 @@ describe('lease counters', () => {
     const leases = store.leases!
     const lost = async () => Promise.reject(new Error('write lost'))
     // Every write fails: set, and the holder's write that gives the lease back in the same step.
-    const failing = { acquire: leases.acquire.bind(leases), release: leases.release.bind(leases), void: leases.void.bind(leases), readOrAcquire: leases.readOrAcquire!.bind(leases), setAndRelease: lost }
+    const failing = {
+      acquire: leases.acquire.bind(leases),
+      release: leases.release.bind(leases),
+      void: leases.void.bind(leases),
+      readOrAcquire: leases.readOrAcquire!.bind(leases),
+      setAndRelease: lost,
+    }
     const holder = make({ l2: { get: store.get, nextVersion: store.nextVersion, clear: store.clear, close: store.close, leases: failing, set: lost } })
     expect(await holder.fetch('a', () => ({ v: 'x' }))).toEqual({ v: 'x' })
     await settle()

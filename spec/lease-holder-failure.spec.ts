@@ -246,4 +246,3 @@ describe('a lease holder whose loader fails', () => {
     await close()
   })
 })
-

@@ -33,91 +33,93 @@ type Loading = Extract<LeaseEvent, { type: 'loading' }>
 const LEASE = { ttl: 1_500, wait: 6_000 }
 
 for (const client of ['ioredis', 'node-redis'] as const)
-describeRedis(`leases across four processes on one Redis, each on ${client}`, () => {
-  const prefix = testPrefix(`lease-mp-${client}`)
-  const nodes: LeaseNode[] = []
-  let admin: Redis
+  describeRedis(`leases across four processes on one Redis, each on ${client}`, () => {
+    const prefix = testPrefix(`lease-mp-${client}`)
+    const nodes: LeaseNode[] = []
+    let admin: Redis
 
-  beforeAll(async () => {
-    admin = new Redis(REDIS_URL)
-    for (const label of ['A', 'B', 'C', 'D']) {
-      nodes.push(new LeaseNode(label, { label, url: REDIS_URL, prefix, channel: `${prefix}bus`, table: TABLE, lease: LEASE, client }))
-    }
-    await within(Promise.all(nodes.map((n) => n.ready)), 30_000, 'four processes ready')
-  }, 40_000)
+    beforeAll(async () => {
+      admin = new Redis(REDIS_URL)
+      for (const label of ['A', 'B', 'C', 'D']) {
+        nodes.push(new LeaseNode(label, { label, url: REDIS_URL, prefix, channel: `${prefix}bus`, table: TABLE, lease: LEASE, client }))
+      }
+      await within(Promise.all(nodes.map((n) => n.ready)), 30_000, 'four processes ready')
+    }, 40_000)
 
-  afterAll(async () => {
-    for (const node of nodes) if (node.alive) node.child.kill('SIGKILL')
-    await cleanPrefix(admin, prefix)
-    await admin.quit()
+    afterAll(async () => {
+      for (const node of nodes) if (node.alive) node.child.kill('SIGKILL')
+      await cleanPrefix(admin, prefix)
+      await admin.quit()
+    })
+
+    it(`4 processes × ${READERS} readers of one cold id: one load and ${4 * READERS} equal answers, in each of ${ROUNDS} rounds`, async () => {
+      for (let round = 0; round < ROUNDS; round++) await herdRound(nodes, round, READERS)
+      const stats = await Promise.all(nodes.map((n) => n.stats()))
+      expect(sumOf(stats, 'loads')).toBe(ROUNDS)
+      expect(sumOf(stats, 'lease_acquired')).toBe(ROUNDS)
+      // Every other process answered from L2: most through the lease (waiting on the holder), some by a
+      // read that came after the fill.
+      expect(sumOf(stats, 'l2_hits')).toBe(3 * ROUNDS)
+      expect(sumOf(stats, 'lease_waited')).toBeGreaterThan(0)
+      expect(sumOf(stats, 'lease_lost')).toBe(0)
+      for (const s of stats) {
+        expect(s.lease_waited).toBeLessThanOrEqual(s.l2_hits)
+        expect(s.misses).toBe(s.flights + s.coalesced)
+      }
+    }, 120_000)
+
+    it('the holder killed mid-load: the others all answer, with one more load after the lease’s ttl, counted lease_lost', async () => {
+      const id = 'doomed'
+      const herds = nodes.map((n) => n.herd(id, 50).catch((error: unknown) => ({ died: String(error) })))
+      const first = await nextLoading(nodes, id)
+      const victim = nodes.find((n) => n.label === first.label)!
+      victim.child.kill('SIGKILL')
+      await victim.exited
+      const survivors = nodes.filter((n) => n !== victim)
+      const second = await nextLoading(survivors, id) // taken over once the dead lease ran out
+      const value = `loaded by ${second.label} after ${first.label} died`
+      await survivors.find((n) => n.label === second.label)!.request({ op: 'release', id, value })
+      const answers = await Promise.all(herds)
+      for (const [i, node] of nodes.entries()) if (node !== victim) expect(answers[i]).toEqual({ [value]: 50 })
+      expect(survivors.reduce((n, node) => n + node.loadings(id), 0)).toBe(1)
+      const stats = await Promise.all(survivors.map((n) => n.stats()))
+      expect(sumOf(stats, 'lease_lost')).toBe(1)
+      nodes.splice(nodes.indexOf(victim), 1)
+    }, 60_000)
+
+    it('an invalidate during a lease: afterwards no process answers the value loaded before it, from L1 or L2', async () => {
+      const id = 'changing'
+      const [P, Q, R] = nodes as [LeaseNode, LeaseNode, LeaseNode]
+      const herdP = P.herd(id, 20)
+      const holder = await nextLoading([P], id)
+      expect(holder.label).toBe(P.label)
+      const herdQ = Q.herd(id, 20) // waits on P's lease
+      // Q's flight is running (reading L2 or waiting on P's lease) before the origin changes.
+      while ((await Q.stats()).inflight === 0) {}
+      await R.request({ op: 'invalidate', id }) // the origin changed while P loads
+      const waiterLoad = await nextLoading([Q], id) // Q, woken by the bus, loads afresh
+      expect(waiterLoad.label).toBe(Q.label)
+      await Q.request({ op: 'release', id, value: 'after the change' })
+      await P.request({ op: 'release', id, value: 'before the change' })
+      expect(await herdQ).toEqual({ 'after the change': 20 })
+      await herdP // its callers asked before the change
+      // Every process reads the id now: from its row, from L2, or by a load the test releases at once.
+      for (const node of nodes) {
+        const loadsBefore = node.loadings(id)
+        const read = node.request<string | null>({ op: 'fetch', id })
+        const loaded = node
+          .event((e): e is Loading => e.type === 'loading' && e.id === id && node.loadings(id) > loadsBefore, 'a later load')
+          .then(
+            () => node.request({ op: 'release', id, value: 'loaded afterwards' }),
+            () => undefined, // answered without a load
+          )
+        expect(await read).not.toBe('before the change')
+        void loaded
+      }
+      const raw = await admin.get(`${prefix}{${JSON.stringify([TABLE, id])}}`)
+      expect(raw ?? '').not.toContain('before the change')
+    }, 60_000)
   })
-
-  it(`4 processes × ${READERS} readers of one cold id: one load and ${4 * READERS} equal answers, in each of ${ROUNDS} rounds`, async () => {
-    for (let round = 0; round < ROUNDS; round++) await herdRound(nodes, round, READERS)
-    const stats = await Promise.all(nodes.map((n) => n.stats()))
-    expect(sumOf(stats, 'loads')).toBe(ROUNDS)
-    expect(sumOf(stats, 'lease_acquired')).toBe(ROUNDS)
-    // Every other process answered from L2: most through the lease (waiting on the holder), some by a
-    // read that came after the fill.
-    expect(sumOf(stats, 'l2_hits')).toBe(3 * ROUNDS)
-    expect(sumOf(stats, 'lease_waited')).toBeGreaterThan(0)
-    expect(sumOf(stats, 'lease_lost')).toBe(0)
-    for (const s of stats) {
-      expect(s.lease_waited).toBeLessThanOrEqual(s.l2_hits)
-      expect(s.misses).toBe(s.flights + s.coalesced)
-    }
-  }, 120_000)
-
-  it('the holder killed mid-load: the others all answer, with one more load after the lease’s ttl, counted lease_lost', async () => {
-    const id = 'doomed'
-    const herds = nodes.map((n) => n.herd(id, 50).catch((error: unknown) => ({ died: String(error) })))
-    const first = await nextLoading(nodes, id)
-    const victim = nodes.find((n) => n.label === first.label)!
-    victim.child.kill('SIGKILL')
-    await victim.exited
-    const survivors = nodes.filter((n) => n !== victim)
-    const second = await nextLoading(survivors, id) // taken over once the dead lease ran out
-    const value = `loaded by ${second.label} after ${first.label} died`
-    await survivors.find((n) => n.label === second.label)!.request({ op: 'release', id, value })
-    const answers = await Promise.all(herds)
-    for (const [i, node] of nodes.entries()) if (node !== victim) expect(answers[i]).toEqual({ [value]: 50 })
-    expect(survivors.reduce((n, node) => n + node.loadings(id), 0)).toBe(1)
-    const stats = await Promise.all(survivors.map((n) => n.stats()))
-    expect(sumOf(stats, 'lease_lost')).toBe(1)
-    nodes.splice(nodes.indexOf(victim), 1)
-  }, 60_000)
-
-  it('an invalidate during a lease: afterwards no process answers the value loaded before it, from L1 or L2', async () => {
-    const id = 'changing'
-    const [P, Q, R] = nodes as [LeaseNode, LeaseNode, LeaseNode]
-    const herdP = P.herd(id, 20)
-    const holder = await nextLoading([P], id)
-    expect(holder.label).toBe(P.label)
-    const herdQ = Q.herd(id, 20) // waits on P's lease
-    // Q's flight is running (reading L2 or waiting on P's lease) before the origin changes.
-    while ((await Q.stats()).inflight === 0) {}
-    await R.request({ op: 'invalidate', id }) // the origin changed while P loads
-    const waiterLoad = await nextLoading([Q], id) // Q, woken by the bus, loads afresh
-    expect(waiterLoad.label).toBe(Q.label)
-    await Q.request({ op: 'release', id, value: 'after the change' })
-    await P.request({ op: 'release', id, value: 'before the change' })
-    expect(await herdQ).toEqual({ 'after the change': 20 })
-    await herdP // its callers asked before the change
-    // Every process reads the id now: from its row, from L2, or by a load the test releases at once.
-    for (const node of nodes) {
-      const loadsBefore = node.loadings(id)
-      const read = node.request<string | null>({ op: 'fetch', id })
-      const loaded = node.event((e): e is Loading => e.type === 'loading' && e.id === id && node.loadings(id) > loadsBefore, 'a later load').then(
-        () => node.request({ op: 'release', id, value: 'loaded afterwards' }),
-        () => undefined, // answered without a load
-      )
-      expect(await read).not.toBe('before the change')
-      void loaded
-    }
-    const raw = await admin.get(`${prefix}{${JSON.stringify([TABLE, id])}}`)
-    expect(raw ?? '').not.toContain('before the change')
-  }, 60_000)
-})
 
 describeRedis('a lease table when Redis goes away', () => {
   it('a herd in one process is still one load, and no fetch fails', async () => {

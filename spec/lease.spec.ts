@@ -6,7 +6,7 @@
  * local single flight. Deterministic: latched loaders and one manual clock.
  */
 import { describe, expect, it } from 'vitest'
-import { type L2Store } from '../src/store.js'
+import type { L2Store } from '../src/store.js'
 import { type Stats, type Table, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { chaosL2 } from '../src/testing.js'
@@ -38,7 +38,7 @@ function leaseLaws(stats: Stats): void {
   expect(stats.inflight).toBe(0)
 }
 
-const sum = <T,>(tables: Table<T>[], counter: keyof Stats) => tables.reduce((n, t) => n + t.stats()[counter], 0)
+const sum = <T>(tables: Table<T>[], counter: keyof Stats) => tables.reduce((n, t) => n + t.stats()[counter], 0)
 
 describe('the lease option', () => {
   it('is validated naming it: it needs an L2 with leases; ttl and wait are integers of ms', () => {

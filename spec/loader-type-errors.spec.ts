@@ -13,7 +13,16 @@ const SNIPPET = `${root}spec/loader-type-errors.snippet.ts`
 
 /** The messages of the errors `code` gets (one string per error, its chain flattened), compiled against `src/index.ts`. */
 function errorsOf(code: string): string[] {
-  const options: ts.CompilerOptions = { strict: true, noEmit: true, skipLibCheck: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.Preserve, moduleResolution: ts.ModuleResolutionKind.Bundler, lib: ['lib.es2022.d.ts'], types: ['node'] }
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.Preserve,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    lib: ['lib.es2022.d.ts'],
+    types: ['node'],
+  }
   const host = ts.createCompilerHost(options)
   const source = `import { createTable } from '../src/index.js'\ninterface Product { name: string }\ndeclare function find(id: number): Promise<Product | undefined>\n${code}\n`
   const read = host.getSourceFile.bind(host)

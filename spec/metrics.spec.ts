@@ -155,7 +155,7 @@ describe('Prometheus export (registerTableMetrics)', () => {
     return table.close()
   })
 
-  it('defaults to prom-client\'s global registry, and never registers there when given its own', async () => {
+  it("defaults to prom-client's global registry, and never registers there when given its own", async () => {
     const table = createTable<number | undefined, Id>({ name: 'global_default', clock: manualClock() })
     const mine = new promClient.Registry()
     const offMine = registerTableMetrics(promClient, table, { registry: mine })
@@ -170,14 +170,14 @@ describe('Prometheus export (registerTableMetrics)', () => {
 
   it('prom-client stays optional: nothing under src/ imports it at run time', () => {
     const files = (function walk(dir: string): string[] {
-      return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-        entry.isDirectory() ? walk(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
-      )
+      return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []))
     })(join(import.meta.dirname, '..', 'src'))
     expect(files.length).toBeGreaterThan(5)
     for (const file of files) {
       // Doc comments may show how a user imports it; code may not.
-      const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '')
+      const source = readFileSync(file, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/\/\/.*$/gm, '')
       expect(source, file).not.toMatch(/^\s*(?:import|export)\b[^;'"]*?\bfrom\s*['"]prom-client['"]|\b(?:import|require)\s*\(\s*['"]prom-client['"]/m)
     }
   })

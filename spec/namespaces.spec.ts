@@ -86,7 +86,10 @@ describe('namespace ids', () => {
     const ids = ['x'.repeat(MAX_ID_LENGTH), '"'.repeat(9_000), '\\'.repeat(9_000), '\u0001'.repeat(MAX_ID_LENGTH)]
     // The deepest namespace of the longest names, each of characters JSON writes in 6 bytes: the longest keys there are.
     const deep = (table: Table<V, Id>) => ['\u0001', '\u0002', '\u0003', '\u0004'].reduce((view, unit) => view.namespace(unit.repeat(MAX_NAMESPACE_LENGTH)), table)
-    for (const [name, view] of [['acme', here.namespace('acme')], ['deep', deep(here)]] as const) {
+    for (const [name, view] of [
+      ['acme', here.namespace('acme')],
+      ['deep', deep(here)],
+    ] as const) {
       for (const [i, id] of ids.entries()) {
         expect(await view.fetch(id, answer(`${name} ${i} loaded`))).toBe(`${name} ${i} loaded`)
         expect(await view.put(id, `${name} ${i} put`)).toMatchObject({ applied: true, l2: 'written', broadcast: true })
@@ -299,7 +302,13 @@ describe('namespace loaders', () => {
     call.context.setVersion('x', 12)
     expect(() => call.context.setTags('w', ['t'])).toThrow(/"w" is not one of this call's ids/)
     expect(() => call.context.setVersion('w', 1)).toThrow(/"w" is not one of this call's ids/)
-    call.resolve(new Map<Id, V>([['x', 'a x'], ['y', 'a y'], ['z', 'a z']]))
+    call.resolve(
+      new Map<Id, V>([
+        ['x', 'a x'],
+        ['y', 'a y'],
+        ['z', 'a z'],
+      ]),
+    )
     await settle()
     expect(read.value).toEqual(['a x', 'a y', 'a z'])
     expect([a.peek('x'), a.peek('y'), a.has('z'), here.peek('x')]).toEqual(['a x', 'a y', false, 'base x'])

@@ -30,7 +30,10 @@ describeRedis('a url with only node-redis installed', () => {
       console.log(JSON.stringify({ value: read?.value, heard: await heard, ioredis: loaded.some((p) => p.includes('/node_modules/ioredis/')), nodeRedis: loaded.some((p) => p.includes('/node_modules/@redis/client/')) }))
       await bus.close()
       await l2.close()`
-    const { stdout } = await promisify(execFile)(process.execPath, ['--require', join(root, 'spec', 'support', 'without-ioredis.cjs'), '--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, timeout: 30_000 })
+    const { stdout } = await promisify(execFile)(process.execPath, ['--require', join(root, 'spec', 'support', 'without-ioredis.cjs'), '--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      timeout: 30_000,
+    })
     expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ value: 7, heard: 'prices', ioredis: false, nodeRedis: true })
   })
 })

@@ -83,7 +83,11 @@ describeRedis('node-redis clients', () => {
   it('reads a binary codec back as the bytes written (entries cross as Buffers, whatever the client maps)', async () => {
     const client = await nodeRedisClient(3)
     const store = redisL2({ client, prefix, codec: v8Codec })
-    const value = new Map<string, unknown>([['at', new Date(0)], ['n', 10n], ['bytes', new Uint8Array([0, 255, 128])]])
+    const value = new Map<string, unknown>([
+      ['at', new Date(0)],
+      ['n', 10n],
+      ['bytes', new Uint8Array([0, 255, 128])],
+    ])
     await store.set('binary', 'a', { kind: 'value', value, version: 1, ttl: 5_000 })
     expect((await store.get('binary', 'a'))?.value).toEqual(value)
     await store.close()

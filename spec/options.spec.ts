@@ -60,8 +60,28 @@ describe('bad ids and loaders are refused before the lookup and count as neither
 
 describe('null options: undefined takes the default, null is refused, naming the option', () => {
   const tableOptions = [
-    'name', 'ttl', 'jitter', 'capacity', 'sweepInterval', 'negativeTtl', 'loadTimeout', 'coalesce', 'grace', 'staleWhileRevalidate',
-    'graceBackoff', 'softTimeout', 'lease', 'clock', 'random', 'l2', 'bus', 'closeStores', 'inspect', 'loader', 'batchLoader', 'maxBatchSize',
+    'name',
+    'ttl',
+    'jitter',
+    'capacity',
+    'sweepInterval',
+    'negativeTtl',
+    'loadTimeout',
+    'coalesce',
+    'grace',
+    'staleWhileRevalidate',
+    'graceBackoff',
+    'softTimeout',
+    'lease',
+    'clock',
+    'random',
+    'l2',
+    'bus',
+    'closeStores',
+    'inspect',
+    'loader',
+    'batchLoader',
+    'maxBatchSize',
   ]
 
   it.each(tableOptions)('createTable({ %s: null }) → TypeError naming it; undefined takes its default', (option) => {

@@ -272,9 +272,18 @@ describe('instrument() and uninstall()', () => {
     await users.close()
   })
 
-  it('a tracer that throws never reaches the table: the fetch answers, and OpenTelemetry\'s diag logger hears of it', async () => {
+  it("a tracer that throws never reaches the table: the fetch answers, and OpenTelemetry's diag logger hears of it", async () => {
     installed.uninstall()
-    const broken = { getTracer: () => ({ startSpan: () => { throw new Error('exporter exploded') }, startActiveSpan: () => { throw new Error('no') } }) }
+    const broken = {
+      getTracer: () => ({
+        startSpan: () => {
+          throw new Error('exporter exploded')
+        },
+        startActiveSpan: () => {
+          throw new Error('no')
+        },
+      }),
+    }
     const heard: unknown[] = []
     diag.setLogger({ error: (...args: unknown[]) => heard.push(args), warn: () => {}, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.ERROR)
     installed = instrument({ tracerProvider: broken as never, meterProvider: sdk.meterProvider, recordIds: true })

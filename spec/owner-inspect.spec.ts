@@ -62,7 +62,14 @@ describe('the owner actor and its inspection', () => {
 
   it('a delivery that throws when read is counted invalid in the owner, never thrown into it', async () => {
     const errors: unknown[] = []
-    const hostile = new Proxy({}, { get: () => { throw new Error('hostile getter') } })
+    const hostile = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('hostile getter')
+        },
+      },
+    )
     const bus = { publish: async () => {}, subscribe: (handler: (delivery: unknown) => void) => (handler(hostile), () => {}), close: async () => {} }
     const table = createTable<string | undefined>({ clock: manualClock(), bus: bus as never })
     table.events.on('error', ({ error }) => errors.push(error))

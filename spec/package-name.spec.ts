@@ -8,7 +8,15 @@ import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 
-const ENTRIES = { echostore: 'index.ts', 'echostore/store': 'store.ts', 'echostore/limits': 'limits.ts', 'echostore/redis': 'redis.ts', 'echostore/prometheus': 'prometheus.ts', 'echostore/testing': 'testing.ts', 'echostore/otel': 'otel.ts' }
+const ENTRIES = {
+  echostore: 'index.ts',
+  'echostore/store': 'store.ts',
+  'echostore/limits': 'limits.ts',
+  'echostore/redis': 'redis.ts',
+  'echostore/prometheus': 'prometheus.ts',
+  'echostore/testing': 'testing.ts',
+  'echostore/otel': 'otel.ts',
+}
 const root = join(import.meta.dirname, '..')
 
 describe('the package name resolves to the source', () => {

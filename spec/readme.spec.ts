@@ -13,7 +13,12 @@ import { beforeAll, describe, expect, it } from 'vitest'
 const root = join(import.meta.dirname, '..')
 const readme = readFileSync(join(root, 'README.md'), 'utf8')
 /** The documents whose blocks are checked, by path from the repository root. */
-const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`)]
+const documents = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => `docs/${file}`),
+]
 
 /** The placeholders the snippets use: declarations only, of the shapes the snippets expect. */
 const PRELUDE = `

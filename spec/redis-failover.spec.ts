@@ -126,7 +126,13 @@ describeTopology('failover under load', () => {
 
   it('Sentinel: the master killed under load fails no fetch, delivers a gap, L2 hits come back, and writes reach the new master', async () => {
     const before = await sentinelMaster(FAILOVER_SENTINELS, FAILOVER_SENTINEL_NAME)
-    const outcome = await failover({ sentinels: FAILOVER_SENTINELS, name: FAILOVER_SENTINEL_NAME }, {}, async () => before, async () => before, 'sentinel')
+    const outcome = await failover(
+      { sentinels: FAILOVER_SENTINELS, name: FAILOVER_SENTINEL_NAME },
+      {},
+      async () => before,
+      async () => before,
+      'sentinel',
+    )
     console.log(`[failover] sentinel: ${JSON.stringify(outcome)}`)
     expect(outcome.failed).toBe(0)
     expect(outcome.gaps > 0 || outcome.heard === outcome.published).toBe(true)
@@ -171,7 +177,13 @@ describeTopology('failover under load', () => {
     client.on('error', () => {})
     await client.connect()
     try {
-      const outcome = await failover({ client }, {}, async () => before, async () => before, 'nr-sentinel')
+      const outcome = await failover(
+        { client },
+        {},
+        async () => before,
+        async () => before,
+        'nr-sentinel',
+      )
       console.log(`[failover] node-redis sentinel: ${JSON.stringify(outcome)}`)
       expect(outcome.failed).toBe(0)
       expect(outcome.gaps > 0 || outcome.heard === outcome.published).toBe(true)

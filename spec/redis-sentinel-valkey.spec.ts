@@ -43,7 +43,11 @@ function contracts(label: string, where: () => RedisConnectionOptions, admin: ()
 }
 
 describeTopology('through Sentinel', () => {
-  contracts('sentinel', () => ({ sentinels: SENTINELS, name: SENTINEL_NAME }), () => new Redis({ sentinels: SENTINELS, name: SENTINEL_NAME }))
+  contracts(
+    'sentinel',
+    () => ({ sentinels: SENTINELS, name: SENTINEL_NAME }),
+    () => new Redis({ sentinels: SENTINELS, name: SENTINEL_NAME }),
+  )
 })
 
 describeTopology('through Sentinel, on a node-redis createSentinel() client', () => {
@@ -56,7 +60,11 @@ describeTopology('through Sentinel, on a node-redis createSentinel() client', ()
   afterAll(async () => {
     await client?.close()
   })
-  contracts('node-redis-sentinel', () => ({ client: client! }), () => new Redis({ sentinels: SENTINELS, name: SENTINEL_NAME }))
+  contracts(
+    'node-redis-sentinel',
+    () => ({ client: client! }),
+    () => new Redis({ sentinels: SENTINELS, name: SENTINEL_NAME }),
+  )
 })
 
 describeRedis('through an iovalkey client', () => {
@@ -74,5 +82,9 @@ describeRedis('through an iovalkey client', () => {
 })
 
 describeValkey('on a Valkey server', () => {
-  contracts('valkey', () => ({ url: VALKEY_URL }), () => new Redis(VALKEY_URL))
+  contracts(
+    'valkey',
+    () => ({ url: VALKEY_URL }),
+    () => new Redis(VALKEY_URL),
+  )
 })

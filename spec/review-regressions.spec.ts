@@ -4,7 +4,7 @@
  * answered at once leaves no timer or listener behind; timers longer than Node honours are refused.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { type L2Store } from '../src/store.js'
+import type { L2Store } from '../src/store.js'
 import { createTable, memoryL2 } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { chaosL2 } from '../src/testing.js'

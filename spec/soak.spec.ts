@@ -17,7 +17,8 @@ import { REDIS_URL, redisUp } from './support/redis.js'
 const SECONDS = 4
 
 const withRedis = redisUp || process.env.CI === 'true'
-if (!withRedis) console.warn(`[skip] the soak's redis table needs Redis at ${REDIS_URL}: start one with: redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no (or set REDIS_URL)`)
+if (!withRedis)
+  console.warn(`[skip] the soak's redis table needs Redis at ${REDIS_URL}: start one with: redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no (or set REDIS_URL)`)
 
 describe(`the soak, ${SECONDS} s with seed ${DEFAULT_SEED}`, () => {
   let result: SoakResult

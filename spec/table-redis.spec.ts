@@ -185,8 +185,16 @@ describeRedis('tables on a real Redis', () => {
     it('tenants: a fill under one prefix is a miss under another; 1 and "1" stay distinct through Redis', async () => {
       const tenantA = `${prefix}${tag}:tenant-a:`
       const tenantB = `${prefix}${tag}:tenant-b:`
-      const stores = [redisL2({ ...(await on.connect()), prefix: tenantA, ...SLACK }), redisL2({ ...(await on.connect()), prefix: tenantB, ...SLACK }), redisL2({ ...(await on.connect()), prefix: tenantA, ...SLACK })]
-      const [onA, onB, onA2] = stores.map((l2) => createTable<string | undefined, Id>({ name: 'accounts', ttl: 60_000, l2 })) as [Table<string | undefined, Id>, Table<string | undefined, Id>, Table<string | undefined, Id>]
+      const stores = [
+        redisL2({ ...(await on.connect()), prefix: tenantA, ...SLACK }),
+        redisL2({ ...(await on.connect()), prefix: tenantB, ...SLACK }),
+        redisL2({ ...(await on.connect()), prefix: tenantA, ...SLACK }),
+      ]
+      const [onA, onB, onA2] = stores.map((l2) => createTable<string | undefined, Id>({ name: 'accounts', ttl: 60_000, l2 })) as [
+        Table<string | undefined, Id>,
+        Table<string | undefined, Id>,
+        Table<string | undefined, Id>,
+      ]
       try {
         expect(await onA.fetch('acme', () => 'acme of tenant A')).toBe('acme of tenant A')
         expect(await onA.fetch(1, () => 'the number 1')).toBe('the number 1')

@@ -173,7 +173,7 @@ describe('forgetting tag versions changes no answer', () => {
     await Promise.all([writer.close(), reader.close()])
   })
 
-  it('an L2 entry of the table\'s lifetimes answers from L2 in a process that forgot nothing yet (another tag invalidated, another namespace cleared)', async () => {
+  it("an L2 entry of the table's lifetimes answers from L2 in a process that forgot nothing yet (another tag invalidated, another namespace cleared)", async () => {
     const { clock, writer, reader } = processes(600_000)
     await writer.fetch('a', tagged('v1', ['kept']))
     await writer.namespace('acme').fetch('a', async () => 'v1')
@@ -193,7 +193,18 @@ describe('forgetting tag versions changes no answer', () => {
   function threeProcesses(keySpace: string | undefined) {
     const clock = manualClock(0)
     const inner = memoryL2({ clock })
-    const l2: L2Store = { ...inner, keySpace, get: inner.get.bind(inner), getMany: inner.getMany!.bind(inner), set: inner.set.bind(inner), nextVersion: inner.nextVersion.bind(inner), clear: inner.clear.bind(inner), tagVersions: inner.tagVersions!.bind(inner), invalidateTags: inner.invalidateTags!.bind(inner), close: inner.close.bind(inner) }
+    const l2: L2Store = {
+      ...inner,
+      keySpace,
+      get: inner.get.bind(inner),
+      getMany: inner.getMany!.bind(inner),
+      set: inner.set.bind(inner),
+      nextVersion: inner.nextVersion.bind(inner),
+      clear: inner.clear.bind(inner),
+      tagVersions: inner.tagVersions!.bind(inner),
+      invalidateTags: inner.invalidateTags!.bind(inner),
+      close: inner.close.bind(inner),
+    }
     const bus = localBus()
     const make = (): Table<string> => createTable<string>({ name: 'tags', ttl: 1_000, jitter: 0, sweepInterval: SWEEP, clock, l2, bus })
     return { clock, writer: make(), reader: make(), other: make() }
@@ -232,10 +243,20 @@ describe('forgetting tag versions changes no answer', () => {
     const { clock, l2, writer } = processes(60_000)
     await writer.fetch('a', tagged('v1', ['t']))
     // A store that loses the birth (one of the user's own; an entry without one is refused as a bad answer).
-    const unborn: L2Store = { ...l2, get: async (table, id) => {
-      const entry = await l2.get(table, id)
-      return entry === undefined ? undefined : { ...entry, born: 0 }
-    }, getMany: undefined, set: l2.set.bind(l2), nextVersion: l2.nextVersion.bind(l2), clear: l2.clear.bind(l2), tagVersions: l2.tagVersions!.bind(l2), invalidateTags: l2.invalidateTags!.bind(l2), close: async () => {} }
+    const unborn: L2Store = {
+      ...l2,
+      get: async (table, id) => {
+        const entry = await l2.get(table, id)
+        return entry === undefined ? undefined : { ...entry, born: 0 }
+      },
+      getMany: undefined,
+      set: l2.set.bind(l2),
+      nextVersion: l2.nextVersion.bind(l2),
+      clear: l2.clear.bind(l2),
+      tagVersions: l2.tagVersions!.bind(l2),
+      invalidateTags: l2.invalidateTags!.bind(l2),
+      close: async () => {},
+    }
     const reader = createTable<string>({ name: 'tags', ttl: 60_000, jitter: 0, sweepInterval: SWEEP, clock, l2: unborn })
     let loads = 0
     const fresh = async (_id: Id, context: LoaderContext) => (loads++, context.setTags(['t']), 'v2')
@@ -249,7 +270,16 @@ describe('forgetting tag versions changes no answer', () => {
   it('an L2 entry of a lifetime of its own, loaded before an invalidation L2 did not take, stays hidden once this process forgot that version', async () => {
     const clock = manualClock(0)
     const inner = memoryL2({ clock })
-    const l2: L2Store = { ...inner, get: inner.get.bind(inner), set: inner.set.bind(inner), nextVersion: inner.nextVersion.bind(inner), clear: inner.clear.bind(inner), tagVersions: inner.tagVersions!.bind(inner), close: inner.close.bind(inner), invalidateTags: () => Promise.reject(new Error('down')) }
+    const l2: L2Store = {
+      ...inner,
+      get: inner.get.bind(inner),
+      set: inner.set.bind(inner),
+      nextVersion: inner.nextVersion.bind(inner),
+      clear: inner.clear.bind(inner),
+      tagVersions: inner.tagVersions!.bind(inner),
+      close: inner.close.bind(inner),
+      invalidateTags: () => Promise.reject(new Error('down')),
+    }
     const bus = localBus()
     const make = (): Table<string> => createTable<string>({ name: 'tags', ttl: 1_000, jitter: 0, sweepInterval: SWEEP, clock, l2, bus })
     const here = make()
@@ -267,7 +297,16 @@ describe('forgetting tag versions changes no answer', () => {
   it('a gap on the bus keeps the versions: an L2 entry older than an invalidation L2 did not take stays hidden after it', async () => {
     const clock = manualClock(0)
     const inner = memoryL2({ clock })
-    const l2: L2Store = { ...inner, get: inner.get.bind(inner), set: inner.set.bind(inner), nextVersion: inner.nextVersion.bind(inner), clear: inner.clear.bind(inner), tagVersions: inner.tagVersions!.bind(inner), close: inner.close.bind(inner), invalidateTags: () => Promise.reject(new Error('down')) }
+    const l2: L2Store = {
+      ...inner,
+      get: inner.get.bind(inner),
+      set: inner.set.bind(inner),
+      nextVersion: inner.nextVersion.bind(inner),
+      clear: inner.clear.bind(inner),
+      tagVersions: inner.tagVersions!.bind(inner),
+      close: inner.close.bind(inner),
+      invalidateTags: () => Promise.reject(new Error('down')),
+    }
     const handlers = new Set<(delivery: BusDelivery) => void>()
     const bus: Bus = { publish: async () => {}, subscribe: (handler) => (handlers.add(handler), () => void handlers.delete(handler)), close: async () => handlers.clear() }
     const table = createTable<string>({ name: 'tags', ttl: 60_000, jitter: 0, sweepInterval: SWEEP, clock, l2, bus })

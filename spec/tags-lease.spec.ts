@@ -34,7 +34,17 @@ describe('a tagged L2 entry older than its tag, read by a flight with a lease', 
   it('is no fill when the invalidation did not reach L2 but this process knows of it: the flight loads and its fill replaces the entry', async () => {
     const clock = manualClock(1_000)
     const inner = memoryL2({ clock })
-    const l2: L2Store = { ...inner, get: inner.get.bind(inner), set: inner.set.bind(inner), nextVersion: inner.nextVersion.bind(inner), clear: inner.clear.bind(inner), tagVersions: inner.tagVersions!.bind(inner), leases: inner.leases, close: inner.close.bind(inner), invalidateTags: () => Promise.reject(new Error('down')) }
+    const l2: L2Store = {
+      ...inner,
+      get: inner.get.bind(inner),
+      set: inner.set.bind(inner),
+      nextVersion: inner.nextVersion.bind(inner),
+      clear: inner.clear.bind(inner),
+      tagVersions: inner.tagVersions!.bind(inner),
+      leases: inner.leases,
+      close: inner.close.bind(inner),
+      invalidateTags: () => Promise.reject(new Error('down')),
+    }
     const bus = localBus()
     const writer = createTable<string>({ name: 'stock', clock, l2, bus, lease: true })
     const reader = createTable<string>({ name: 'stock', clock, l2, bus, lease: true })

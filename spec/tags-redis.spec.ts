@@ -133,12 +133,22 @@ for (const shape of shapes) {
 
       const reader = await process(false)
       const read = (table: Table<string>) => table.fetch('sku-3', () => 'loaded')
-      expect([await read(reader), await read(reader.namespace('tenant-a')), await read(reader.namespace('tenant-b')), await read(reader.namespace('tenant-a').namespace('eu'))]).toEqual(['base', 'of a', 'of b', 'of a/eu'])
+      expect([await read(reader), await read(reader.namespace('tenant-a')), await read(reader.namespace('tenant-b')), await read(reader.namespace('tenant-a').namespace('eu'))]).toEqual([
+        'base',
+        'of a',
+        'of b',
+        'of a/eu',
+      ])
       expect(reader.stats()).toMatchObject({ l2_hits: 4, loads: 0 })
 
       expect(await tenantA.clear()).toMatchObject({ l2: 'cleared', broadcast: true })
       const after = await process(false)
-      expect([await read(after), await read(after.namespace('tenant-a')), await read(after.namespace('tenant-b')), await read(after.namespace('tenant-a').namespace('eu'))]).toEqual(['base', 'loaded', 'of b', 'loaded'])
+      expect([await read(after), await read(after.namespace('tenant-a')), await read(after.namespace('tenant-b')), await read(after.namespace('tenant-a').namespace('eu'))]).toEqual([
+        'base',
+        'loaded',
+        'of b',
+        'loaded',
+      ])
 
       expect((await a.clear()).l2).toBe('cleared')
       const last = await process(false)

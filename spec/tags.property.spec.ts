@@ -237,7 +237,9 @@ describe('tags and namespaces: no read is older than the last change that covere
             const late = cold()
             const loaded: string[] = []
             const reads = ALL_KEYS.map(({ scope, id, key }) =>
-              late[scope].fetch(id, async (_id: Id, context: LoaderContext) => (loaded.push(key), loaderOf(origin, scope)(id, context))).then((value: string | undefined) => checkRead(origin, key, origin.floors.get(key)!, value, 'fetch on a new table')),
+              late[scope]
+                .fetch(id, async (_id: Id, context: LoaderContext) => (loaded.push(key), loaderOf(origin, scope)(id, context)))
+                .then((value: string | undefined) => checkRead(origin, key, origin.floors.get(key)!, value, 'fetch on a new table')),
             )
             await s.waitFor(Promise.all(reads))
             expect(problems, String(s)).toEqual([])

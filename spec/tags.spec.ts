@@ -535,7 +535,7 @@ describe('a reload after a tag invalidation', () => {
     await Promise.all([here.close(), cold.close(), next.close()])
   })
 
-  it("lands in L2 from the process that put it, once its own stale row was swept", async () => {
+  it('lands in L2 from the process that put it, once its own stale row was swept', async () => {
     const { l2, clock, here, make } = twoProcesses({ sweepInterval: 1_000 })
     const put = await here.put('a', 'v1', { tags: ['t'] })
     await here.invalidateTags(['t'])

@@ -5,7 +5,24 @@
  */
 import { describe, expectTypeOf, test } from 'vitest'
 import type { InspectionEvent, Observer } from 'xstate'
-import { type BatchAnswer, type BatchLoaderContext, type ClearResult, type CounterName, type Id, type Loader, type LoaderContext, type LoaderMayAnswerUndefined, type OwnerInspectionEvent, type OwnerInspector, type Stats, type TableEvents, Table, createTable, localBus, memoryL2 } from '../src/index.js'
+import {
+  type BatchAnswer,
+  type BatchLoaderContext,
+  type ClearResult,
+  type CounterName,
+  type Id,
+  type Loader,
+  type LoaderContext,
+  type LoaderMayAnswerUndefined,
+  type OwnerInspectionEvent,
+  type OwnerInspector,
+  type Stats,
+  type TableEvents,
+  Table,
+  createTable,
+  localBus,
+  memoryL2,
+} from '../src/index.js'
 import { type ManualClock, manualClock } from '../src/testing.js'
 import { Cluster, Redis } from 'ioredis'
 import Valkey, { Cluster as ValkeyCluster } from 'iovalkey'
@@ -340,7 +357,9 @@ describe('the Redis connection options', () => {
     expectTypeOf<RedisL2Options['url']>().toEqualTypeOf<string | readonly string[] | undefined>()
     expectTypeOf<RedisBusOptions['sentinels']>().toEqualTypeOf<readonly SentinelAddress[] | undefined>()
     expectTypeOf<RedisBusOptions['name']>().toEqualTypeOf<string | undefined>()
-    expectTypeOf(redisBus({ url: ['redis://a:7000', 'redis://b:7000'] }).subscribed).parameter(0).toEqualTypeOf<SubscribedOptions | undefined>()
+    expectTypeOf(redisBus({ url: ['redis://a:7000', 'redis://b:7000'] }).subscribed)
+      .parameter(0)
+      .toEqualTypeOf<SubscribedOptions | undefined>()
     expectTypeOf<SubscribedOptions>().toEqualTypeOf<{ timeout?: number; signal?: AbortSignal }>()
   })
 })

@@ -21,7 +21,13 @@ function report(reads: { key: number; started: number; version: number; loadedAt
       loadedAt: Float64Array.from(reads.map((r) => r.loadedAt ?? r.started)),
       count: reads.length,
     },
-    updates: { key: Int32Array.from(updates.map((u) => u.key)), version: Int32Array.from(updates.map((u) => u.version)), done: Float64Array.from(updates.map((u) => u.done)), count: updates.length, failed: 0 },
+    updates: {
+      key: Int32Array.from(updates.map((u) => u.key)),
+      version: Int32Array.from(updates.map((u) => u.version)),
+      done: Float64Array.from(updates.map((u) => u.done)),
+      count: updates.length,
+      failed: 0,
+    },
     unsettled: 0,
     cpuMs: 10,
     lagMaxMs: 0,
@@ -112,10 +118,13 @@ describe('W12 figures', () => {
   })
 
   it('keep the bar at the newest version when two updates of an id finish out of order', () => {
-    const r = report([{ key: 5, started: 40, version: 2 }], [
-      { key: 5, version: 3, done: 20 },
-      { key: 5, version: 2, done: 30 },
-    ])
+    const r = report(
+      [{ key: 5, started: 40, version: 2 }],
+      [
+        { key: 5, version: 3, done: 20 },
+        { key: 5, version: 2, done: 30 },
+      ],
+    )
     expect(dayFigures(plan, run([r]), 1_000).stale).toBe(1)
   })
 

@@ -7,5 +7,14 @@
  */
 export { redisL2, DEFAULT_MAX_VALUE_BYTES, type RedisL2, type RedisL2Options, type RedisL2Client } from './redis/l2.js'
 export { redisBus, DEFAULT_CHANNEL, DEFAULT_NAMESPACE, SUBSCRIBED_TIMEOUT, type RedisBus, type RedisBusOptions, type SubscribedOptions } from './redis/bus.js'
-export { FAIL_FAST, CLUSTER_FAIL_FAST, NODE_REDIS_FAIL_FAST, type CompatibleClient, type NodeRedisClient, type RedisClient, type RedisConnectionOptions, type SentinelAddress } from './redis/connection.js'
+export {
+  FAIL_FAST,
+  CLUSTER_FAIL_FAST,
+  NODE_REDIS_FAIL_FAST,
+  type CompatibleClient,
+  type NodeRedisClient,
+  type RedisClient,
+  type RedisConnectionOptions,
+  type SentinelAddress,
+} from './redis/connection.js'
 export type { IoredisClient } from './redis/ioredis-driver.js'

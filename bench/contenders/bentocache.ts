@@ -11,7 +11,7 @@ export const bentocache: Contender = {
   kind: 'peer',
   sitsOut: { workloads: ['W9'], why: "an LRU (lru-cache's, inside) would repeat lru-cache's W9 hit rates, at 20–40 s a trace" },
   pkg: 'bentocache',
-  setup: "BentoCache({ ttl, stores: { memory: bentostore().useL1Layer(memoryDriver({ maxItems: capacity, serialize: false })) } }); getOrSet({ key, factory })",
+  setup: 'BentoCache({ ttl, stores: { memory: bentostore().useL1Layer(memoryDriver({ maxItems: capacity, serialize: false })) } }); getOrSet({ key, factory })',
   create({ ttl, capacity, loader }: CacheOptions): CacheInstance {
     const bento = new BentoCache({
       default: 'memory',

@@ -13,7 +13,7 @@ export const cachifiedContender: Contender = {
   kind: 'peer',
   pkg: '@epic-web/cachified',
   sitsOut: { workloads: WORKLOADS.filter((w) => w !== 'W12'), why: "W12 only: a service's day with its stale-while-revalidate" },
-  setup: "cachified({ key, cache: lru-cache adapter, ttl, getFreshValue }) (W12: see its set-up table)",
+  setup: 'cachified({ key, cache: lru-cache adapter, ttl, getFreshValue }) (W12: see its set-up table)',
   create({ ttl, capacity, loader }: CacheOptions): CacheInstance {
     const lru = new LRUCache<string, CacheEntry>({ max: capacity })
     const cache = {

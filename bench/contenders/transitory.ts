@@ -16,7 +16,10 @@ export const transitory: Contender = {
   sitsOut: { workloads: WORKLOADS.filter((w) => w !== 'W9'), why: 'W9 only: a hit-rate peer (W-TinyLFU), set up without expiry' },
   setup: 'newCache().maxSize(capacity).withLoader(fn).build(); cache.get(id), then cleanUp() when size > capacity',
   create({ capacity, loader }: CacheOptions): CacheInstance {
-    const cache = newCache<string, Row>().maxSize(capacity).withLoader((id) => loader(id)).build()
+    const cache = newCache<string, Row>()
+      .maxSize(capacity)
+      .withLoader((id) => loader(id))
+      .build()
     const trim = (row: Row): Row => {
       if (cache.size > capacity) cache.cleanUp()
       return row

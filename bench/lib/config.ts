@@ -41,7 +41,10 @@ export interface BenchConfig {
 }
 
 function list(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0)
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
 }
 
 /** Reads BENCH_SCALE, BENCH_REPS, BENCH_ONLY, BENCH_SKIP, BENCH_WORKLOADS (or workloads in `argv`), BENCH_OUT, BENCH_REDIS_PORT, BENCH_CPU_PROF and REDIS_URL. */

@@ -7,12 +7,7 @@ import { progress } from './progress.js'
  * contender always goes first (cold JIT) or last (a heap its predecessors dirtied). A full gc runs
  * before each measurement. Returns each contender's results in repetition order.
  */
-export async function interleave<C extends { name: string }, T>(
-  label: string,
-  contenders: readonly C[],
-  reps: number,
-  measure: (contender: C, rep: number) => Promise<T>,
-): Promise<Map<string, T[]>> {
+export async function interleave<C extends { name: string }, T>(label: string, contenders: readonly C[], reps: number, measure: (contender: C, rep: number) => Promise<T>): Promise<Map<string, T[]>> {
   const results = new Map<string, T[]>(contenders.map((c) => [c.name, []]))
   for (let rep = 0; rep < reps; rep++) {
     for (let j = 0; j < contenders.length; j++) {

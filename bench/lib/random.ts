@@ -24,7 +24,7 @@ export function zipfFrom(n: number, s: number, rnd: () => number): () => number 
   const cdf = new Float64Array(n)
   let total = 0
   for (let k = 0; k < n; k++) {
-    total += 1 / Math.pow(k + 1, s)
+    total += 1 / (k + 1) ** s
     cdf[k] = total
   }
   return () => {

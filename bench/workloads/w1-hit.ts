@@ -110,7 +110,8 @@ export async function runW1(ctx: BenchContext): Promise<WorkloadResult> {
   }
 
   const subject = ctx.contenders.find((c) => c.kind === 'subject')
-  const traced = subject === undefined ? [] : [listening(subject, `${subject.name} + idle channel subscriber`, idleSubscriber), listening(subject, `${subject.name} + echostore/otel`, otelSdk), taggedRows(subject)]
+  const traced =
+    subject === undefined ? [] : [listening(subject, `${subject.name} + idle channel subscriber`, idleSubscriber), listening(subject, `${subject.name} + echostore/otel`, otelSdk), taggedRows(subject)]
   const runs = await interleave('W1 hit', [...ctx.contenders, ...traced], ctx.cfg.reps, measure)
   const floor = floorNamed(ctx, 'floor:map')
   const floorNs = floorMedian(floor, runs, (r) => r.nsPerOp)
@@ -125,7 +126,12 @@ export async function runW1(ctx: BenchContext): Promise<WorkloadResult> {
   }
   const tracing: string[][] = []
   const plainNs = subject === undefined ? Number.NaN : median(runs.get(subject.name)!.map((r) => r.nsPerOp))
-  for (const [variant, key] of [[subject, 'nsPerOp'], [traced[0], 'nsPerOpSubscribed'], [traced[1], 'nsPerOpOtel'], [traced[2], 'nsPerOpTagged']] as const) {
+  for (const [variant, key] of [
+    [subject, 'nsPerOp'],
+    [traced[0], 'nsPerOpSubscribed'],
+    [traced[1], 'nsPerOpOtel'],
+    [traced[2], 'nsPerOpTagged'],
+  ] as const) {
     if (variant === undefined) continue
     const ns = runs.get(variant.name)!.map((r) => r.nsPerOp)
     const nsPerOp = median(ns)

@@ -52,7 +52,7 @@ export async function runW10(ctx: BenchContext): Promise<WorkloadResult> {
       method: `Each package imported once in a fresh \`node\` process (an ES module \`import()\`, timed inside the process, so Node's own start-up is not counted), ${RUNS} processes per package, interleaved; medians. EchoStore is imported from its build (\`dist/esm\`, through the package's \`exports\`). "ioredis loaded" is read from the CommonJS module cache after the import (ioredis is CommonJS, so however it is reached it lands there). Lower is better.`,
       tables: [{ headers: ['import', 'ms', '× lru-cache', 'spread', 'ioredis loaded'], rows }],
       notes: [
-        "`echostore` loads two files of its own build (each entry is bundled, the part of xstate the owner uses inlined) and mitt, and never ioredis; `echostore/redis` adds ioredis and its dependencies, which only an application using Redis pays for.",
+        '`echostore` loads two files of its own build (each entry is bundled, the part of xstate the owner uses inlined) and mitt, and never ioredis; `echostore/redis` adds ioredis and its dependencies, which only an application using Redis pays for.',
       ],
     },
   }

@@ -114,7 +114,18 @@ export async function runW11(ctx: BenchContext): Promise<WorkloadResult> {
   const rows = contenders.map((contender) => {
     const m = metrics.get(contender.name)!
     const spread = pm(spreadPct(runs.get(contender.name)!.map((r) => r.pagesPerSec)))
-    return [contender.name, num(m.pagesPerSec), spread, ratio(m.pagesPerSec, nPlusOne), num(m.originCalls), num(m.idsAsked), num(m.originCalls > 0 ? m.idsAsked / m.originCalls : 0, 1), num(m.largestCall), sig(m.p50Ms), sig(m.p99Ms)]
+    return [
+      contender.name,
+      num(m.pagesPerSec),
+      spread,
+      ratio(m.pagesPerSec, nPlusOne),
+      num(m.originCalls),
+      num(m.idsAsked),
+      num(m.originCalls > 0 ? m.idsAsked / m.originCalls : 0, 1),
+      num(m.largestCall),
+      sig(m.p50Ms),
+      sig(m.p99Ms),
+    ]
   })
   return {
     metrics,
@@ -140,4 +151,3 @@ export async function runW11(ctx: BenchContext): Promise<WorkloadResult> {
     },
   }
 }
-

@@ -14,7 +14,8 @@ export interface PageShape {
  * the page is drawn again. The same seed gives the same pages, so every contender reads one trace.
  */
 export function pageTrace(ids: readonly string[], shape: PageShape, seed: number): string[][] {
-  if (shape.pageSize > shape.keySpace || ids.length < shape.keySpace) throw new RangeError(`pageTrace: pages of ${shape.pageSize} distinct ids need ${shape.keySpace} ≥ ${shape.pageSize} ids, and ${ids.length} were given`)
+  if (shape.pageSize > shape.keySpace || ids.length < shape.keySpace)
+    throw new RangeError(`pageTrace: pages of ${shape.pageSize} distinct ids need ${shape.keySpace} ≥ ${shape.pageSize} ids, and ${ids.length} were given`)
   const draw = zipfSampler(shape.keySpace, shape.s, seed)
   const onPage = new Uint8Array(shape.keySpace)
   const pages = new Array<string[]>(shape.pages)

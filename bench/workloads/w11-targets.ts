@@ -31,7 +31,11 @@ export function batchTargets(result: WorkloadResult | undefined): TargetRow[] {
   const calls = (name: string) => `${name}: origin calls ≤ the fewest of the other readers'`
   const speed = (name: string) => `${name}: pages/s ≥ 1.5× the best peer's`
   const notMeasured = { workload: 'W11', measured: 'n/a', ratio: 'n/a', verdict: 'not measured' } as const
-  if (result === undefined || subjects.length === 0) return [{ ...notMeasured, target: calls(BATCH_SUBJECTS[0]) }, { ...notMeasured, target: speed(BATCH_SUBJECTS[0]) }]
+  if (result === undefined || subjects.length === 0)
+    return [
+      { ...notMeasured, target: calls(BATCH_SUBJECTS[0]) },
+      { ...notMeasured, target: speed(BATCH_SUBJECTS[0]) },
+    ]
   const others = [...result.metrics.keys()].filter((name) => !BATCH_SUBJECTS.includes(name))
   const fewest = best(result, others, 'originCalls', (a, b) => a < b)
   const fastest = best(result, BATCH_PEERS, 'pagesPerSec', (a, b) => a > b)
@@ -41,7 +45,13 @@ export function batchTargets(result: WorkloadResult | undefined): TargetRow[] {
     if (es.calls === undefined || fewest === undefined) out.push({ ...notMeasured, target: calls(name) })
     else {
       const r = fewest[1] === 0 ? undefined : es.calls / fewest[1]
-      out.push({ workload: 'W11', target: calls(name), measured: `${num(es.calls)} vs ${num(fewest[1])} (${fewest[0]})`, ratio: r === undefined ? '—' : `${sig(r)}×`, verdict: es.calls <= fewest[1] ? 'pass' : 'FAIL' })
+      out.push({
+        workload: 'W11',
+        target: calls(name),
+        measured: `${num(es.calls)} vs ${num(fewest[1])} (${fewest[0]})`,
+        ratio: r === undefined ? '—' : `${sig(r)}×`,
+        verdict: es.calls <= fewest[1] ? 'pass' : 'FAIL',
+      })
     }
     if (es.pages === undefined || fastest === undefined) out.push({ ...notMeasured, target: speed(name) })
     else {

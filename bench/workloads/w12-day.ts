@@ -75,7 +75,13 @@ function resultTable(caption: string, rows: DayRow[], shared: boolean): Table {
       f.stale > 0 ? sig(f.staleLagMaxMs) : '—',
       num(f.oldestInOutageMs),
       ...(shared
-        ? [num(f.redisCommands), sig(f.redisCommands / f.reads), f.redisTop, num(f.redisCpuMs), `${num(f.cpuMs.reduce((s, x) => s + x, 0) / f.cpuMs.length)} (${num(Math.min(...f.cpuMs))}–${num(Math.max(...f.cpuMs))})`]
+        ? [
+            num(f.redisCommands),
+            sig(f.redisCommands / f.reads),
+            f.redisTop,
+            num(f.redisCpuMs),
+            `${num(f.cpuMs.reduce((s, x) => s + x, 0) / f.cpuMs.length)} (${num(Math.min(...f.cpuMs))}–${num(Math.max(...f.cpuMs))})`,
+          ]
         : [num(f.cpuMs[0]!)]),
       sig(f.lagMaxMs),
       num(f.loadAverage, 1),
@@ -111,7 +117,14 @@ export async function runW12(ctx: BenchContext): Promise<W12Result> {
     if (variants.length > 0) selected.push({ registry: c.name, variants })
   }
   const without = ctx.contenders.filter((c) => !selected.some((s) => s.registry === c.name)).map((c) => c.name)
-  const base = { full: ctx.cfg.scale === 1, capacity: CAPACITY, grace: GRACE_TTLS * plan.ttl, loadDeadline: LOAD_DEADLINE_MS, root: ctx.cfg.root, ...(ctx.cfg.cpuProfDir !== undefined ? { cpuProfDir: ctx.cfg.cpuProfDir } : {}) }
+  const base = {
+    full: ctx.cfg.scale === 1,
+    capacity: CAPACITY,
+    grace: GRACE_TTLS * plan.ttl,
+    loadDeadline: LOAD_DEADLINE_MS,
+    root: ctx.cfg.root,
+    ...(ctx.cfg.cpuProfDir !== undefined ? { cpuProfDir: ctx.cfg.cpuProfDir } : {}),
+  }
   const runs = selected.length * 1 + selected.reduce((s, x) => s + x.variants.length, 0)
   let n = 0
 
@@ -170,12 +183,25 @@ export async function runW12(ctx: BenchContext): Promise<W12Result> {
     else if (trace.kind[i] === UPDATE) updates++
     else pairs++
   }
-  const setupRows = selected.flatMap(({ variants }) =>
-    variants.map((c, v) => [c.name, v === 0 ? c.setup(false) : '(four-instance shape only)', c.setup(true)]),
-  )
+  const setupRows = selected.flatMap(({ variants }) => variants.map((c, v) => [c.name, v === 0 ? c.setup(false) : '(four-instance shape only)', c.setup(true)]))
   const tables: Table[] = [resultTable(`**W12 one instance** (one child process per contender; no Redis)`, one, false)]
   if (four.length > 0) tables.push(resultTable(`**W12 ${INSTANCES} instances sharing Redis** (${INSTANCES} child processes per contender; the trace spread over them)`, four, true))
-  const COUNTERS = ['loads', 'coalesced', 'l2_hits', 'stale_hits', 'failsafe', 'load_errors', 'fenced', 'l2_timeouts', 'l2_errors', 'l2_skipped', 'lease_acquired', 'lease_waited', 'lease_lost', 'coh_applied']
+  const COUNTERS = [
+    'loads',
+    'coalesced',
+    'l2_hits',
+    'stale_hits',
+    'failsafe',
+    'load_errors',
+    'fenced',
+    'l2_timeouts',
+    'l2_errors',
+    'l2_skipped',
+    'lease_acquired',
+    'lease_waited',
+    'lease_lost',
+    'coh_applied',
+  ]
   const counted = [...one.map((r) => ['one', r] as const), ...four.map((r) => [`${INSTANCES}`, r] as const)].filter(([, r]) => Object.keys(r.figures.counters).length > 0)
   if (counted.length > 0)
     tables.push({
@@ -192,7 +218,11 @@ export async function runW12(ctx: BenchContext): Promise<W12Result> {
       rows: scripted.map((r) => [r.name, ...names.map((c) => num(r.figures.redisByCommand.find(([n]) => n === c)?.[1] ?? 0))]),
     })
   }
-  tables.push({ caption: '**W12 set-up** (ttl, grace and deadline as in the method; capacity 100,000 rows per instance: none evicts)', headers: ['contender', 'notes: one instance', 'notes: four instances'], rows: setupRows })
+  tables.push({
+    caption: '**W12 set-up** (ttl, grace and deadline as in the method; capacity 100,000 rows per instance: none evicts)',
+    headers: ['contender', 'notes: one instance', 'notes: four instances'],
+    rows: setupRows,
+  })
   const o = plan.outage
   const method =
     `A seeded day of ${num(plan.dayMs / 1000)} s in real time, compressed (ttl ${num(plan.ttl)} ms), over ${TENANTS} tenants × ${DEPOTS} depots × ${PRODUCTS} products (${num(CATALOGUE)} stock rows; popularity Zipf ${POPULARITY} over the rows, ranks dealt by a seeded shuffle), the same trace for every contender and both shapes: ` +
@@ -208,7 +238,7 @@ export async function runW12(ctx: BenchContext): Promise<W12Result> {
     `"p99 after ${OPENING_MS / 1000} s": over the reads that arrived after the opening, where every cache is cold and the ${plan.hotRows} hot rows and the first reads of everything else queue at the origin together (about 1 % of the day's reads, so the whole day's p99 sits on that queue).`,
     '"max lag": the longest an instance fired an event after its instant (its event loop was busy). "load avg": the machine\'s 1-minute load average as the day ended, other processes included (2 cores): a day run while the machine was busy elsewhere shows it in its lag, its L2 timeouts and its tail. Latency is from a read\'s instant in the trace (its arrival) to its answer, so event-loop lag in a busy instance counts; p50 / p99 / max are over every read, failed ones included.',
     '"stale after update": reads that returned a version older than an update of the same id that had finished (origin changed, invalidation resolved) before the read started; across instances, an instance without a bus keeps serving its own copy until its ttl (or grace) runs out. "stale lag max": for those, the most ms from the update finishing to the stale read starting (a few ms: a bus message still on its way; about a ttl: no bus). "oldest in outage": the most ms between the origin reading a value and a read that started during the outage answering it.',
-    'Redis commands: the INFO commandstats delta over the day (the measurement\'s own INFO calls left out), every instance together, counting the commands a Lua script runs (EchoStore\'s scripts run GET, STRLEN, SET and the like inside each EVALSHA) as well as the scripts; CPU: process.cpuUsage() of each instance over the day (user + system). Redis CPU: used_cpu_user + used_cpu_sys delta of the server.',
+    "Redis commands: the INFO commandstats delta over the day (the measurement's own INFO calls left out), every instance together, counting the commands a Lua script runs (EchoStore's scripts run GET, STRLEN, SET and the like inside each EVALSHA) as well as the scripts; CPU: process.cpuUsage() of each instance over the day (user + system). Redis CPU: used_cpu_user + used_cpu_sys delta of the server.",
     `Origin calls per ${BIN_MS} ms across the day, per contender and shape, are plotted in bench/day.svg.`,
     ...(without.length > 0 ? [`Not in W12 (no day adapter; the day's floor is floor:map, the naive cache-aside): ${without.join(', ')}.`] : []),
   ]

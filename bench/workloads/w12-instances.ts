@@ -167,7 +167,10 @@ export async function runDay(plan: DayPlan, req: DayRequest): Promise<DayRun> {
             (error: Error) => c.send({ type: 'origin', k: m.k, error: error.message }),
           )
         } else if (m.type === 'update') c.send({ type: 'updated', k: m.k, version: origin.update(m.key) })
-        else if (m.type === 'tick') progress(`${req.label} · day ${num(m.at / 1000, 0)}/${num(plan.dayMs / 1000, 0)} s · ${num(m.reads)} reads${req.instances > 1 ? ' on instance 0' : ''} · ${num(origin.figures.calls)} origin calls`)
+        else if (m.type === 'tick')
+          progress(
+            `${req.label} · day ${num(m.at / 1000, 0)}/${num(plan.dayMs / 1000, 0)} s · ${num(m.reads)} reads${req.instances > 1 ? ' on instance 0' : ''} · ${num(origin.figures.calls)} origin calls`,
+          )
       })
     }
     const done = children.map((c) => c.next('done', plan.dayMs + START_DELAY_MS + DAY_SLACK_MS))

@@ -51,7 +51,15 @@ export class Origin {
     private readonly t0: number,
   ) {
     this.random = seededRandom(plan.seed + 1)
-    this.figures = { calls: 0, peakConcurrent: 0, outageCalls: 0, failedCalls: 0, perBin: new Array<number>(Math.ceil(plan.dayMs / BIN_MS) + 50).fill(0), queueMaxMs: 0, answers: { key: [], at: [], version: [], loadedAt: [] } }
+    this.figures = {
+      calls: 0,
+      peakConcurrent: 0,
+      outageCalls: 0,
+      failedCalls: 0,
+      perBin: new Array<number>(Math.ceil(plan.dayMs / BIN_MS) + 50).fill(0),
+      queueMaxMs: 0,
+      answers: { key: [], at: [], version: [], loadedAt: [] },
+    }
   }
 
   private elapsed(): number {
@@ -83,9 +91,7 @@ export class Origin {
     else this.inService++
     const served = this.elapsed()
     f.queueMaxMs = Math.max(f.queueMaxMs, served - arrived)
-    const row: StockRow = exists(key)
-      ? { id: keyId(key), version: this.versions[key]!, loadedAt: this.t0 + served }
-      : { id: keyId(key), version: 0, loadedAt: this.t0 + served, missing: true }
+    const row: StockRow = exists(key) ? { id: keyId(key), version: this.versions[key]!, loadedAt: this.t0 + served } : { id: keyId(key), version: 0, loadedAt: this.t0 + served, missing: true }
     const failing = this.down(served)
     await new Promise((resolve) => setTimeout(resolve, this.serviceMs()))
     this.open--

@@ -121,7 +121,6 @@ function hottestRows(n: number): number[] {
   return out
 }
 
-
 /** Builds the day from its plan: the same plan gives the same trace in every process. */
 export function buildTrace(plan: DayPlan): DayTrace {
   const rnd = seededRandom(plan.seed)
@@ -155,9 +154,7 @@ export function buildTrace(plan: DayPlan): DayTrace {
     const instance = Math.floor(rnd() * 4)
     events.push({ at, kind: UPDATE_THEN_READ, key, instance }, { at: at + plan.pairGapMs, kind: UPDATE, key, instance })
   })
-  for (const burst of plan.bursts)
-    for (const n of burst.keys)
-      for (let r = 0; r < plan.readersPerBurstKey; r++) push(burst.at, READ, campaignKey(n))
+  for (const burst of plan.bursts) for (const n of burst.keys) for (let r = 0; r < plan.readersPerBurstKey; r++) push(burst.at, READ, campaignKey(n))
 
   events.sort((a, b) => a.at - b.at)
   const trace: DayTrace = {

@@ -44,15 +44,7 @@ export async function runW4(ctx: BenchContext): Promise<WorkloadResult> {
     const opsPerSec = median(ops)
     const loads = median(list.map((r) => r.loads))
     metrics.set(contender.name, { opsPerSec, loads, hitRate: 1 - loads / reads })
-    rows.push([
-      contender.name,
-      num(opsPerSec),
-      pm(spreadPct(ops)),
-      ratio(opsPerSec, floorOps),
-      `${num((1 - loads / reads) * 100, 1)}%`,
-      num(loads),
-      num(median(list.map((r) => r.ms))),
-    ])
+    rows.push([contender.name, num(opsPerSec), pm(spreadPct(ops)), ratio(opsPerSec, floorOps), `${num((1 - loads / reads) * 100, 1)}%`, num(loads), num(median(list.map((r) => r.ms)))])
   }
   return {
     metrics,

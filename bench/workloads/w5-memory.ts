@@ -40,7 +40,15 @@ export async function runW5(ctx: BenchContext): Promise<WorkloadResult> {
   for (const contender of ctx.contenders) {
     const r = reports.get(contender.name)!
     metrics.set(contender.name, { bytesPerRow: r.bytesPerRow })
-    tableRows.push([contender.name, num(r.bytesPerRow, 1), ratio(r.bytesPerRow, floorBytes), num(r.heapBytes / 2 ** 20, 1), num(r.externalBytes / 2 ** 20, 1), r.held === null ? 'n/a' : num(r.held), num(r.fillMs)])
+    tableRows.push([
+      contender.name,
+      num(r.bytesPerRow, 1),
+      ratio(r.bytesPerRow, floorBytes),
+      num(r.heapBytes / 2 ** 20, 1),
+      num(r.externalBytes / 2 ** 20, 1),
+      r.held === null ? 'n/a' : num(r.held),
+      num(r.fillMs),
+    ])
   }
   const tags = scaled(ctx.cfg, 500_000, 20_000)
   const tagTables = []

@@ -134,10 +134,14 @@ export async function runW6(ctx: BenchContext): Promise<W6Result> {
       id: 'W6',
       title: 'expiry cohort',
       method: `${COHORT} rows filled at once (ttl ${TTL} ms), then all ${COHORT} ids read every ~1 ms; every loader call is time-stamped (ms after the fill completed). Spread is over each id's first refill. Peak is the most refills in any ${WINDOW} ms window (sliding); "uniform" is what a uniform spread over ±trunc(ttl·jitter) puts in ${WINDOW} ms (for no jitter: the whole cohort). Median over ${ctx.cfg.reps} interleaved repetitions.`,
-      tables: [{ headers: ['series', 'jitter', 'ids refilled', 'first refill ms', 'spread ms (max−min)', 'spread ms (p5–p95)', `peak / ${WINDOW} ms`, 'uniform', 'peak × uniform', 'read pass ms'], rows }],
+      tables: [
+        { headers: ['series', 'jitter', 'ids refilled', 'first refill ms', 'spread ms (max−min)', 'spread ms (p5–p95)', `peak / ${WINDOW} ms`, 'uniform', 'peak × uniform', 'read pass ms'], rows },
+      ],
       notes: [
         ...(series.some((s) => (s.contender.ttlResolutionMs ?? 1) > TTL)
-          ? ['async-cache-dedupe takes ttl in whole seconds and its clock counts whole seconds: a ttl of 200 ms becomes 1 s, its rows expire together at the next second boundary, and it is observed for ~2 s (so a row can refill twice).']
+          ? [
+              'async-cache-dedupe takes ttl in whole seconds and its clock counts whole seconds: a ttl of 200 ms becomes 1 s, its rows expire together at the next second boundary, and it is observed for ~2 s (so a row can refill twice).',
+            ]
           : []),
         'A series whose read pass (400 reads) takes several ms sees its expired rows only as each pass reaches them, so its refills can straddle two 10 ms windows without any jitter.',
       ],

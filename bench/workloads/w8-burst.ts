@@ -69,7 +69,9 @@ export async function runW8d(ctx: BenchContext, prefix: string): Promise<{ table
     const roundPrefix = `${prefix}d${rep}${mode.lease ? 'l' : 'n'}${mode.client === 'ioredis' ? '' : 'r'}:`
     const children = await Promise.all(Array.from({ length: PROCESSES }, () => coldChild(ctx, [roundPrefix, String(ids), String(LOADER_MS), mode.lease ? '1' : '0', mode.client])))
     const reports = await Promise.all(children.map((c) => c.go()))
-    progress(`W8d ${mode.name}: ${num(reports.reduce((s, r) => s + r.loads, 0))} loads, ${num(reports.reduce((s, r) => s + r.l2Timeouts, 0))} L2 timeouts, ${num(reports.reduce((s, r) => s + r.l2Skipped, 0))} skipped`)
+    progress(
+      `W8d ${mode.name}: ${num(reports.reduce((s, r) => s + r.loads, 0))} loads, ${num(reports.reduce((s, r) => s + r.l2Timeouts, 0))} L2 timeouts, ${num(reports.reduce((s, r) => s + r.l2Skipped, 0))} skipped`,
+    )
     return reports
   })
   const metrics: Record<string, number> = {}
@@ -84,7 +86,17 @@ export async function runW8d(ctx: BenchContext, prefix: string): Promise<{ table
     metrics[`${key}Timeouts`] = worst('l2Timeouts')
     metrics[`${key}Skipped`] = worst('l2Skipped')
     metrics[`${key}Loads`] = loads
-    return [mode.name, num(rounds.length), num(loads), num(median(rounds.map((round) => sum(round, 'leaseWaited')))), num(worst('l2Timeouts')), num(worst('l2Errors')), num(worst('l2Skipped')), sig(burstMs), sig(cpuMs)]
+    return [
+      mode.name,
+      num(rounds.length),
+      num(loads),
+      num(median(rounds.map((round) => sum(round, 'leaseWaited')))),
+      num(worst('l2Timeouts')),
+      num(worst('l2Errors')),
+      num(worst('l2Skipped')),
+      sig(burstMs),
+      sig(cpuMs),
+    ]
   })
   return {
     metrics,

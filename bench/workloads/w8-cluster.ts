@@ -82,7 +82,10 @@ async function scriptRuns(): Promise<Map<string, number>> {
     const node = new Redis({ host, port })
     const info = await node.info('commandstats')
     node.disconnect()
-    counts.set(key, [...info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0))
+    counts.set(
+      key,
+      [...info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0),
+    )
   }
   return counts
 }
@@ -129,11 +132,7 @@ export async function clusterUnreachable(): Promise<string | undefined> {
  * Runs W8c's single-node and cluster measurements (the herd is run by W8 itself, through
  * `runHerd`, and passed back in `herd`): the table and the metrics.
  */
-export async function runW8c(
-  ctx: BenchContext,
-  prefix: string,
-  runHerd: () => Promise<{ loads: number[] }>,
-): Promise<{ table: Table; notes: string[]; metrics: Record<string, number> }> {
+export async function runW8c(ctx: BenchContext, prefix: string, runHerd: () => Promise<{ loads: number[] }>): Promise<{ table: Table; notes: string[]; metrics: Record<string, number> }> {
   const es: EchoStore = { ...(await import('../../src/index.js')), ...(await import('../../src/redis.js')) }
   const hits = Math.max(100, Math.round(HITS * ctx.cfg.scale))
   const messages = Math.max(100, Math.round(MESSAGES * ctx.cfg.scale))

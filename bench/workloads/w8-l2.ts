@@ -142,7 +142,19 @@ function w8aTable(fills: number, runs: Map<string, FillRun[]>, metrics: Record<s
     const total = (key: 'fills' | 'loads' | 'l2Hits' | 'l2Failures') => list.reduce((sum, r) => sum + r[key], 0)
     metrics[`${KEYS[fc.name]}Us`] = med
     metrics[`${KEYS[fc.name]}P99Us`] = p99
-    return [fc.name, fc.does, sig(med), pm(spreadPct(medians)), sig(p99), sig(median(list.map((r) => r.meanUs))), ratio(med, bareMedian), ratio(p99, bareP99), `${num(total('loads'))} / ${num(total('fills'))}`, num(total('l2Hits')), num(total('l2Failures'))]
+    return [
+      fc.name,
+      fc.does,
+      sig(med),
+      pm(spreadPct(medians)),
+      sig(p99),
+      sig(median(list.map((r) => r.meanUs))),
+      ratio(med, bareMedian),
+      ratio(p99, bareP99),
+      `${num(total('loads'))} / ${num(total('fills'))}`,
+      num(total('l2Hits')),
+      num(total('l2Failures')),
+    ]
   })
   return {
     caption: `**W8a: fill latency** (${num(fills)} cold ids per case per repetition, one fetch in flight)`,
@@ -284,7 +296,9 @@ async function runW8b(ctx: BenchContext, prefix: string, modes: readonly Mode[] 
   // Per client the modes use, PROCESSES child processes of its own.
   const clients = [...new Set(modes.map((m) => m.client))]
   progress(`W8b herd · starting ${PROCESSES} child processes per client (${clients.join(', ')}; node --import tsx bench/l2-herd-child.ts)${clusterUrls ? ' on the cluster' : ''}`)
-  const sets = new Map(clients.map((client) => [client, Array.from({ length: PROCESSES }, () => new HerdChild(ctx.cfg.root, ctx.cfg.redisUrl, [prefix, String(herd), String(LOADER_MS), client], clusterUrls))]))
+  const sets = new Map(
+    clients.map((client) => [client, Array.from({ length: PROCESSES }, () => new HerdChild(ctx.cfg.root, ctx.cfg.redisUrl, [prefix, String(herd), String(LOADER_MS), client], clusterUrls))]),
+  )
   const children = [...sets.values()].flat()
   let ends: string[] = []
   let runs: Map<string, Round[]>
@@ -411,13 +425,33 @@ function w8bTables(herd: number, rounds: number, runs: Map<string, Round[]>, met
     tables: [
       {
         caption: `**W8b: one cold id, a herd of ${num(herd)} fetches in each of ${PROCESSES} processes** (loader ${LOADER_MS} ms, real timer; ${num(rounds)} rounds per mode)`,
-        headers: ['start', 'rounds', 'loader calls across processes (min / median / max)', 'loader calls: rounds', 'l2_hits across processes (min / median / max)', 'start skew ms (median / max)', 'L2 failures', 'every fetch answered, one object per process'],
+        headers: [
+          'start',
+          'rounds',
+          'loader calls across processes (min / median / max)',
+          'loader calls: rounds',
+          'l2_hits across processes (min / median / max)',
+          'start skew ms (median / max)',
+          'L2 failures',
+          'every fetch answered, one object per process',
+        ],
         rows: summary,
       },
       latency,
       {
         caption: '**W8b per process** (medians over rounds; distributions as `value ×rounds`)',
-        headers: ['start', 'process', 'started ms after the first', 'started after the first fill landed', 'loader calls', 'l2_hits', 'answered by another process', 'coalesced', 'herd ms', 'L2 failures'],
+        headers: [
+          'start',
+          'process',
+          'started ms after the first',
+          'started after the first fill landed',
+          'loader calls',
+          'l2_hits',
+          'answered by another process',
+          'coalesced',
+          'herd ms',
+          'L2 failures',
+        ],
         rows: perProcess,
       },
     ],

@@ -96,7 +96,11 @@ export async function runW9(ctx: BenchContext): Promise<W9Result> {
       method:
         `Four traces of ${num(shape.requests)} requests over ${num(shape.keySpace)} ids (BENCH_SCALE scales both), made by seeded generators, so every contender and every run reads the same ids in the same order: ${recipes.join('; ')}. ` +
         `Every contender gets capacity ${num(shape.capacity)} (1 % of the ids), a ttl of 1 h (longer than any pass: no row expires), and a loader that counts its calls; requests go one at a time (\`await cache.fetch(id)\`), since with several in flight, which requests join a pending load would depend on each contender's speed. ` +
-        `With one request at a time and a loader that answers at once, each contender's loads are a function of the trace alone (\`Math.random\` is seeded during each pass, for transitory's admission coin), so each trace runs once per contender. Hit rate = 1 − loads / requests; × best peer is against the best hit rate of ${Object.entries(HIT_RATE_PEERS).map(([p, policy]) => `${p} (${policy})`).join(', ')}; ops/s is of that one pass, indicative only. ` +
+        `With one request at a time and a loader that answers at once, each contender's loads are a function of the trace alone (\`Math.random\` is seeded during each pass, for transitory's admission coin), so each trace runs once per contender. Hit rate = 1 − loads / requests; × best peer is against the best hit rate of ${Object.entries(
+          HIT_RATE_PEERS,
+        )
+          .map(([p, policy]) => `${p} (${policy})`)
+          .join(', ')}; ops/s is of that one pass, indicative only. ` +
         `bentocache, cache-manager and async-cache-dedupe sit W9 out: their memory stores evict LRU (lru-cache's, cacheable's and mnemonist's), and in a full-size trial each gave exactly lru-cache's loads on all four traces, bentocache and cache-manager at 13–40 s a trace. The floors sit out too: W9 weighs eviction policies, and theirs is FIFO.`,
       tables,
       notes: [

@@ -12,7 +12,7 @@
  * releases), so every run prints the same numbers.
  */
 import { fileURLToPath } from 'node:url'
-import { type Stats } from 'echostore'
+import type { Stats } from 'echostore'
 import { manualClock } from 'echostore/testing'
 import { counterLine } from '../support/readout.js'
 import { seeded } from '../support/prng.js'
@@ -70,7 +70,16 @@ function herdsOf(calls: readonly DbCall[], guesses: readonly { set: string; t: n
       herd.loads++
       herd.values.add(call.value)
     } else {
-      const fresh = { set, kind: herd === undefined ? ('cold' as const) : ('expiry' as const), at: call.startedAt, until, readers: 0, loads: 1, sameObject: true, values: new Set<unknown>([call.value]) }
+      const fresh = {
+        set,
+        kind: herd === undefined ? ('cold' as const) : ('expiry' as const),
+        at: call.startedAt,
+        until,
+        readers: 0,
+        loads: 1,
+        sameObject: true,
+        values: new Set<unknown>([call.value]),
+      }
       herds.push(fresh)
       open.set(set, fresh)
     }

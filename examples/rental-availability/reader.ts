@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { type ChangeResult, type Clock, type FetchOptions, type LoaderContext, type Stats, type Table, COUNTER_NAMES, createTable, memoryL2 } from 'echostore'
-import { type L2Store } from 'echostore/store'
+import type { L2Store } from 'echostore/store'
 import { redisL2 } from 'echostore/redis'
 import { deleteKeys } from '../support/redis.js'
 import type { Availability, AvailabilityOrigin } from './origin.js'

@@ -255,7 +255,9 @@ export async function main({ size = 1, log = console.log }: RentalReportOptions 
   const coalesceOff = await scenario('coalescing off, jitter 0.2', config, { coalesce: false, jitter: 0.2 })
   const jitter0 = await scenario('coalescing on,  jitter 0', config, { coalesce: true, jitter: 0 })
   log('\nThe campaign, three ways (peak: most origin calls in one 10 ms window after the launch instant)')
-  log(`  ${'scenario'.padEnd(28)}  ${'reads'.padStart(7)}  ${'origin'.padStart(8)}  ${'saved (of reads)'.padStart(17)}  ${'hit'.padStart(7)}  ${'coalesced'.padStart(9)}  ${'peak'.padStart(6)}  ${'wall'.padStart(6)}`)
+  log(
+    `  ${'scenario'.padEnd(28)}  ${'reads'.padStart(7)}  ${'origin'.padStart(8)}  ${'saved (of reads)'.padStart(17)}  ${'hit'.padStart(7)}  ${'coalesced'.padStart(9)}  ${'peak'.padStart(6)}  ${'wall'.padStart(6)}`,
+  )
   for (const s of [coalesceOn, coalesceOff, jitter0]) log(row(s))
   const byCoalescing = coalesceOff.originCalls - coalesceOn.originCalls
   const sameRate = pct(coalesceOff.stats.hit_rate) === pct(coalesceOn.stats.hit_rate)
@@ -280,7 +282,9 @@ export async function main({ size = 1, log = console.log }: RentalReportOptions 
   const outage = await scenario('origin down, no grace', config, { coalesce: true, jitter: 0.2, outage: OUTAGE })
   const outageGrace = await scenario(`origin down, grace ${GRACE / 1_000} s`, config, { coalesce: true, jitter: 0.2, grace: GRACE, outage: OUTAGE })
   log(`\nThe origin fails every call from ${OUTAGE.from} to ${OUTAGE.until} ms (same campaign, coalescing on, jitter 0.2)`)
-  log(`  ${'scenario'.padEnd(28)}  ${'reads'.padStart(7)}  ${'origin'.padStart(8)}  ${'failed'.padStart(7)}  ${'read errors'.padStart(11)}  ${'stale'.padStart(7)}  ${'fail-safe'.padStart(9)}  ${'stalest'.padStart(8)}`)
+  log(
+    `  ${'scenario'.padEnd(28)}  ${'reads'.padStart(7)}  ${'origin'.padStart(8)}  ${'failed'.padStart(7)}  ${'read errors'.padStart(11)}  ${'stale'.padStart(7)}  ${'fail-safe'.padStart(9)}  ${'stalest'.padStart(8)}`,
+  )
   for (const s of [outage, outageGrace]) {
     const cells = [
       s.name.padEnd(28),
@@ -310,7 +314,9 @@ export async function main({ size = 1, log = console.log }: RentalReportOptions 
 
   const stock = await stockMove(config)
   log(`\nStock moved at ${stock.depot} (${stock.tenant}): one invalidateTags(['${stock.depot}']), then all ${stock.keys} keys read again`)
-  log(`  ${stock.originCallsAfter} origin calls (the depot's ${config.products} summaries; ${stock.otherDepotCalls} for the other depots), ${stock.changed} summaries changed; tag_stale ${stock.tagStale} (the rows and their L2 entries, each found older than the tag)`)
+  log(
+    `  ${stock.originCallsAfter} origin calls (the depot's ${config.products} summaries; ${stock.otherDepotCalls} for the other depots), ${stock.changed} summaries changed; tag_stale ${stock.tagStale} (the rows and their L2 entries, each found older than the tag)`,
+  )
 
   const across = await instances(config, 100)
   log(`\nAcross instances, with ${across.l2Why}`)

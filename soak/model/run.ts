@@ -15,7 +15,7 @@
  */
 import type fc from 'fast-check'
 import { FetchTimeoutError, LeaseHolderFailedError, LoadTimeoutError, type LoaderContext, type Stats, type Table, createTable, memoryL2 } from '../../src/index.js'
-import { type CoherenceMessage } from '../../src/store.js'
+import type { CoherenceMessage } from '../../src/store.js'
 import { DEFAULT_L2_TIMEOUT } from '../../src/limits.js'
 import { manualClock } from '../../src/testing.js'
 import { Reference, type ModelValue } from './reference.js'
@@ -160,7 +160,8 @@ export async function runScenario(scenario: ModelScenario, scheduler: fc.Schedul
         if (error instanceof FetchTimeoutError) seen[t]!.timedOut++
         else if (reason !== undefined && error === reason) seen[t]!.cancelled++
         // A loader's failure reaches every waiter of its flight, and with a lease the waiters in other processes too.
-        else if (!(error instanceof OriginError || error instanceof LoadTimeoutError || error instanceof LeaseHolderFailedError)) problems.push(`table ${t} fetch ${id} (${mode}) rejected with ${String(error)}`)
+        else if (!(error instanceof OriginError || error instanceof LoadTimeoutError || error instanceof LeaseHolderFailedError))
+          problems.push(`table ${t} fetch ${id} (${mode}) rejected with ${String(error)}`)
       },
     )
   }
@@ -301,7 +302,11 @@ function laws(t: number, s: Stats, seen: Seen, config: ModelConfig): string[] {
   law('cancelled = callers rejected with their abort reason', s.cancelled === seen.cancelled, `${s.cancelled} vs ${seen.cancelled}`)
   law('inflight = 0', s.inflight === 0, `${s.inflight}`)
   law('failsafe ≤ load_errors, stale_hits ≤ misses', s.failsafe <= s.load_errors && s.stale_hits <= s.misses, `${s.failsafe}/${s.load_errors}, ${s.stale_hits}/${s.misses}`)
-  law('lease_waited ≤ l2_hits, lease_acquired + lease_lost ≤ loads', s.lease_waited <= s.l2_hits && s.lease_acquired + s.lease_lost <= s.loads, `${s.lease_waited}/${s.l2_hits}, ${s.lease_acquired} + ${s.lease_lost}/${s.loads}`)
+  law(
+    'lease_waited ≤ l2_hits, lease_acquired + lease_lost ≤ loads',
+    s.lease_waited <= s.l2_hits && s.lease_acquired + s.lease_lost <= s.loads,
+    `${s.lease_waited}/${s.l2_hits}, ${s.lease_acquired} + ${s.lease_lost}/${s.loads}`,
+  )
   if (!config.lease) law('no lease counted without lease', s.lease_acquired + s.lease_lost + s.lease_waited === 0, `${s.lease_acquired}, ${s.lease_lost}, ${s.lease_waited}`)
   law('size ≤ capacity', s.size <= SHAPE.capacity, `${s.size}`)
   return broken

@@ -171,7 +171,7 @@ process.on('message', (command: Command) => {
       // Nothing keeps the process alive after this: it must end by itself (the parent checks code 0).
       if (command.op === 'exit') process.disconnect()
     },
-    (error: unknown) => report({ type: 'reply', seq: command.seq, ok: false, error: error instanceof Error ? error.stack ?? error.message : String(error) }),
+    (error: unknown) => report({ type: 'reply', seq: command.seq, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
   )
 })
 

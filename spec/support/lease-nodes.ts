@@ -39,7 +39,6 @@ export function nextLoading(nodes: LeaseNode[], id: string): Promise<Loading> {
 /** A counter summed over processes. */
 export const sumOf = (stats: Stats[], counter: keyof Stats) => stats.reduce((n, s) => n + s[counter], 0)
 
-
 /**
  * One round of the herd: every process asks for the cold id `cold-<round>` with `readers` concurrent
  * reads; exactly one process loads it (the lease holder, released by the parent), and every reader

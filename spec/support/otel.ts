@@ -36,9 +36,7 @@ export function telemetry() {
       metricExporter.reset()
       await reader.forceFlush()
       const metrics = metricExporter.getMetrics().flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics))
-      return metrics
-        .filter((m) => m.descriptor.name === name)
-        .flatMap((m) => m.dataPoints.map((p) => ({ attributes: { ...p.attributes }, value: p.value as Point['value'] })))
+      return metrics.filter((m) => m.descriptor.name === name).flatMap((m) => m.dataPoints.map((p) => ({ attributes: { ...p.attributes }, value: p.value as Point['value'] })))
     },
     async shutdown(): Promise<void> {
       await Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()])

@@ -7,9 +7,7 @@ import { l2Key, leaseKey } from '../../src/l2/keys.js'
 /** The Redis the tests use: `REDIS_URL`, or the machine's server on 127.0.0.1:6379. */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 
-const HOW_TO_START =
-  'start one with: redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no ' +
-  '(or set REDIS_URL)'
+const HOW_TO_START = 'start one with: redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no ' + '(or set REDIS_URL)'
 
 /** True when the Redis at `url` answers PING within `connectTimeout` ms. */
 export async function pings(url: string, connectTimeout: number): Promise<boolean> {

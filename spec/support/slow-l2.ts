@@ -14,9 +14,7 @@ export function slowL2(store: L2Store, clock: ManualClock, ms: number): L2Store 
     set: later(store.set.bind(store)),
     nextVersion: later(store.nextVersion.bind(store)),
     clear: later(store.clear.bind(store)),
-    ...(leases === undefined
-      ? {}
-      : { leases: { acquire: later(leases.acquire.bind(leases)), release: later(leases.release.bind(leases)), void: later(leases.void.bind(leases)) } }),
+    ...(leases === undefined ? {} : { leases: { acquire: later(leases.acquire.bind(leases)), release: later(leases.release.bind(leases)), void: later(leases.void.bind(leases)) } }),
     close: () => store.close(),
   }
 }

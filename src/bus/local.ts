@@ -80,11 +80,7 @@ export function localBus(options: LocalBusOptions = {}): LocalBus {
   }
 }
 
-function reportHandlerError(
-  onHandlerError: LocalBusOptions['onHandlerError'],
-  error: unknown,
-  delivery: BusDelivery,
-): void {
+function reportHandlerError(onHandlerError: LocalBusOptions['onHandlerError'], error: unknown, delivery: BusDelivery): void {
   if (onHandlerError === undefined) return
   try {
     onHandlerError(error, delivery)
@@ -92,4 +88,3 @@ function reportHandlerError(
     // The error reporter itself failed; delivery to the other subscribers goes on regardless.
   }
 }
-

@@ -31,7 +31,21 @@ export interface LoadChannelContext {
 }
 
 /** An L2 operation as `echostore:l2` names it. */
-export type L2Op = 'get' | 'getMany' | 'set' | 'nextVersion' | 'clear' | 'tagVersions' | 'invalidateTags' | 'leases.acquire' | 'leases.acquireMany' | 'leases.readOrAcquire' | 'leases.setAndRelease' | 'leases.holder' | 'leases.release' | 'leases.void'
+export type L2Op =
+  | 'get'
+  | 'getMany'
+  | 'set'
+  | 'nextVersion'
+  | 'clear'
+  | 'tagVersions'
+  | 'invalidateTags'
+  | 'leases.acquire'
+  | 'leases.acquireMany'
+  | 'leases.readOrAcquire'
+  | 'leases.setAndRelease'
+  | 'leases.holder'
+  | 'leases.release'
+  | 'leases.void'
 
 /** The context of `echostore:l2`, around every L2 call a table makes: the table, the operation and, for Redis, the server's `host:port`; then `result` or `error` (a failure or a timeout). */
 export interface L2ChannelContext {
@@ -68,9 +82,7 @@ export const busChannel = channel('echostore:bus')
 
 /** True when any of a tracing channel's five channels has a subscriber (or a bound store). */
 export function observed(traced: TracingChannel<unknown, object>): boolean {
-  return (
-    traced.start.hasSubscribers || traced.end.hasSubscribers || traced.asyncStart.hasSubscribers || traced.asyncEnd.hasSubscribers || traced.error.hasSubscribers
-  )
+  return traced.start.hasSubscribers || traced.end.hasSubscribers || traced.asyncStart.hasSubscribers || traced.asyncEnd.hasSubscribers || traced.error.hasSubscribers
 }
 
 /**

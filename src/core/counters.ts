@@ -171,9 +171,9 @@ export function snapshot(reads: Float64Array, counters: Float64Array, size: numb
   for (let slot = 0; slot < READ_COUNTER_NAMES.length; slot++) out[READ_COUNTER_NAMES[slot]!] = reads[slot]!
   for (let slot = 0; slot < OWNER_COUNTER_NAMES.length; slot++) out[OWNER_COUNTER_NAMES[slot]!] = counters[slot]!
   const total = reads[R.hits]! + reads[R.misses]!
-  out['size'] = size
-  out['weight'] = weight
-  out['inflight'] = inflight
-  out['hit_rate'] = total === 0 ? 0 : reads[R.hits]! / total
+  out.size = size
+  out.weight = weight
+  out.inflight = inflight
+  out.hit_rate = total === 0 ? 0 : reads[R.hits]! / total
   return Object.freeze(out)
 }

@@ -58,11 +58,7 @@ export function createEmitter<Events extends Record<EventType, unknown>>(): Emit
  * the owner's effects would stop its actor, leaving every later fetch pending). Builds nothing and
  * calls nothing while nobody listens.
  */
-export function emitSafely<Events extends Record<EventType, unknown>, Key extends keyof Events>(
-  events: Emitter<Events>,
-  type: Key,
-  event: Events[Key],
-): void {
+export function emitSafely<Events extends Record<EventType, unknown>, Key extends keyof Events>(events: Emitter<Events>, type: Key, event: Events[Key]): void {
   const handlers = events.all.get(type) as Handler<Events[Key]>[] | undefined
   const wildcard = events.all.get('*') as WildcardHandler<Events>[] | undefined
   if (handlers !== undefined) for (const handler of handlers.slice()) guard(type, () => handler(event))

@@ -15,10 +15,7 @@ export type ChaosOp = 'get' | 'set' | 'nextVersion' | 'clear' | 'lease'
  *   when given, or by {@link ChaosL2.heal}, and then settles as the store does;
  * - `corrupt` (`get` only): rejects with `L2CorruptEntryError`, as a garbage payload would.
  */
-export type ChaosFault =
-  | { kind: 'throw'; error?: unknown; sync?: boolean }
-  | { kind: 'stall'; ms?: number }
-  | { kind: 'corrupt' }
+export type ChaosFault = { kind: 'throw'; error?: unknown; sync?: boolean } | { kind: 'stall'; ms?: number } | { kind: 'corrupt' }
 
 /** A store wrapped by {@link chaosL2}: the store itself (its `timeout` included), plus the controls. */
 export interface ChaosL2 extends L2Store {

@@ -41,7 +41,6 @@ interface Counter {
   expiresAt: number
 }
 
-
 const KINDS: ReadonlySet<unknown> = new Set<L2Kind>(['value', 'absent', 'tombstone'])
 
 /** Sweeps run at most once per this many writes, and otherwise once per entry left by the last sweep. */
@@ -87,7 +86,13 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
   if (!isClock(clock)) throw badArgument(TypeError, `memoryL2: the option \`clock\` must be a clock (now(), setTimeout(fn, ms), clearTimeout(handle)), got ${describe(clock)}`)
   const entries = new Map<string, Stored>()
   const counters = new Map<string, Counter>()
-  const leases = new MemoryLeases(clock, open, (now) => maybeSweep(now), read, (table, id, entry) => store.set(table, id, entry))
+  const leases = new MemoryLeases(
+    clock,
+    open,
+    (now) => maybeSweep(now),
+    read,
+    (table, id, entry) => store.set(table, id, entry),
+  )
   /** Each cleared table's generation (absent: 0, never cleared). */
   const generations = new Map<string, number>()
   const keyOf = (table: string, id: Id) => entryKey('', table, id, generations.get(table) ?? 0)

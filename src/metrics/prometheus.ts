@@ -51,14 +51,18 @@ export interface PromMetricConfig {
 /** The part of the `prom-client` module this module uses: `import * as promClient from 'prom-client'`. */
 export interface PromClient {
   /** prom-client's `Counter` class: one per counter, set at every scrape by `reset()` then `inc(labels, value)`. */
-  Counter: new (config: PromMetricConfig) => {
+  Counter: new (
+    config: PromMetricConfig,
+  ) => {
     /** Forgets every series of the metric. */
     reset(): void
     /** Adds `value` to the series of `labels`. */
     inc(labels: Labels, value: number): void
   }
   /** prom-client's `Gauge` class: one per gauge (`size`, `weight`, `inflight`, `hit_rate`). */
-  Gauge: new (config: PromMetricConfig) => {
+  Gauge: new (
+    config: PromMetricConfig,
+  ) => {
     /** Forgets every series of the metric. */
     reset(): void
     /** Sets the series of `labels` to `value`. */
@@ -122,14 +126,14 @@ const HELP: Record<CounterName, string> = {
   coh_gaps: 'Gaps reported by the coherence bus (every L1 row dropped).',
   coh_dropped: 'L1 rows dropped because of bus gaps.',
   bus_errors: 'Coherence broadcasts that failed.',
-  lease_acquired: 'Flights that took their id\'s lease at once and loaded it for every process.',
-  lease_waited: 'Flights answered by another process\'s fill while it held the lease.',
-  lease_lost: 'Flights that waited for another process\'s lease, got no fill in time, and loaded themselves.',
+  lease_acquired: "Flights that took their id's lease at once and loaded it for every process.",
+  lease_waited: "Flights answered by another process's fill while it held the lease.",
+  lease_lost: "Flights that waited for another process's lease, got no fill in time, and loaded themselves.",
   batch_loads: 'Batch loader calls: one origin call for many ids.',
   batch_ids: 'Ids asked in batch loader calls (also in loads).',
-  tag_invalidations: 'Tag invalidations applied (this instance\'s own, and other instances\' heard on the bus; a namespace clear counts one).',
+  tag_invalidations: "Tag invalidations applied (this instance's own, and other instances' heard on the bus; a namespace clear counts one).",
   tag_stale: 'Reads that found a row or an L2 entry older than one of its tags (not answered).',
-  clears: 'Clears of the whole table applied (its own, and other instances\' heard on the bus).',
+  clears: "Clears of the whole table applied (its own, and other instances' heard on the bus).",
 }
 
 const GAUGES = {
@@ -210,7 +214,8 @@ export function registerTableMetrics(promClient: PromClient, table: MetricsSourc
   }
   if (typeof table?.stats !== 'function') throw badArgument(TypeError, 'registerTableMetrics: the second argument must be a table (with stats())')
   const { registry = promClient.register, prefix = 'echostore_', label = table.name } = options
-  if (typeof registry?.registerMetric !== 'function' || typeof registry.removeSingleMetric !== 'function') throw badArgument(TypeError, 'registerTableMetrics: option "registry" must be a prom-client Registry')
+  if (typeof registry?.registerMetric !== 'function' || typeof registry.removeSingleMetric !== 'function')
+    throw badArgument(TypeError, 'registerTableMetrics: option "registry" must be a prom-client Registry')
   if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$|^$/.test(prefix)) {
     throw badArgument(TypeError, `registerTableMetrics: option "prefix" must be a valid Prometheus name prefix, got ${JSON.stringify(prefix)}`)
   }
@@ -219,7 +224,7 @@ export function registerTableMetrics(promClient: PromClient, table: MetricsSourc
   let byPrefix = exporters.get(registry)
   if (byPrefix === undefined) exporters.set(registry, (byPrefix = new Map()))
   let exporter = byPrefix.get(prefix)
-  if (exporter !== undefined && exporter.sources.has(label)) {
+  if (exporter?.sources.has(label)) {
     throw badArgument(TypeError, `registerTableMetrics: a table labelled "${label}" is already registered here (pass a distinct "label")`)
   }
   if (exporter === undefined) {

@@ -54,10 +54,7 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
   }
   // What goes wrong in a handler (a provider that throws) is OpenTelemetry's to report, never the table's.
   const onError = (error: unknown): void => otel.diag.error('echostore/otel: a span or metric could not be recorded', error)
-  const subscriptions: Subscription[] = [
-    subscribeSpans(otel, tracerProvider.getTracer(SCOPE), read.recordIds === true, onError),
-    subscribeMetrics(meterProvider.getMeter(SCOPE), onError),
-  ]
+  const subscriptions: Subscription[] = [subscribeSpans(otel, tracerProvider.getTracer(SCOPE), read.recordIds === true, onError), subscribeMetrics(meterProvider.getMeter(SCOPE), onError)]
   return {
     uninstall() {
       for (const subscription of subscriptions.splice(0)) subscription.unsubscribe()

@@ -29,7 +29,7 @@ export interface CompatibleClient {
   /** Another connection of the same kind (the bus's subscriber). */
   duplicate(...args: never[]): unknown
   /** Listens to connection events (`error`, `ready`, `close`, messages). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event listeners of any signature, as EventEmitter takes them
+  // biome-ignore lint/suspicious/noExplicitAny: event listeners of any signature, as EventEmitter takes them
   on(event: string, listener: (...args: any[]) => void): unknown
   /** How many listeners an event has (a client without `error` listeners gets the adapter's warning). */
   listenerCount(event: string): number
@@ -156,7 +156,10 @@ export function validateConnection(adapter: string, options: RedisConnectionOpti
     throw badArgument(TypeError, `${adapter}: pass exactly one of the options \`client\`, \`url\` and \`sentinels\`, got ${given.length === 0 ? 'neither' : given.join(' and ')}`)
   }
   if (client !== undefined && !isIoredisClient(client) && !isNodeRedisClient(client)) {
-    throw badArgument(TypeError, `${adapter}: the option \`client\` must be an ioredis Redis or Cluster client, or a node-redis client made by createClient(), createCluster() or createSentinel(), got ${describe(client)}`)
+    throw badArgument(
+      TypeError,
+      `${adapter}: the option \`client\` must be an ioredis Redis or Cluster client, or a node-redis client made by createClient(), createCluster() or createSentinel(), got ${describe(client)}`,
+    )
   }
   if (client === undefined && ioredis === undefined && nodeRedis === undefined) throw neitherClient(adapter)
   if (url !== undefined) {
@@ -227,7 +230,6 @@ function parseUrl(url: string): { host: string; port: number; options: RedisOpti
   return { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port === '' ? 6379 : Number(parsed.port), options }
 }
 
-
 /** Sleeps `ms`, or until `wake` is called (close() ends the waits of a connection being made). */
 function pause(ms: number, onWake: (wake: () => void) => void): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -270,14 +272,23 @@ async function isClusterNode(url: string): Promise<boolean> {
  * Sentinel, a cluster whose nodes the urls name, or one node. A node-redis client is connected here, again
  * and again (backoff capped at 1 s) while a cluster's seeds do not answer, until `closed()`.
  */
-function openClient(urls: readonly string[], sentinels: readonly SentinelAddress[] | undefined, name: string | undefined, cluster: boolean | undefined, closed: () => boolean): { driver: Driver; connected: Promise<void> } {
+function openClient(
+  urls: readonly string[],
+  sentinels: readonly SentinelAddress[] | undefined,
+  name: string | undefined,
+  cluster: boolean | undefined,
+  closed: () => boolean,
+): { driver: Driver; connected: Promise<void> } {
   if (ioredis !== undefined) {
     let client: IoredisClient
     if (sentinels !== undefined) {
       client = new ioredis.Redis({ ...FAIL_FAST, sentinels: sentinels.map(({ host, port }) => ({ host, port })), name, failoverDetector: true, sentinelRetryStrategy: FAIL_FAST.retryStrategy })
     } else if (cluster === true) {
       const seeds = urls.map(parseUrl)
-      client = new ioredis.Cluster(seeds.map(({ host, port }) => ({ host, port })), { ...CLUSTER_FAIL_FAST, redisOptions: { ...FAIL_FAST, ...seeds[0]!.options } })
+      client = new ioredis.Cluster(
+        seeds.map(({ host, port }) => ({ host, port })),
+        { ...CLUSTER_FAIL_FAST, redisOptions: { ...FAIL_FAST, ...seeds[0]!.options } },
+      )
     } else {
       client = new ioredis.Redis(urls[0]!, FAIL_FAST)
     }
@@ -286,10 +297,18 @@ function openClient(urls: readonly string[], sentinels: readonly SentinelAddress
   const redis = nodeRedis!
   let client: { connect(): Promise<unknown>; isOpen: boolean }
   if (sentinels !== undefined) {
-    client = redis.createSentinel({ name: name!, sentinelRootNodes: sentinels.map(({ host, port }) => ({ host, port })), nodeClientOptions: NODE_REDIS_FAIL_FAST, sentinelClientOptions: NODE_REDIS_FAIL_FAST })
+    client = redis.createSentinel({
+      name: name!,
+      sentinelRootNodes: sentinels.map(({ host, port }) => ({ host, port })),
+      nodeClientOptions: NODE_REDIS_FAIL_FAST,
+      sentinelClientOptions: NODE_REDIS_FAIL_FAST,
+    })
   } else if (cluster === true) {
     const { username, password } = parseUrl(urls[0]!).options
-    client = redis.createCluster({ rootNodes: urls.map((url) => ({ url })), defaults: { ...NODE_REDIS_FAIL_FAST, ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }) } })
+    client = redis.createCluster({
+      rootNodes: urls.map((url) => ({ url })),
+      defaults: { ...NODE_REDIS_FAIL_FAST, ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }) },
+    })
   } else {
     client = redis.createClient({ url: urls[0]!, ...NODE_REDIS_FAIL_FAST })
   }
@@ -317,7 +336,8 @@ export function openConnection(adapter: string, options: RedisConnectionOptions)
   const { url, sentinels, name, onError } = options
   const givenDriver = options.client === undefined ? undefined : isNodeRedisClient(options.client) ? nodeRedisDriver(options.client) : ioredisDriver(options.client as IoredisClient)
   const urls = url === undefined ? [] : typeof url === 'string' ? [url] : [...url]
-  const where = givenDriver !== undefined ? givenDriver.where() : sentinels !== undefined ? `sentinel master ${name} (${sentinels.map(nodeKey).join(', ')})` : urls.map((u) => nodeKey(parseUrl(u))).join(', ')
+  const where =
+    givenDriver !== undefined ? givenDriver.where() : sentinels !== undefined ? `sentinel master ${name} (${sentinels.map(nodeKey).join(', ')})` : urls.map((u) => nodeKey(parseUrl(u))).join(', ')
   const outages = new Outages(adapter, where, onError, givenDriver === undefined || !givenDriver.hasErrorListener())
   // Written by make and close only.
   const opened: Driver[] = []

@@ -84,7 +84,7 @@ export function ioredisDriver(client: IoredisClient): Driver {
     },
 
     masterOf,
-    isReply: (error) => (error instanceof Error && (error.name === 'ReplyError' || REPLY_ERROR.test(error.message))),
+    isReply: (error) => error instanceof Error && (error.name === 'ReplyError' || REPLY_ERROR.test(error.message)),
     address() {
       const options = (client as Partial<Redis>).options
       if (options === undefined || cluster) return undefined

@@ -81,7 +81,10 @@ function validate(options: RedisL2Options): void {
   }
   const unfit = unfitPrefix(prefix ?? '') ?? unfitPrefix(keyPrefixOf(client))
   if (unfit !== undefined) {
-    throw badArgument(TypeError, `redisL2: the option \`prefix\` (with the client's own keyPrefix ${describe(keyPrefixOf(client))} before it) would break Redis Cluster slot hashing: ${unfit}; got ${describe(prefix)}`)
+    throw badArgument(
+      TypeError,
+      `redisL2: the option \`prefix\` (with the client's own keyPrefix ${describe(keyPrefixOf(client))} before it) would break Redis Cluster slot hashing: ${unfit}; got ${describe(prefix)}`,
+    )
   }
   if (codec !== undefined && (typeof codec?.encode !== 'function' || typeof codec?.decode !== 'function')) {
     throw badArgument(TypeError, `redisL2: the option \`codec\` must have encode and decode functions, got ${describe(codec)}`)
@@ -344,7 +347,12 @@ export function redisL2(options: RedisL2Options): RedisL2 {
         if (!(Number.isSafeInteger(ttl) && ttl >= 1)) throw badNumber(ttl, `redisL2.leases.readOrAcquire: ttl must be an integer ≥ 1, got ${describe(ttl)}`)
         if (!isVersion(floor)) throw badNumber(floor, `redisL2.leases.readOrAcquire: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
         const base = l2Key(prefix, table, id)
-        const reply = (await run({ script: SCRIPTS.readOrLease, keys: [generationKey(prefix, table, id), base, leaseKey(prefix, table, id)], args: [maxValueBytes + HEADER_SCAN, token, ttl, floor], buffers: true })) as [number, Buffer | null, number, number, number]
+        const reply = (await run({
+          script: SCRIPTS.readOrLease,
+          keys: [generationKey(prefix, table, id), base, leaseKey(prefix, table, id)],
+          args: [maxValueBytes + HEADER_SCAN, token, ttl, floor],
+          buffers: true,
+        })) as [number, Buffer | null, number, number, number]
         const lease = reply[4] === LEASE_STATUS.taken ? 'taken' : reply[4] === LEASE_STATUS.busy ? 'busy' : 'unasked'
         let entry: L2Entry | undefined
         try {

@@ -12,13 +12,7 @@ import type { L2Leases } from '../l2/store.js'
  * the store's driver and `runMany(calls)` many in one round trip per node (the store's error
  * handling around them).
  */
-export function redisLeases(
-  run: (call: Call) => Promise<unknown>,
-  runMany: (calls: readonly Call[]) => Promise<unknown[]>,
-  release: Script,
-  prefix: string,
-  open: (op: string) => void,
-): L2Leases {
+export function redisLeases(run: (call: Call) => Promise<unknown>, runMany: (calls: readonly Call[]) => Promise<unknown[]>, release: Script, prefix: string, open: (op: string) => void): L2Leases {
   return {
     async acquire(table: string, id: Id, token: string, ttl: number): Promise<boolean> {
       open('leases.acquire')

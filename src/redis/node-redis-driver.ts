@@ -35,7 +35,7 @@ export interface NodeRedisClient {
   /** True between `connect()` and `close()`/`destroy()`. */
   readonly isOpen: boolean
   /** Listens to connection events (`error`, `ready`, `end`, cluster node events). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event listeners of any signature, as EventEmitter takes them
+  // biome-ignore lint/suspicious/noExplicitAny: event listeners of any signature, as EventEmitter takes them
   on(event: string, listener: (...args: any[]) => void): unknown
 }
 
@@ -130,7 +130,10 @@ export function nodeRedisDriver(given: NodeRedisClient): Driver {
     return node === undefined ? undefined : nodeKey(node)
   }
   const where = (): string => {
-    if (kind === 'cluster') return (((cluster as unknown as { _self?: Cluster })._self?._options ?? cluster._options ?? cluster.options)?.rootNodes ?? []).map((n) => n.url?.replace(/^rediss?:\/\/([^@/]*@)?/, '').replace(/\/.*$/, '') ?? nodeKey(n.socket ?? {})).join(', ')
+    if (kind === 'cluster')
+      return (((cluster as unknown as { _self?: Cluster })._self?._options ?? cluster._options ?? cluster.options)?.rootNodes ?? [])
+        .map((n) => n.url?.replace(/^rediss?:\/\/([^@/]*@)?/, '').replace(/\/.*$/, '') ?? nodeKey(n.socket ?? {}))
+        .join(', ')
     if (kind === 'sentinel') {
       const master = sentinel.getMasterNode()
       return `sentinel master ${(sentinel as unknown as { options?: { name?: string } }).options?.name ?? ''}${master === undefined ? '' : ` (${nodeKey(master)})`}`
@@ -233,11 +236,18 @@ export function nodeRedisDriver(given: NodeRedisClient): Driver {
     },
     listen(channel, sharded, listener, report) {
       if (kind === 'cluster') {
-        return subscription(channel, sharded, listener, report, async () => {
-          const node = masterNode(channel)
-          if (node === undefined) return undefined
-          return { base: await cluster.nodeClient(node), node: nodeKey(node) }
-        }, refreshSlots)
+        return subscription(
+          channel,
+          sharded,
+          listener,
+          report,
+          async () => {
+            const node = masterNode(channel)
+            if (node === undefined) return undefined
+            return { base: await cluster.nodeClient(node), node: nodeKey(node) }
+          },
+          refreshSlots,
+        )
       }
       if (kind === 'sentinel') {
         return subscription(channel, false, listener, report, async () => {

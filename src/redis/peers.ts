@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module'
 import { optional, requireIoredis, requireNodeRedis, requireSlotHash } from './require-peers.js'
 
+// biome-ignore lint/suspicious/noTsIgnore: @ts-expect-error would fail the ESM build, where there is no error
 // @ts-ignore: tshy type-checks this file in the CommonJS build too (where import.meta does not exist) before replacing it with peers-cjs.cts
 const load = createRequire(import.meta.url)
 

@@ -64,10 +64,12 @@ unregister()
 
 await sets.close()
 await bus.close()
-const refused: unknown = await sets.fetch('party', () => ({ id: 'party', emoji: [] }), { timeout: 100 }).then(
-  () => undefined,
-  (error: unknown) => error,
-)
+const refused: unknown = await sets
+  .fetch('party', () => ({ id: 'party', emoji: [] }), { timeout: 100 })
+  .then(
+    () => undefined,
+    (error: unknown) => error,
+  )
 if (!(refused instanceof TableClosedError && refused instanceof EchoStoreError)) fail('a fetch after close did not reject with TableClosedError')
 
 // The testing entry: an L2 that fails on demand, on a clock that moves only when told.

@@ -13,7 +13,8 @@ export const cachifiedBatch: PageContender = {
   name: 'cachified createBatch',
   kind: 'peer',
   pkgs: ['@epic-web/cachified', 'lru-cache'],
-  setup: 'new LRUCache({ max: capacity }) as its README\'s adapter (entry ttl = totalTtl(metadata)); per page, createBatch((ids) => origin(ids)), cachified({ key: id, cache, ttl, getFreshValue: batch.add(id) })',
+  setup:
+    "new LRUCache({ max: capacity }) as its README's adapter (entry ttl = totalTtl(metadata)); per page, createBatch((ids) => origin(ids)), cachified({ key: id, cache, ttl, getFreshValue: batch.add(id) })",
   create({ ttl, capacity, origin }: PageReaderOptions): PageReader {
     const lru = new LRUCache<string, CacheEntry>({ max: capacity })
     const cache: Cache = {

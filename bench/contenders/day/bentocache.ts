@@ -8,11 +8,13 @@ import type { DayCache, DayContender, DaySetup, StockRow } from './types.js'
 export const bentocacheDay: DayContender = {
   name: 'bentocache',
   setup: (shared) =>
-    "BentoCache({ ttl, grace: 10 × ttl, graceBackoff: ttl, timeout: 0 (its default: a graced value answers at once, the factory refreshes in the background), hardTimeout: deadline }); getOrSet({ key, factory }); delete({ key })" +
-    (shared ? '; bentostore().useL1Layer(memoryDriver({ maxItems })) (serialize: false breaks its bus handler in 1.6).useL2Layer(redisDriver({ connection, prefix })).useBus(redisBusDriver({ connection }))' : '; one memory L1 store (maxItems, serialize: false)'),
+    'BentoCache({ ttl, grace: 10 × ttl, graceBackoff: ttl, timeout: 0 (its default: a graced value answers at once, the factory refreshes in the background), hardTimeout: deadline }); getOrSet({ key, factory }); delete({ key })' +
+    (shared
+      ? '; bentostore().useL1Layer(memoryDriver({ maxItems })) (serialize: false breaks its bus handler in 1.6).useL2Layer(redisDriver({ connection, prefix })).useBus(redisBusDriver({ connection }))'
+      : '; one memory L1 store (maxItems, serialize: false)'),
   async create(s: DaySetup): Promise<DayCache> {
     // serialize: false keeps rows as objects in L1; with a bus, bentocache 1.6 needs its serializer there (its bus handler deserializes L1 entries).
-    let store = bentostore().useL1Layer(memoryDriver({ maxItems: s.capacity, serialize: s.redis === undefined ? false : true }))
+    let store = bentostore().useL1Layer(memoryDriver({ maxItems: s.capacity, serialize: s.redis !== undefined }))
     const connections: Redis[] = []
     if (s.redis !== undefined) {
       const l2 = new Redis(s.redis.url)

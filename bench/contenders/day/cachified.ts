@@ -22,7 +22,9 @@ export const cachifiedDay: DayContender = {
   name: 'cachified',
   setup: (shared) =>
     'cachified({ key, cache, ttl, staleWhileRevalidate: 10 × ttl, getFreshValue }) (fallbackToCache applies only with forceFresh; no timeout option); cache.delete(id) to invalidate; cache: ' +
-    (shared ? 'redisCacheAdapter(createClient({ url })) (cachified-redis-adapter, the adapter its README lists for Redis; no memory layer in front, no bus)' : "its README's lru-cache adapter (ttl = totalTtl(metadata))"),
+    (shared
+      ? 'redisCacheAdapter(createClient({ url })) (cachified-redis-adapter, the adapter its README lists for Redis; no memory layer in front, no bus)'
+      : "its README's lru-cache adapter (ttl = totalTtl(metadata))"),
   async create(s: DaySetup): Promise<DayCache> {
     const client = s.redis !== undefined ? createClient({ url: s.redis.url }) : undefined
     if (client !== undefined) {
