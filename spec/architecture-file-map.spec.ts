@@ -38,9 +38,7 @@ function quoted(text: string): string[] {
 function tableRows(text: string): string[][] {
   const lines = text.split('\n')
   const rule = (line: string | undefined) => line !== undefined && /^\|( *-+ *\|)+$/.test(line)
-  return lines
-    .filter((line, i) => line.startsWith('|') && !rule(line) && !rule(lines[i + 1]))
-    .map((line) => line.split('|').slice(1, -1))
+  return lines.filter((line, i) => line.startsWith('|') && !rule(line) && !rule(lines[i + 1])).map((line) => line.split('|').slice(1, -1))
 }
 
 /** The paths the file map's table names, in backticks in its first column. */

@@ -145,7 +145,8 @@ export class Flight<V> {
 
   /** Answers every caller waiting now with `value` while the flight goes on (its soft timeout passed); later callers get promises of their own. */
   answerEarly(value: V | undefined): void {
-    this.shared?.resolve!(value)
+    // The shared promise a flight holds is always one its callers' miss lent it, with its own resolve.
+    if (this.shared !== undefined) this.shared.resolve!(value)
     this.shared = undefined
     for (const waiter of this.waiters ?? []) waiter.resolve(value)
     this.waiters = undefined
@@ -157,10 +158,10 @@ export class Flight<V> {
     this.answered = answer
     const waiters = this.waiters ?? []
     if (answer.ok) {
-      this.shared?.resolve!(answer.value)
+      if (this.shared !== undefined) this.shared.resolve!(answer.value)
       for (const waiter of waiters) waiter.resolve(answer.value)
     } else {
-      this.shared?.reject!(answer.error)
+      if (this.shared !== undefined) this.shared.reject!(answer.error)
       for (const waiter of waiters) waiter.reject(answer.error)
     }
     this.waiting = 0

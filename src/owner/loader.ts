@@ -90,10 +90,7 @@ export type BatchAnswer<V, K extends Id = string> = ReadonlyArray<V | Absent<V> 
  * {@link BatchAnswer}. As for a loader, one that may answer `undefined` for a table whose `V` does
  * not admit it does not compile, and the error names the fix ({@link LoaderMayAnswerUndefined}).
  */
-export type BatchLoader<V, K extends Id = string> = (
-  ids: K[],
-  context: BatchLoaderContext<K>,
-) => BatchAnswer<V, K> | PromiseLike<BatchAnswer<V, K>> | ExplainsUndefined<V>
+export type BatchLoader<V, K extends Id = string> = (ids: K[], context: BatchLoaderContext<K>) => BatchAnswer<V, K> | PromiseLike<BatchAnswer<V, K>> | ExplainsUndefined<V>
 
 /** A loader as the owner calls it: whatever `V`, at run time it may answer `undefined` (a JavaScript caller, a cast). */
 export type RunLoader<V> = (id: Id, context: LoaderContext) => V | undefined | PromiseLike<V | undefined>

@@ -39,6 +39,7 @@ export type OwnerSnapshot = Snapshot<undefined> & {
 export type PersistedOwner = OwnerSnapshot & { context: OwnerSnapshot['context'] & { counters: number[] } }
 
 /** The owner's logic as an xstate actor logic: its event is a batch of messages. */
+// biome-ignore lint/suspicious/noExplicitAny: xstate's own `AnyActorSystem` is `ActorSystem<any>`
 export type OwnerLogic<V> = ActorLogic<OwnerSnapshot, BatchEvent<V>, undefined, ActorSystem<any>>
 
 /** Applies one message to the state. */

@@ -12,7 +12,6 @@ import type { Origin } from './loader.js'
 import type { Waiter } from '../flight/waiter.js'
 import type { RowTags, Scope } from '../tags/scope.js'
 
-
 /**
  * One put in progress (`table.put`, from before it asks L2 until the owner handled its outcome): made
  * by the change path, which posts it to the owner; `fencedAt` written only by the owner's transition.
@@ -48,19 +47,38 @@ export interface WaitMessage<V> extends WaitOptions {
 }
 
 /** Something outside the owner happened that a counter counts (an L2 outcome, a lease outcome, an already-aborted fetch, a failed broadcast). */
-export interface CountMessage { type: 'count'; counter: OwnerCounterName }
+export interface CountMessage {
+  type: 'count'
+  counter: OwnerCounterName
+}
 /** L2 refused a flight's write-back: it holds a newer version, so the row the flight stored must go. */
-export interface L2RefusedMessage<V> { type: 'l2.refused'; flight: Flight<V> }
+export interface L2RefusedMessage<V> {
+  type: 'l2.refused'
+  flight: Flight<V>
+}
 /** The earliest flight deadline (`env.flightBound` after its start) may have passed. */
-export interface DeadlineMessage { type: 'deadline' }
+export interface DeadlineMessage {
+  type: 'deadline'
+}
 /** A waiter left before its flight answered: its deadline passed or its signal aborted; or its soft timeout passed, which answers it from a graced value if there is one. */
-export interface WaiterLeftMessage<V> { type: 'waiter.left'; waiter: Waiter<V>; reason: WaiterLeaving }
+export interface WaiterLeftMessage<V> {
+  type: 'waiter.left'
+  waiter: Waiter<V>
+  reason: WaiterLeaving
+}
 /** Why a waiter leaves: its deadline, its signal, its soft timeout, or a signal that could not be listened to (`refused`, with what it threw). */
 export type WaiterLeaving = 'timeout' | 'cancel' | 'soft' | { refused: unknown }
 /** A flight's runner found a graced value in L2 (`fallback`): the soft timeouts may answer it. */
-export interface L2GracedMessage<V> { type: 'l2.graced'; flight: Flight<V>; fallback: Fallback<V> }
+export interface L2GracedMessage<V> {
+  type: 'l2.graced'
+  flight: Flight<V>
+  fallback: Fallback<V>
+}
 /** A flight's soft timeout passed: its waiters take the graced value, if there is one. */
-export interface SoftTimeoutMessage<V> { type: 'soft'; flight: Flight<V> }
+export interface SoftTimeoutMessage<V> {
+  type: 'soft'
+  flight: Flight<V>
+}
 /** How the owner answers a local put or invalidate: whether L1 changed, and the version it used. */
 export type ChangeReply = (applied: boolean, version: number) => void
 /** Write a row (`table.put`) carrying `version`. */
@@ -79,28 +97,61 @@ export interface PutMessage<V> {
   reply: ChangeReply
 }
 /** A put began (before it asks L2) or ended (`began` false): while it is in progress, a change of its id heard fences it. */
-export interface PutProgressMessage { type: 'put.progress'; put: PutInProgress; began: boolean }
+export interface PutProgressMessage {
+  type: 'put.progress'
+  put: PutInProgress
+  began: boolean
+}
 /**
  * Tag keys got new versions (`table.invalidateTags`, a namespace's `clear()`, here or heard on the
  * bus): rows carrying one of them from before are stale, and every flight in `scope` is fenced.
  * `reply(true)` once done; a stopped owner answers `reply(false)`. `taken`: L2's tag versions hold
  * `versions` (L2 minted them: an invalidation made here that L2 took).
  */
-export interface TagsMessage { type: 'tags'; keys: readonly string[]; versions: readonly number[]; taken: boolean; scope: Scope; reply: ((applied: boolean) => void) | undefined }
+export interface TagsMessage {
+  type: 'tags'
+  keys: readonly string[]
+  versions: readonly number[]
+  taken: boolean
+  scope: Scope
+  reply: ((applied: boolean) => void) | undefined
+}
 /** Drop a row and leave a tombstone carrying `version` (`table.invalidate`). */
-export interface InvalidateMessage { type: 'invalidate'; id: Id; version: number; reply: ChangeReply }
+export interface InvalidateMessage {
+  type: 'invalidate'
+  id: Id
+  version: number
+  reply: ChangeReply
+}
 /** Drop every row and fence every flight (`table.clear()`); `reply` once done. */
-export interface ClearRowsMessage { type: 'clear'; reply: () => void }
+export interface ClearRowsMessage {
+  type: 'clear'
+  reply: () => void
+}
 /** Fence every flight in progress (`table.clear()`, before L2 moves: none of them may write into the next generation); `reply` once done. */
-export interface FenceAllMessage { type: 'fence'; reply: () => void }
+export interface FenceAllMessage {
+  type: 'fence'
+  reply: () => void
+}
 /** What the bus delivered: a coherence message, a gap, or something malformed. Validated by the owner. */
-export interface DeliveryMessage { type: 'delivery'; delivery: unknown }
+export interface DeliveryMessage {
+  type: 'delivery'
+  delivery: unknown
+}
 /** A sweeper tick (`tick`), or the next slice of a pass in progress. */
-export interface SweepMessage { type: 'sweep'; tick: boolean }
+export interface SweepMessage {
+  type: 'sweep'
+  tick: boolean
+}
 /** Turn the coalescing gate on or off. */
-export interface GateMessage { type: 'gate'; on: boolean }
+export interface GateMessage {
+  type: 'gate'
+  on: boolean
+}
 /** The table was closed (the refusing is done by the owner's closing flag): stop the sweeper; the owner stops once every flight has answered. */
-export interface CloseMessage { type: 'close' }
+export interface CloseMessage {
+  type: 'close'
+}
 
 /** Every message the owner accepts. */
 export type Message<V> =
@@ -126,7 +177,10 @@ export type Message<V> =
   | CloseMessage
 
 /** The one event the actor receives: every message posted in one turn, in the order they were posted. */
-export interface BatchEvent<V> { type: 'batch'; messages: Message<V>[] }
+export interface BatchEvent<V> {
+  type: 'batch'
+  messages: Message<V>[]
+}
 
 /** Constructors, so messages are built in one place. */
 export const msg = {
@@ -156,7 +210,14 @@ export const msg = {
     reply,
   }),
   putProgress: (put: PutInProgress, began: boolean): PutProgressMessage => ({ type: 'put.progress', put, began }),
-  tags: (keys: readonly string[], versions: readonly number[], taken: boolean, scope: Scope, reply?: (applied: boolean) => void): TagsMessage => ({ type: 'tags', keys, versions, taken, scope, reply }),
+  tags: (keys: readonly string[], versions: readonly number[], taken: boolean, scope: Scope, reply?: (applied: boolean) => void): TagsMessage => ({
+    type: 'tags',
+    keys,
+    versions,
+    taken,
+    scope,
+    reply,
+  }),
   invalidate: (id: Id, version: number, reply: ChangeReply): InvalidateMessage => ({ type: 'invalidate', id, version, reply }),
   clear: (reply: () => void): ClearRowsMessage => ({ type: 'clear', reply }),
   fence: (reply: () => void): FenceAllMessage => ({ type: 'fence', reply }),

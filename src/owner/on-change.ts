@@ -60,7 +60,7 @@ export function onPutProgress<V>(turn: Turn<V>, put: PutInProgress, began: boole
   if (began) {
     if (ofId === undefined) puts.set(put.id, new Set([put]))
     else ofId.add(put)
-  } else if (ofId !== undefined && ofId.delete(put) && ofId.size === 0) {
+  } else if (ofId?.delete(put) && ofId.size === 0) {
     puts.delete(put.id)
   }
 }

@@ -71,7 +71,11 @@ function badWeight<V>(turn: Turn<V>, id: Id, what: string, cause?: unknown): -1 
   turn.state.counters[C.sizeof_errors]++
   const { env } = turn
   if (turn.listening) {
-    const error = badArgument(TypeError, `option "sizeOf" ${what} for id ${describe(id)} of table "${env.name}"; it must return an integer ≥ 0 (in the units of "maxSize"). The row was not stored`, cause === undefined ? undefined : { cause })
+    const error = badArgument(
+      TypeError,
+      `option "sizeOf" ${what} for id ${describe(id)} of table "${env.name}"; it must return an integer ≥ 0 (in the units of "maxSize"). The row was not stored`,
+      cause === undefined ? undefined : { cause },
+    )
     turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id, error }))
   }
   return -1

@@ -169,7 +169,9 @@ export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, leaving: Waite
       ? new FetchTimeoutError(env.name, flight!.id, waiter.timeout!)
       : leaving === 'cancel'
         ? abortReason(waiter.signal!)
-        : badArgument(TypeError, `fetch(${showId(flight!.id)}) option "signal" could not be listened to (${leaving.refused instanceof Error ? leaving.refused.message : describe(leaving.refused)})`, { cause: leaving.refused })
+        : badArgument(TypeError, `fetch(${showId(flight!.id)}) option "signal" could not be listened to (${leaving.refused instanceof Error ? leaving.refused.message : describe(leaving.refused)})`, {
+            cause: leaving.refused,
+          })
   if (!waiter.reject(error)) return
   state.counters[reason === 'timeout' ? C.timeouts : C.cancelled]++
   if (flight === undefined || !flight.running) return

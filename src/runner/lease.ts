@@ -97,7 +97,11 @@ export type FirstAsk = LeaseOutcome | { kind: 'wait'; token: string }
 export async function askLeases<V>(runs: readonly { flight: Flight<V>; version: number }[], deps: LeaseDeps): Promise<FirstAsk[]> {
   const { l2, lease } = deps
   const token = leaseToken()
-  const firsts = await l2.leaseAcquireMany(runs.map((run) => run.flight.id), token, lease.ttl)
+  const firsts = await l2.leaseAcquireMany(
+    runs.map((run) => run.flight.id),
+    token,
+    lease.ttl,
+  )
   const held = runs.filter((_, i) => firsts[i] === true)
   const entries = held.length === 0 ? [] : await l2.getMany(held.map((run) => run.flight.id))
   let next = 0

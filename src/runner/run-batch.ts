@@ -67,7 +67,9 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
     // Nothing to write back: every result is posted now, in one turn.
     pending.forEach((run, i) => {
       const answer = answers[i]!
-      const result: FlightResult<V> = answer.ok ? loaderResult(run.flight.id, run.born, run.version, answer.value, context.lifetimes.get(run.flight.id), context.versions.get(run.flight.id), deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: undefined }
+      const result: FlightResult<V> = answer.ok
+        ? loaderResult(run.flight.id, run.born, run.version, answer.value, context.lifetimes.get(run.flight.id), context.versions.get(run.flight.id), deps, context.tags.get(run.flight.id))
+        : { ok: false, error: answer.error, fallback: undefined }
       port.done(run.flight, result)
     })
     return
@@ -103,7 +105,9 @@ async function settle<V>(run: FlightRun<V>, answer: BatchOutcome<V>, context: Ba
   let result: FlightResult<V>
   try {
     run.failed = !answer.ok && run.flight.running
-    result = answer.ok ? await writeBack(run, answer.value, context.lifetimes.get(run.flight.id), context.versions.get(run.flight.id), deps, context.tags.get(run.flight.id)) : { ok: false, error: answer.error, fallback: run.fallback }
+    result = answer.ok
+      ? await writeBack(run, answer.value, context.lifetimes.get(run.flight.id), context.versions.get(run.flight.id), deps, context.tags.get(run.flight.id))
+      : { ok: false, error: answer.error, fallback: run.fallback }
   } catch (error) {
     result = { ok: false, error, fallback: run.fallback }
   }
@@ -126,8 +130,10 @@ function callBatch<V>(batch: Batch<V>, ids: Id[], context: BatchContext<V>, deps
 function align<V>(answer: RunBatchAnswer<V>, ids: Id[]): BatchOutcome<V>[] {
   const of = (value: V | undefined | Error): BatchOutcome<V> => (value instanceof Error ? { ok: false, error: value } : { ok: true, value })
   if (answer instanceof Map) return ids.map((id) => of(answer.get(id)))
-  if (!Array.isArray(answer)) throw badArgument(TypeError, `the batch loader answered ${describe(answer)} for ${ids.length} ids: answer an array (one entry per id, in order) or a Map from id to value`)
-  if (answer.length !== ids.length) throw badArgument(TypeError, `the batch loader answered an array of ${answer.length} entries for ${ids.length} ids: answer one entry per id, in the order of the ids (or a Map)`)
+  if (!Array.isArray(answer))
+    throw badArgument(TypeError, `the batch loader answered ${describe(answer)} for ${ids.length} ids: answer an array (one entry per id, in order) or a Map from id to value`)
+  if (answer.length !== ids.length)
+    throw badArgument(TypeError, `the batch loader answered an array of ${answer.length} entries for ${ids.length} ids: answer one entry per id, in the order of the ids (or a Map)`)
   // Read by index, not with `map` (which skips them): a hole is an absent id, as an entry of `undefined` is.
   return ids.map((_, i) => of(answer[i]))
 }

@@ -246,7 +246,19 @@ export interface FlightRun<V> {
 
 /** A flight's run before anything was read. */
 export function newRun<V>(flight: Flight<V>): FlightRun<V> {
-  return { flight, version: flight.version, l2Answered: false, fallback: undefined, lease: undefined, leaseTakenAt: 0, role: undefined, filled: false, failed: false, released: false, born: flight.born }
+  return {
+    flight,
+    version: flight.version,
+    l2Answered: false,
+    fallback: undefined,
+    lease: undefined,
+    leaseTakenAt: 0,
+    role: undefined,
+    filled: false,
+    failed: false,
+    released: false,
+    born: flight.born,
+  }
 }
 
 /**
@@ -288,7 +300,16 @@ function versionFrom<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined>)
  * loader reported one: refused below a minted version the run knows, see `checkDataVersion`), and a
  * row with tags (or of a namespace) is `born` when its loader was called.
  */
-export function loaderResult<V>(id: Id, born: number, version: number, value: V | undefined, lifetime: number | undefined, reported: number | undefined, { clock, expiry }: RunnerDeps<V>, tags?: readonly string[]): FlightResult<V> & { ok: true } {
+export function loaderResult<V>(
+  id: Id,
+  born: number,
+  version: number,
+  value: V | undefined,
+  lifetime: number | undefined,
+  reported: number | undefined,
+  { clock, expiry }: RunnerDeps<V>,
+  tags?: readonly string[],
+): FlightResult<V> & { ok: true } {
   const answered = reported === undefined ? version : checkDataVersion(reported, version, `the loader of ${showId(id)}: setVersion`)
   const expiresAt = expiry.draw(value, clock.now(), lifetime)
   const keys = rowTagKeys(id, tags)
@@ -301,7 +322,14 @@ export function loaderResult<V>(id: Id, born: number, version: number, value: V 
  * written back to L2 (version-guarded) with the row's own expiry and the table's grace: awaited when
  * L2 answered the read (a lease holder then announces its fill), else left to report a refusal later.
  */
-export async function writeBack<V>(run: FlightRun<V>, value: V | undefined, lifetime: number | undefined, reported: number | undefined, deps: RunnerDeps<V>, tags?: readonly string[]): Promise<FlightResult<V>> {
+export async function writeBack<V>(
+  run: FlightRun<V>,
+  value: V | undefined,
+  lifetime: number | undefined,
+  reported: number | undefined,
+  deps: RunnerDeps<V>,
+  tags?: readonly string[],
+): Promise<FlightResult<V>> {
   const { clock, l2, port } = deps
   const { flight } = run
   const result = loaderResult(flight.id, run.born, run.version, value, lifetime, reported, deps, tags)
