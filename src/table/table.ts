@@ -75,12 +75,12 @@ export class Table<V, K extends Id = string> {
   #viewClosed = false
 
   /** Use {@link createTable}. */
-  constructor(options: TableOptions<V, K> = {}) {
-    const view = viewOf
-    if (view !== undefined) {
-      // A namespace view: every shared piece is the base table's (see `namespace`).
-      viewOf = undefined
-      const base = view.table as unknown as Table<V, K>
+  constructor(options?: TableOptions<V, K>)
+  /** @internal A namespace view (see {@link namespace}): every shared piece is the base table's. */
+  constructor(view: ViewOf<V, K>)
+  constructor(options: TableOptions<V, K> | ViewOf<V, K> = {}) {
+    if (options instanceof ViewOf) {
+      const { base, scope } = options
       this.name = base.name
       this.origin = base.origin
       this.events = base.events
@@ -93,8 +93,8 @@ export class Table<V, K extends Id = string> {
       this.#origin = base.#origin
       this.#maxBatchSize = base.#maxBatchSize
       this.#staleWhileRevalidate = base.#staleWhileRevalidate
-      this.#scope = view.scope
-      this.#viewOrigin = this.#origin instanceof Batch ? viewBatch(this.#origin, view.scope) : undefined
+      this.#scope = scope
+      this.#viewOrigin = this.#origin instanceof Batch ? viewBatch(this.#origin, scope) : undefined
       return
     }
     this.#scope = ROOT_SCOPE
@@ -221,12 +221,7 @@ export class Table<V, K extends Id = string> {
    */
   namespace(name: string): Table<V, K> {
     if (this.#viewClosed || this.#owner.closed) throw new TableClosedError(this.name, undefined, 'namespace')
-    viewOf = { table: this as unknown as Table<unknown, Id>, scope: this.#scope.child(name) }
-    try {
-      return new Table<V, K>()
-    } finally {
-      viewOf = undefined
-    }
+    return new Table<V, K>(new ViewOf(this, this.#scope.child(name)))
   }
 
   /**
@@ -533,8 +528,13 @@ export function createTable<V, K extends Id = string>(options: TableOptions<V, K
   return new Table<V, K>(options)
 }
 
-/** The base table and scope of the view being made (see `Table.namespace`): read once by the constructor. */
-let viewOf: { table: Table<unknown, Id>; scope: Scope } | undefined
+/** What the constructor makes a namespace view of (see `Table.namespace`): the table it shares everything with, and its own key space. */
+class ViewOf<V, K extends Id> {
+  constructor(
+    readonly base: Table<V, K>,
+    readonly scope: Scope,
+  ) {}
+}
 
 /** The error of `get`/`getMany` on a table without its own loader. */
 function noOrigin(op: 'get' | 'getMany'): TypeError {
