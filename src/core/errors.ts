@@ -5,7 +5,7 @@
  * `RangeError` (out of range), built by {@link badArgument} with the code `ECHOSTORE_BAD_ARGUMENT`.
  * Every message starts with {@link PREFIX}.
  */
-import type { Id } from './id.js'
+import { type Id, MAX_ID_LENGTH } from './id.js'
 
 /** The one prefix of every message EchoStore writes. */
 export const PREFIX = 'echostore: '
@@ -33,6 +33,12 @@ export function describe(value: unknown): string {
 /** A bad argument: a `TypeError` (wrong type) or `RangeError` (out of range) with the code `ECHOSTORE_BAD_ARGUMENT`. */
 export function badArgument(Kind: typeof TypeError | typeof RangeError, message: string, options?: ErrorOptions): TypeError | RangeError {
   return Object.assign(new Kind(PREFIX + message, options), { code: 'ECHOSTORE_BAD_ARGUMENT' as const })
+}
+
+/** The error for an id that `isId` refused, naming the call: a `RangeError` for a string too long, else a `TypeError`. */
+export function badId(call: string, id: unknown): TypeError | RangeError {
+  if (typeof id === 'string') return badArgument(RangeError, `${call} id is longer than ${MAX_ID_LENGTH} characters (got ${id.length}): ${describe(id)}`)
+  return badArgument(TypeError, `${call} id must be a string or a finite number, got ${describe(id)}`)
 }
 
 /** `TypeError` for a value of the wrong type, `RangeError` for a number out of range: the rule for numeric options. */
