@@ -12,7 +12,7 @@ import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import type { RowTags } from '../rows/writes.js'
 import { checkTags } from '../tags/scope.js'
-import type { LoaderContext } from './loader.js'
+import type { LoaderContext } from '../core/loader.js'
 import type { PlainMiss } from './messages.js'
 import type { Waiter } from './waiter.js'
 

@@ -6,7 +6,8 @@ import { readOptions } from './read-options.js'
 import { DEFAULT_L2_TIMEOUT, type L2Store } from '../l2/store.js'
 import type { Id } from '../core/id.js'
 import type { OwnerInspector } from '../owner/inspector.js'
-import { Batch, type BatchLoader, type Loader, type Origin, type RunBatchLoader, type RunLoader } from '../owner/loader.js'
+import type { BatchLoader, Loader } from '../core/loader.js'
+import { Batch, type Origin, type RunBatchLoader, type RunLoader } from '../owner/loader.js'
 
 /** Options of {@link createTable}. Every one is optional (leave it out, or pass `undefined`; `null` is refused); defaults are given beside each. */
 export interface TableOptions<V = any, K extends Id = any> {

@@ -3,7 +3,8 @@
  * loaders are asked, and answer, with the caller's ids.
  */
 import type { Id } from '../core/id.js'
-import { Batch, type BatchLoaderContext, type RunBatchAnswer, type RunLoader } from '../owner/loader.js'
+import type { BatchLoaderContext } from '../core/loader.js'
+import { Batch, type RunBatchAnswer, type RunLoader } from '../owner/loader.js'
 import { type Scope, unkey } from '../tags/scope.js'
 
 /** `loader` asked for `id` (the caller's) whatever key its flight loads. */
