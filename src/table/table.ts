@@ -1,5 +1,6 @@
 import { randomUUID } from '../core/random-uuid.js'
 import type { Emitter } from 'mitt'
+import { SelfFetchError, TableClosedError, badArgument, badId, badNumber, describe, showId } from '../core/errors.js'
 import type { Bus } from '../bus/bus.js'
 import { type TableEvents, createEmitter } from '../core/events.js'
 import { type ChangeOptions, type ChangeResult, Changes, type ClearResult, type PutOptions } from './changes.js'
@@ -7,7 +8,6 @@ import { fetchChannel, observed } from '../core/channels.js'
 import { type Clock, MAX_TIMER_MS } from '../core/clock.js'
 import { type FetchTrace, traceFetch } from '../core/fetch-trace.js'
 import { R, type Stats, newReadCounters, snapshot } from '../core/counters.js'
-import { SelfFetchError, TableClosedError, badArgument, badId, badNumber, describe, showId } from '../core/errors.js'
 import { expiryPolicy } from '../rows/expiry.js'
 import type { Id } from '../core/id.js'
 import type { BatchLoader, Loader } from '../core/loader.js'
@@ -76,12 +76,13 @@ export class Table<V, K extends Id = string> {
   #viewClosed = false
 
   /** Use {@link createTable}. */
-  constructor(options?: TableOptions<V, K>)
-  /** @internal A namespace view (see {@link namespace}): every shared piece is the base table's. */
-  constructor(view: ViewOf<V, K>)
-  constructor(options: TableOptions<V, K> | ViewOf<V, K> = {}) {
-    if (options instanceof ViewOf) {
-      const { base, scope } = options
+  constructor(
+    options: TableOptions<V, K> = {},
+    /** @internal A namespace view to make instead (see {@link namespace}): `options` go unread, every shared piece is the base table's. */
+    view?: ViewOf<V, K>,
+  ) {
+    if (view instanceof ViewOf) {
+      const { base, scope } = view
       this.name = base.name
       this.origin = base.origin
       this.events = base.events
@@ -222,7 +223,7 @@ export class Table<V, K extends Id = string> {
    */
   namespace(name: string): Table<V, K> {
     if (this.#viewClosed || this.#owner.closed) throw new TableClosedError(this.name, undefined, 'namespace')
-    return new Table<V, K>(new ViewOf(this, this.#scope.child(name)))
+    return new Table<V, K>({}, new ViewOf(this, this.#scope.child(name)))
   }
 
   /**
