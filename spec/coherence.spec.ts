@@ -525,7 +525,7 @@ describe('a loader reports its version through context.setVersion', () => {
     await table.close()
   })
 
-  // Was a bug (src/owner/flight.ts FlightContext): setVersion was a prototype method reading
+  // Was a bug (src/flight/flight.ts FlightContext): setVersion was a prototype method reading
   // `this.flight`, so `(id, { setVersion }) => setVersion(3)` threw and the fetch rejected.
   it('setVersion works when the loader destructures its context', async () => {
     const { l2, make } = world({ bus: false })

@@ -66,7 +66,7 @@ describe('eviction with admission', () => {
         const read = new Set(readPicks.map((pick) => pick % capacity))
         const clock = manualClock(0)
         for (const id of read) rows.live(id, clock)
-        for (let i = 0; i < 20; i++) rows.touch('newcomer', 1) // asked for often: admitted over any victim
+        for (let i = 0; i < 20; i++) rows.countRequests('newcomer', 1) // asked for often: admitted over any victim
         expect(rows.evictFor('newcomer', Number.POSITIVE_INFINITY)).toBe(true)
         const evicted = Array.from({ length: capacity }, (_, id) => id).filter((id) => rows.find(id) < 0)
         expect(evicted).toHaveLength(1)
@@ -113,8 +113,8 @@ describe('eviction with admission', () => {
     // Every row asked for 9 times (9,000 additions: below the sketch's aging at 10,000), counted
     // once the store is full (the filter counts from half full on).
     for (let id = 0; id < capacity; id++) rows.write(id, id, 1e12, 0)
-    for (let id = 0; id < capacity; id++) rows.touch(id, 9)
-    rows.touch('new', 3)
+    for (let id = 0; id < capacity; id++) rows.countRequests(id, 9)
+    rows.countRequests('new', 3)
     // The hand cycles the 1,000 unread rows: each refuses 'new' (3 ≤ 9), then (3 ≤ 9 >> 1 = 4) after
     // its 8th refusal; after its 16th, 9 >> 2 = 2 < 3 and the first of them gives way.
     for (let call = 1; call <= 16 * capacity; call++) expect(rows.evictFor('new', 0)).toBe(false)
@@ -124,7 +124,7 @@ describe('eviction with admission', () => {
     // unread with 16 refusals, gives way.
     expect(rows.live(1, clock)).toBe(1)
     rows.write('new', -1, 1e12, 0)
-    rows.touch('newer', 3)
+    rows.countRequests('newer', 3)
     expect(rows.evictFor('newer', 0)).toBe(true)
     expect([rows.has(1), rows.has(2)]).toEqual([true, false])
   })

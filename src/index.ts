@@ -10,7 +10,7 @@
 export { createTable, Table, type FetchOptions } from './table/table.js'
 export type { TableOptions, LeaseOptions } from './table/options.js'
 export type { ChangeOptions, PutOptions, ChangeResult, ClearResult } from './table/changes.js'
-export type { Loader, LoaderContext, BatchLoader, BatchLoaderContext, BatchAnswer, LoaderMayAnswerUndefined, ExplainsUndefined, Absent } from './owner/loader.js'
+export type { Loader, LoaderContext, BatchLoader, BatchLoaderContext, BatchAnswer, LoaderMayAnswerUndefined, ExplainsUndefined, Absent } from './core/loader.js'
 export type { OwnerInspector, OwnerInspectionEvent } from './owner/inspector.js'
 export { COUNTER_NAMES, type Stats, type CounterName } from './core/counters.js'
 export type { TableEvents } from './core/events.js'

@@ -5,7 +5,7 @@
  * `RangeError` (out of range), built by {@link badArgument} with the code `ECHOSTORE_BAD_ARGUMENT`.
  * Every message starts with {@link PREFIX}.
  */
-import type { Id } from './id.js'
+import { type Id, MAX_ID_LENGTH } from './id.js'
 
 /** The one prefix of every message EchoStore writes. */
 export const PREFIX = 'echostore: '
@@ -35,6 +35,12 @@ export function badArgument(Kind: typeof TypeError | typeof RangeError, message:
   return Object.assign(new Kind(PREFIX + message, options), { code: 'ECHOSTORE_BAD_ARGUMENT' as const })
 }
 
+/** The error for an id that `isId` refused, naming the call: a `RangeError` for a string too long, else a `TypeError`. */
+export function badId(call: string, id: unknown): TypeError | RangeError {
+  if (typeof id === 'string') return badArgument(RangeError, `${call} id is longer than ${MAX_ID_LENGTH} characters (got ${id.length}): ${describe(id)}`)
+  return badArgument(TypeError, `${call} id must be a string or a finite number, got ${describe(id)}`)
+}
+
 /** `TypeError` for a value of the wrong type, `RangeError` for a number out of range: the rule for numeric options. */
 export function badNumber(value: unknown, message: string): TypeError | RangeError {
   return badArgument(typeof value === 'number' ? RangeError : TypeError, message)
@@ -49,11 +55,14 @@ export function badNumber(value: unknown, message: string): TypeError | RangeErr
  */
 const BRAND: unique symbol = Symbol.for('echostore.error.classes') as never
 
+/** An error class, as a constructor of anything (the prototype chain is all that is read). */
+type ErrorClass = abstract new (...args: never[]) => unknown
+
 /** Each error class's names, computed once per class; written only by {@link classNames}. */
-const namesByClass = new WeakMap<Function, readonly string[]>()
+const namesByClass = new WeakMap<ErrorClass, readonly string[]>()
 
 /** The class names of an error's chain, own class first, up to and including `EchoStoreError`. */
-function classNames(target: Function): readonly string[] {
+function classNames(target: ErrorClass): readonly string[] {
   let names = namesByClass.get(target)
   if (names === undefined) {
     const chain: string[] = []
@@ -84,9 +93,12 @@ export abstract class EchoStoreError extends Error {
    * another copy of the package too: by its prototype chain, or else by its brand.
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // `this` is the class `instanceof` asks about (a subclass too), not this one: Biome's fix would break subclasses.
+    // biome-ignore lint/complexity/noThisInStatic: see above
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true
     if (typeof value !== 'object' || value === null) return false
     const names = (value as { [BRAND]?: unknown })[BRAND]
+    // biome-ignore lint/complexity/noThisInStatic: the class `instanceof` asks about, as above
     return Array.isArray(names) && names.includes(this.name)
   }
 }
@@ -253,8 +265,7 @@ export class MissingPeerDependencyError extends EchoStoreError {
   ) {
     super(
       either === undefined
-        ? `${entry} needs ${dependency}, which is not installed: run \`npm install ${dependency}@${range}\` ` +
-            `(an optional peer dependency; the core entry \`echostore\` works without it)`
+        ? `${entry} needs ${dependency}, which is not installed: run \`npm install ${dependency}@${range}\` (an optional peer dependency; the core entry \`echostore\` works without it)`
         : `${either.adapter}: a \`url\` or \`sentinels\` needs a Redis client library, and neither ${dependency} (node-redis) nor ${either.also} is installed: ` +
             `run \`npm install ${dependency}@${range}\` or \`npm install ${either.also}@${either.alsoRange}\`, or pass a client you made as \`client\``,
       options,

@@ -1,5 +1,3 @@
-import { badArgument, describe } from './errors.js'
-
 /** A row's key: a string or a finite number. `1` and `'1'` are different ids in every layer. */
 export type Id = string | number
 
@@ -12,10 +10,4 @@ export const MAX_ID_LENGTH = 16_384
 /** True for a valid id: a string of at most {@link MAX_ID_LENGTH} code units, or a finite number. */
 export function isId(id: unknown): id is Id {
   return typeof id === 'string' ? id.length <= MAX_ID_LENGTH : typeof id === 'number' && Number.isFinite(id)
-}
-
-/** The error for an id that {@link isId} refused, naming the call: a `RangeError` for a string too long, else a `TypeError`. */
-export function badId(call: string, id: unknown): TypeError | RangeError {
-  if (typeof id === 'string') return badArgument(RangeError, `${call} id is longer than ${MAX_ID_LENGTH} characters (got ${id.length}): ${describe(id)}`)
-  return badArgument(TypeError, `${call} id must be a string or a finite number, got ${describe(id)}`)
 }

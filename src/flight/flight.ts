@@ -11,7 +11,8 @@ import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import type { RowTags } from '../tags/scope.js'
 import { checkTags } from '../tags/scope.js'
-import type { LoaderContext, Origin } from '../owner/loader.js'
+import type { LoaderContext } from '../core/loader.js'
+import type { Origin } from '../owner/loader.js'
 import type { Waiter } from './waiter.js'
 
 /** How a flight ended, as data: a flight never rejects into the owner. */

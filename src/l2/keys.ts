@@ -1,5 +1,5 @@
-import { badArgument, describe } from '../core/errors.js'
-import { badId, type Id } from '../core/id.js'
+import { badArgument, badId, describe } from '../core/errors.js'
+import type { Id } from '../core/id.js'
 import { isKey } from '../tags/scope.js'
 
 /**

@@ -45,10 +45,10 @@ function newer(a: Pick<Fallback<unknown>, 'version' | 'expiresAt'>, b: Pick<Fall
   return a.version > b.version || (a.version === b.version && a.expiresAt > b.expiresAt)
 }
 
-/** The value the row at `slot` can stand in with now, fresh or within its grace (see `RowStore.fallbackAt`); `undefined` for none. */
+/** The value the row at `slot` can stand in with now, fresh or within its grace (see `RowStore.gracedAt`); `undefined` for none. */
 function heldFallback<V>(turn: Turn<V>, slot: number): Fallback<V> | undefined {
   const { rows } = turn.state
-  const value = rows.fallbackAt(slot, turn.env.clock.now())
+  const value = rows.gracedAt(slot, turn.env.clock.now())
   return value === NOT_LIVE ? undefined : { value, expiresAt: rows.expiryAt(slot), version: rows.versionAt(slot) }
 }
 

@@ -49,7 +49,7 @@ function holdOffGraced<V>(turn: Turn<V>, id: Id): void {
   const { state, env } = turn
   const now = env.clock.now()
   const slot = state.rows.find(id)
-  if (state.rows.fallbackAt(slot, now) === NOT_LIVE) return
+  if (state.rows.gracedAt(slot, now) === NOT_LIVE) return
   state.rows.holdOff(slot, Math.max(state.rows.retryAt(slot), now + env.graceBackoff))
 }
 
@@ -80,7 +80,7 @@ function fencePuts<V>(state: OwnerState<V>, id: Id | undefined, version: number)
 export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
   const { id, version } = put
   const { state } = turn
-  state.rows.touch(id, 1)
+  state.rows.countRequests(id, 1)
   if (version < known(state, id) || version <= put.progress.fencedAt) return put.reply(false, version)
   if (put.refused) {
     // L2 holds something newer than this put: what this table holds is older still, so it goes

@@ -59,7 +59,7 @@ interface Callers<V> {
 function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Callers<V>): Placement<V> {
   const { state } = turn
   const { count, forced, answered, seen, trace } = callers
-  state.rows.touch(id, count)
+  state.rows.countRequests(id, count)
   // The flight the mailbox saw may have been released earlier in this batch without an answer (its
   // last waiter left by cancellation): it has nothing to give, so the callers look afresh.
   const live = seen !== undefined && (seen.running || seen.answered !== undefined) ? seen : undefined

@@ -16,7 +16,7 @@ const HAND_STEPS = 64
 const REFUSALS_PER_HALVING = 8
 /** Most refusals a visited byte counts (its seven upper bits). */
 const MAX_REFUSALS = 127
-/** Rows the admission filter of a table bounded by weight is first sized for; it grows with the rows held (see {@link RowStore.touch}). */
+/** Rows the admission filter of a table bounded by weight is first sized for; it grows with the rows held (see {@link RowStore.countRequests}). */
 const FIRST_SKETCH_ROWS = 256
 
 /** What {@link RowStore.live} answers when `id` has no live row. */
@@ -61,7 +61,7 @@ export function newSweepCursor(shards?: readonly number[], putOff?: { into: numb
  * slot is reused before a new one.
  *
  * A row is live (it answers hits) while its expiry is ahead of the clock; past it, the row stays
- * `grace` ms more as a graced value (no hit, but a fallback: see {@link RowStore.fallbackAt}). A
+ * `grace` ms more as a graced value (no hit, but a fallback: see {@link RowStore.gracedAt}). A
  * negative row ("the loader found nothing") holds `undefined`. A tombstone (see
  * {@link RowStore.bury}) answers no hit but remembers a version until its forget time.
  *
@@ -97,7 +97,7 @@ export class RowStore<V> {
   #weights: Float64Array | undefined
   /** The weight held now: the sum of `#weights`. */
   #weight = 0
-  /** Rows the admission filter was sized for (see {@link RowStore.touch}). */
+  /** Rows the admission filter was sized for (see {@link RowStore.countRequests}). */
   #sketchRows = 0
   /** The victims {@link RowStore.makeRoom} has chosen so far for a weighed write: reused, emptied by every call. */
   readonly #chosen = new Set<number>()
@@ -250,20 +250,20 @@ export class RowStore<V> {
   }
 
   /**
-   * The value of the row at `slot` (from {@link find}) if it can stand in for a fresh one at `now`:
-   * a value or negative row (never a tombstone) whose expiry plus the grace has not passed. Fresh
-   * rows qualify too (a forced refresh that fails falls back on them). Else {@link NOT_LIVE}.
+   * The value of the row at `slot` (from {@link find}) within its grace at `now`, so it can stand in
+   * for a fresh one: a value or negative row (never a tombstone) whose expiry plus the grace has not
+   * passed. Fresh rows qualify too (a forced refresh that fails falls back on them). Else {@link NOT_LIVE}.
    */
-  fallbackAt(slot: number, now: number): V | undefined | typeof NOT_LIVE {
+  gracedAt(slot: number, now: number): V | undefined | typeof NOT_LIVE {
     if (slot < 0) return NOT_LIVE
     const expiresAt = this.#expires[slot]!
     return expiresAt > 0 && expiresAt + this.#grace > now && (this.#tagKeys === undefined || this.#fresh(slot)) ? this.#values[slot] : NOT_LIVE
   }
 
-  /** The graced value of `id` at `now`: its row has expired but is within the grace (see {@link fallbackAt}); else {@link NOT_LIVE}. */
+  /** The graced value of `id` at `now` once its row has expired: {@link gracedAt} of an expired row; else {@link NOT_LIVE}. */
   graced(id: Id, now: number): V | undefined | typeof NOT_LIVE {
     const slot = this.find(id)
-    return slot >= 0 && this.#expires[slot]! <= now ? this.fallbackAt(slot, now) : NOT_LIVE
+    return slot >= 0 && this.#expires[slot]! <= now ? this.gracedAt(slot, now) : NOT_LIVE
   }
 
   /** When the row at `slot` expired (or expires): how stale its value is is `now` minus this. */
@@ -282,7 +282,7 @@ export class RowStore<V> {
   }
 
   /** Counts `times` requests of `id` in the admission filter (a miss, a put), once the store is half full (by rows, or by weight). */
-  touch(id: Id, times: number): void {
+  countRequests(id: Id, times: number): void {
     if (this.#sketch === undefined && this.#size * 2 < this.#capacity && this.#weight * 2 < this.#maxSize) return
     this.#filter().increment(hashId(id), times)
   }

@@ -26,7 +26,8 @@ import { type Flight, type FlightResult, checkLifetime, checkReportedVersion } f
 import { checkTags } from '../tags/scope.js'
 import { askLeases, waitForLease } from './lease.js'
 import { type FlightRun, type RunnerDeps, endLease, fromL2, loadAfterLease, loaderResult, newRun, readL2, takeOutcome, writeBack } from './run.js'
-import type { Batch, BatchLoaderContext, RunBatchAnswer, RunLoader } from '../owner/loader.js'
+import type { BatchLoaderContext } from '../core/loader.js'
+import type { Batch, RunBatchAnswer, RunLoader } from '../owner/loader.js'
 
 /** Runs the flights of one batch call (at most `batch.maxBatchSize` of them). */
 export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: RunnerDeps<V>): Promise<void> {

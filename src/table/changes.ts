@@ -43,7 +43,6 @@ export interface PutOptions extends ChangeOptions {
   tags?: string[]
 }
 
-
 /** What a put or invalidate did. */
 export interface ChangeResult {
   /** The version the change carried (given, or assigned). */
@@ -75,7 +74,6 @@ export interface ClearResult {
   /** True when the clear reached the bus (every instance drops its rows); false when there is no bus, or publishing failed. */
   broadcast: boolean
 }
-
 
 /** What the change path works with: the table's own pieces. */
 export interface ChangeDeps<V> {
@@ -177,7 +175,11 @@ export class Changes<V> {
     if (list.length === 0) throw badArgument(TypeError, 'invalidateTags(tags) takes at least one tag')
     const { version } = options === undefined ? {} : (readOptions(options, ['version'], 'invalidateTags(tags)') as ChangeOptions)
     if (version !== undefined && !isVersion(version)) throw badNumber(version, `invalidateTags(tags) option "version" must be an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
-    const { versions, applied, l2 } = await this.#bump(scope, list.map((tag) => scope.tagKey(tag)), version ?? 0)
+    const { versions, applied, l2 } = await this.#bump(
+      scope,
+      list.map((tag) => scope.tagKey(tag)),
+      version ?? 0,
+    )
     const taken: { taken?: true } = l2 === 'written' ? { taken: true } : {}
     const sent = await Promise.all(list.map((tag, i) => this.#publish(undefined, { table: name, kind: 'tag', tag, scope: [...scope.path], version: versions[i]!, origin: this.deps.origin, ...taken })))
     return { version: Math.max(...versions), applied, l2, broadcast: sent.every(Boolean) }
@@ -286,5 +288,4 @@ export class Changes<V> {
   #publish(id: Id | undefined, message: CoherenceMessage): Promise<boolean> {
     return publish(this.deps.owner.publisher, id, message)
   }
-
 }

@@ -6,9 +6,11 @@ import { readOptions } from './read-options.js'
 import { DEFAULT_L2_TIMEOUT, type L2Store } from '../l2/store.js'
 import type { Id } from '../core/id.js'
 import type { OwnerInspector } from '../owner/inspector.js'
-import { Batch, type BatchLoader, type Loader, type Origin, type RunBatchLoader, type RunLoader } from '../owner/loader.js'
+import type { BatchLoader, Loader } from '../core/loader.js'
+import { Batch, type Origin, type RunBatchLoader, type RunLoader } from '../owner/loader.js'
 
 /** Options of {@link createTable}. Every one is optional (leave it out, or pass `undefined`; `null` is refused); defaults are given beside each. */
+// biome-ignore lint/suspicious/noExplicitAny: the defaults let `TableOptions` stand for a table of any value and id types
 export interface TableOptions<V = any, K extends Id = any> {
   /** Names the table in L2 keys, bus messages, events and errors: a non-empty string of at most 1,024 characters. Default `'table'`. */
   name?: string
@@ -126,7 +128,7 @@ export const MAX_BATCH_SIZE = 100_000
 
 /**
  * The lease settings of a table that has them, and `firstLook`: ms before a waiter first looks at L2
- * on its own (see `owner/lease.ts`): soon without a bus, where looking is how it finds the fill;
+ * on its own (see `runner/lease.ts`): soon without a bus, where looking is how it finds the fill;
  * later with one, whose messages wake it, so its looks only cover a lost message or a dead holder.
  */
 export type LeaseSettings = Required<LeaseOptions> & { firstLook: number }
@@ -270,7 +272,32 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   const lease = readLease(o.lease, l2, loadTimeout, bus !== undefined)
   const maxBatchSize = number('maxBatchSize', o.maxBatchSize ?? 1_000, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_BATCH_SIZE, `must be an integer in [1, ${MAX_BATCH_SIZE}]`)
   const origin = readOrigin(o.loader, o.batchLoader, maxBatchSize)
-  return { name, ttl, jitter, capacity, maxSize, sizeOf, sweepInterval, negativeTtl, loadTimeout, coalesce, grace, staleWhileRevalidate, graceBackoff, softTimeout, lease, clock, random, l2, space: l2?.keySpace, bus, closeStores, inspect, maxBatchSize, origin }
+  return {
+    name,
+    ttl,
+    jitter,
+    capacity,
+    maxSize,
+    sizeOf,
+    sweepInterval,
+    negativeTtl,
+    loadTimeout,
+    coalesce,
+    grace,
+    staleWhileRevalidate,
+    graceBackoff,
+    softTimeout,
+    lease,
+    clock,
+    random,
+    l2,
+    space: l2?.keySpace,
+    bus,
+    closeStores,
+    inspect,
+    maxBatchSize,
+    origin,
+  }
 }
 
 /** The `maxSize` and `sizeOf` options: both or neither. */
@@ -287,7 +314,8 @@ function readWeight(maxSize: unknown, sizeOf: unknown): Pick<ResolvedOptions, 'm
 function readOrigin(loader: unknown, batchLoader: unknown, maxBatchSize: number): Origin<unknown> | undefined {
   if (loader !== undefined && batchLoader !== undefined) fail(TypeError, 'loader', 'and "batchLoader" cannot both be set: give the table one of them', loader)
   if (loader !== undefined && typeof loader !== 'function') fail(TypeError, 'loader', 'must be a function (id, context) => value', loader)
-  if (batchLoader !== undefined && typeof batchLoader !== 'function') fail(TypeError, 'batchLoader', 'must be a function (ids, context) => values (an array in the order of ids, or a Map)', batchLoader)
+  if (batchLoader !== undefined && typeof batchLoader !== 'function')
+    fail(TypeError, 'batchLoader', 'must be a function (ids, context) => values (an array in the order of ids, or a Map)', batchLoader)
   if (loader !== undefined) return loader as RunLoader<unknown>
   return batchLoader === undefined ? undefined : new Batch(batchLoader as RunBatchLoader<unknown>, maxBatchSize)
 }

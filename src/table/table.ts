@@ -1,5 +1,6 @@
 import { randomUUID } from '../core/random-uuid.js'
 import type { Emitter } from 'mitt'
+import { SelfFetchError, TableClosedError, badArgument, badId, badNumber, describe, showId } from '../core/errors.js'
 import type { Bus } from '../bus/bus.js'
 import { type TableEvents, createEmitter } from '../core/events.js'
 import { type ChangeOptions, type ChangeResult, Changes, type ClearResult, type PutOptions } from './changes.js'
@@ -7,10 +8,10 @@ import { fetchChannel, observed } from '../core/channels.js'
 import { type Clock, MAX_TIMER_MS } from '../core/clock.js'
 import { type FetchTrace, traceFetch } from '../core/fetch-trace.js'
 import { R, type Stats, newReadCounters, snapshot } from '../core/counters.js'
-import { SelfFetchError, TableClosedError, badArgument, badNumber, describe, showId } from '../core/errors.js'
 import { expiryPolicy } from '../rows/expiry.js'
-import { type Id, badId } from '../core/id.js'
-import { Batch, type BatchLoader, type Loader, type Origin, type RunBatchLoader, type RunLoader } from '../owner/loader.js'
+import type { Id } from '../core/id.js'
+import type { BatchLoader, Loader } from '../core/loader.js'
+import { Batch, type Origin, type RunBatchLoader, type RunLoader } from '../owner/loader.js'
 import { msg } from '../owner/messages.js'
 import { type Owner, startOwner } from '../owner/owner.js'
 import { type TableOptions, flightBoundOf, resolveOptions } from './options.js'
@@ -75,12 +76,13 @@ export class Table<V, K extends Id = string> {
   #viewClosed = false
 
   /** Use {@link createTable}. */
-  constructor(options: TableOptions<V, K> = {}) {
-    const view = viewOf
-    if (view !== undefined) {
-      // A namespace view: every shared piece is the base table's (see `namespace`).
-      viewOf = undefined
-      const base = view.table as unknown as Table<V, K>
+  constructor(
+    options: TableOptions<V, K> = {},
+    /** @internal A namespace view to make instead (see {@link namespace}): `options` go unread, every shared piece is the base table's. */
+    view?: ViewOf<V, K>,
+  ) {
+    if (view instanceof ViewOf) {
+      const { base, scope } = view
       this.name = base.name
       this.origin = base.origin
       this.events = base.events
@@ -93,8 +95,8 @@ export class Table<V, K extends Id = string> {
       this.#origin = base.#origin
       this.#maxBatchSize = base.#maxBatchSize
       this.#staleWhileRevalidate = base.#staleWhileRevalidate
-      this.#scope = view.scope
-      this.#viewOrigin = this.#origin instanceof Batch ? viewBatch(this.#origin, view.scope) : undefined
+      this.#scope = scope
+      this.#viewOrigin = this.#origin instanceof Batch ? viewBatch(this.#origin, scope) : undefined
       return
     }
     this.#scope = ROOT_SCOPE
@@ -136,12 +138,8 @@ export class Table<V, K extends Id = string> {
    */
   fetch(id: K, loader: Loader<V, K>, options?: FetchOptions): Promise<V> {
     // The table calls a loader only with the id it was fetched with: a Loader<V, K> serves as a loader of any id.
-    const load = loader as unknown as RunLoader<V>
-    if (this.#scope !== ROOT_SCOPE || isMarked(id)) return this.#inScope('fetch', id, load, options) as Promise<V>
     // A row holds `undefined` only when a loader (or put) answered it, which the types allow only when V admits it.
-    if (observed(fetchChannel)) return traceFetch(this.name, { id }, (trace) => this.#readChecked(id, load, options, trace)) as Promise<V>
-    if (options === undefined && typeof load === 'function' && !this.#owner.closed) return this.#read(id, load, undefined) as Promise<V>
-    return this.#readChecked(id, load, options) as Promise<V>
+    return this.#fetch('fetch', id, loader as unknown as RunLoader<V>, options) as Promise<V>
   }
 
   /**
@@ -177,10 +175,7 @@ export class Table<V, K extends Id = string> {
   get(id: K, options?: FetchOptions): Promise<V> {
     const origin = this.#origin
     if (origin === undefined) return Promise.reject(noOrigin('get'))
-    if (this.#scope !== ROOT_SCOPE || isMarked(id)) return this.#inScope('get', id, origin, options) as Promise<V>
-    if (observed(fetchChannel)) return traceFetch(this.name, { id }, (trace) => this.#readChecked(id, origin, options, trace)) as Promise<V>
-    if (options === undefined && !this.#owner.closed) return this.#read(id, origin, undefined) as Promise<V>
-    return this.#readChecked(id, origin, options) as Promise<V>
+    return this.#fetch('get', id, origin, options) as Promise<V>
   }
 
   /** Reads many ids through the table's own `loader` or `batchLoader`, as {@link fetchMany} does with a batch loader. Rejects with a `TypeError` on a table with neither. */
@@ -228,12 +223,7 @@ export class Table<V, K extends Id = string> {
    */
   namespace(name: string): Table<V, K> {
     if (this.#viewClosed || this.#owner.closed) throw new TableClosedError(this.name, undefined, 'namespace')
-    viewOf = { table: this as unknown as Table<unknown, Id>, scope: this.#scope.child(name) }
-    try {
-      return new Table<V, K>()
-    } finally {
-      viewOf = undefined
-    }
+    return new Table<V, K>({}, new ViewOf(this, this.#scope.child(name)))
   }
 
   /**
@@ -326,19 +316,42 @@ export class Table<V, K extends Id = string> {
   }
 
   /**
-   * A fetch or get off the base table's plain path: in a namespace view (under its key, the loader
-   * asked with the caller's id), or of an id no caller may give (it rejects).
+   * The one read dispatch of `fetch` and `get`: the caller's `id` read with `origin`. In a namespace
+   * view (or for an id no caller may give, which rejects) the id is checked first and read under
+   * its key, its loader asked with the caller's id. Then a traced read goes through {@link #traced},
+   * a plain one (no options, an open table, a loader that is a function or a batch) straight to
+   * {@link #read} (no allocation on the way to a hit), any other through {@link #readChecked}.
    */
-  #inScope(op: 'fetch' | 'get', id: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
-    if (this.#viewClosed) return Promise.reject(new TableClosedError(this.name, id, op))
-    const bad = badCallerId(op, id)
-    if (bad !== undefined) return Promise.reject(bad)
-    if (typeof origin !== 'function' && !(origin instanceof Batch)) return Promise.reject(badArgument(TypeError, `fetch(${showId(id)}) needs a loader function, got ${describe(origin)}`))
-    const key = this.#scope.key(id)
-    const load = typeof origin === 'function' ? viewLoader(origin, id) : this.#viewOrigin!
-    if (observed(fetchChannel)) return traceFetch(this.name, { id }, (trace) => this.#readChecked(key, load, options, trace))
-    if (options === undefined && !this.#owner.closed) return this.#read(key, load, undefined)
+  #fetch(op: 'fetch' | 'get', id: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
+    let key = id
+    let load = origin
+    if (this.#scope !== ROOT_SCOPE || isMarked(id)) {
+      const refused = this.#refusedInScope(op, id, origin)
+      if (refused !== undefined) return Promise.reject(refused)
+      key = this.#scope.key(id)
+      load = typeof origin === 'function' ? viewLoader(origin, id) : this.#viewOrigin!
+    }
+    if (observed(fetchChannel)) return this.#traced(id, key, load, options)
+    if (options === undefined && (typeof load === 'function' || load instanceof Batch) && !this.#owner.closed) return this.#read(key, load, undefined)
     return this.#readChecked(key, load, options)
+  }
+
+  /**
+   * Why a fetch or get in a namespace view, or of a marked id, is refused (a closed view, an id no
+   * caller may give, a loader that is not one), checked before the loader is wrapped to be asked
+   * with the caller's id; `undefined` when it may go on.
+   */
+  #refusedInScope(op: 'fetch' | 'get', id: Id, origin: Origin<V>): Error | undefined {
+    if (this.#viewClosed) return new TableClosedError(this.name, id, op)
+    const bad = badCallerId(op, id)
+    if (bad !== undefined) return bad
+    if (typeof origin !== 'function' && !(origin instanceof Batch)) return badArgument(TypeError, `fetch(${showId(id)}) needs a loader function, got ${describe(origin)}`)
+    return undefined
+  }
+
+  /** A read of `key` under `echostore:fetch`, while someone subscribes to it: its record names the caller's `id`. */
+  #traced(id: Id, key: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
+    return traceFetch(this.name, { id }, (trace) => this.#readChecked(key, origin, options, trace))
   }
 
   /** {@link #readMany}, under `echostore:fetch` when someone subscribes to it. */
@@ -517,8 +530,13 @@ export function createTable<V, K extends Id = string>(options: TableOptions<V, K
   return new Table<V, K>(options)
 }
 
-/** The base table and scope of the view being made (see `Table.namespace`): read once by the constructor. */
-let viewOf: { table: Table<unknown, Id>; scope: Scope } | undefined
+/** What the constructor makes a namespace view of (see `Table.namespace`): the table it shares everything with, and its own key space. */
+class ViewOf<V, K extends Id> {
+  constructor(
+    readonly base: Table<V, K>,
+    readonly scope: Scope,
+  ) {}
+}
 
 /** The error of `get`/`getMany` on a table without its own loader. */
 function noOrigin(op: 'get' | 'getMany'): TypeError {

@@ -3,7 +3,8 @@
  * loaders are asked, and answer, with the caller's ids.
  */
 import type { Id } from '../core/id.js'
-import { Batch, type BatchLoaderContext, type RunBatchAnswer, type RunLoader } from '../owner/loader.js'
+import type { BatchLoaderContext } from '../core/loader.js'
+import { Batch, type RunBatchAnswer, type RunLoader } from '../owner/loader.js'
 import { type Scope, unkey } from '../tags/scope.js'
 
 /** `loader` asked for `id` (the caller's) whatever key its flight loads. */
@@ -18,21 +19,26 @@ export function viewLoader<V>(loader: RunLoader<V>, id: Id): RunLoader<V> {
  * `scope`, so the reads of one tick in one namespace still make one call.
  */
 export function viewBatch<V>(batch: Batch<V>, scope: Scope): Batch<V> {
-  return new Batch<V>((keys, context) => {
-    const ids = keys.map((key) => unkey(key)!.id)
-    const keyOf = new Map<Id, Id>(ids.map((id, i) => [id, keys[i]!]))
-    // An id not of this call is passed on as it is, so the error names it.
-    const view: BatchLoaderContext<Id> = {
-      get signal() {
-        return context.signal
-      },
-      setVersion: (id, version) => context.setVersion(keyOf.get(id) ?? id, version),
-      setTtl: (id, ms) => context.setTtl(keyOf.get(id) ?? id, ms),
-      setTags: (id, tags) => context.setTags(keyOf.get(id) ?? id, tags),
-    }
-    const answer = batch.load(ids, view)
-    return isThenable(answer) ? Promise.resolve(answer).then((settled) => keyedBack(settled, ids, keys)) : keyedBack(answer, ids, keys)
-  }, batch.maxBatchSize, batch.loader, scope.keyPrefix)
+  return new Batch<V>(
+    (keys, context) => {
+      const ids = keys.map((key) => unkey(key)!.id)
+      const keyOf = new Map<Id, Id>(ids.map((id, i) => [id, keys[i]!]))
+      // An id not of this call is passed on as it is, so the error names it.
+      const view: BatchLoaderContext<Id> = {
+        get signal() {
+          return context.signal
+        },
+        setVersion: (id, version) => context.setVersion(keyOf.get(id) ?? id, version),
+        setTtl: (id, ms) => context.setTtl(keyOf.get(id) ?? id, ms),
+        setTags: (id, tags) => context.setTags(keyOf.get(id) ?? id, tags),
+      }
+      const answer = batch.load(ids, view)
+      return isThenable(answer) ? Promise.resolve(answer).then((settled) => keyedBack(settled, ids, keys)) : keyedBack(answer, ids, keys)
+    },
+    batch.maxBatchSize,
+    batch.loader,
+    scope.keyPrefix,
+  )
 }
 
 /** A `Map` answer by the callers' ids, as one by keys; anything else as it is (the batch runner judges it). */

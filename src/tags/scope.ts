@@ -10,8 +10,8 @@
  * and as `t` of `P` itself; and every row of a namespace carries its namespaces' marks, which that
  * namespace's `clear()` invalidates. See `tag-versions.ts` for how a tag key is compared on read.
  */
-import { badArgument, describe } from '../core/errors.js'
-import { type Id, MAX_ID_LENGTH, badId, isId } from '../core/id.js'
+import { badArgument, badId, describe } from '../core/errors.js'
+import { type Id, MAX_ID_LENGTH, isId } from '../core/id.js'
 
 /** The first code unit of every namespace key: a lone low surrogate, which no base id may start with. */
 export const NAMESPACE_MARK = '\uDC00'
