@@ -3,12 +3,16 @@
  * commands only when the turn ends (in a `setImmediate`), so an L2 call's timeout must count from
  * then. The turn is made long on the table's manual clock (each miss moves it), so the outcome does
  * not hang on real timing: the clock never moves after the turn, and every reply comes from Redis.
+ * And node-redis writes a turn's commands only until its socket holds its high-water mark: with
+ * `NODE_REDIS_FAIL_FAST` they all leave in that one write.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import type { Socket } from 'node:net'
 import { createClient } from 'redis'
 import { expect, it } from 'vitest'
 import { createTable } from '../src/index.js'
 import { BREAKER_FAILURES, DEFAULT_L2_TIMEOUT } from '../src/limits.js'
-import { redisL2 } from '../src/redis.js'
+import { NODE_REDIS_FAIL_FAST, redisL2 } from '../src/redis.js'
 import type { L2Store } from '../src/store.js'
 import { manualClock } from '../src/testing.js'
 import { REDIS_URL, describeRedis, suiteRedis, testPrefix } from './support/redis.js'
@@ -36,8 +40,39 @@ function busyReads(store: L2Store, busy: () => void): L2Store {
   })
 }
 
+/** The bytes a turn of `count` SETs of 100-byte values hands to the socket of a client made with `options`, by the end of the write that follows the turn. */
+async function writtenByOneTurn(options: Parameters<typeof createClient>[0], count: number): Promise<number> {
+  const sockets: Socket[] = []
+  const opened = (message: unknown) => sockets.push((message as { socket: Socket }).socket)
+  subscribe('net.client.socket', opened)
+  const client = createClient({ url: REDIS_URL, ...options })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+  } finally {
+    unsubscribe('net.client.socket', opened)
+  }
+  expect(sockets).toHaveLength(1)
+  const socket = sockets[0]!
+  const before = socket.bytesWritten
+  const replies: Promise<unknown>[] = []
+  for (let i = 0; i < count; i++) replies.push(client.sendCommand(['SET', `${prefix}written:${i}`, 'x'.repeat(100)]))
+  // Queued after node-redis's own write of the turn (at the turn's first command), so it runs right after it.
+  const written = await new Promise<number>((resolve) => setImmediate(() => resolve(socket.bytesWritten - before)))
+  await Promise.all(replies)
+  await client.close()
+  return written
+}
+
 describeRedis('a cold burst on a node-redis client', () => {
-  suiteRedis(prefix)
+  const raw = suiteRedis(prefix)
+
+  it('made with NODE_REDIS_FAIL_FAST, writes every command of a turn in the write that follows it; at the socket default, about 16 KiB of them', async () => {
+    const count = 1_000
+    await raw().ping() // the suite's own connection is open before the sockets are watched
+    expect(await writtenByOneTurn(NODE_REDIS_FAIL_FAST, count)).toBeGreaterThan(count * 100)
+    expect(await writtenByOneTurn({}, count)).toBeLessThan(count * 100 / 2)
+  })
 
   it('has its L2 reads answered, not timed out, when the turn that made them outlasted the timeout', async () => {
     const client = createClient({ url: REDIS_URL, RESP: 3 })
