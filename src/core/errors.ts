@@ -273,7 +273,7 @@ export class MissingPeerDependencyError extends EchoStoreError {
   }
 }
 
-/** An L2 call that outlived the store's `timeout`; reported on the table's `l2_error` event. */
+/** An L2 call that outlived the store's `timeout`, counted from the end of the event-loop turn that made it; reported on the table's `l2_error` event. */
 export class L2TimeoutError extends EchoStoreError {
   readonly code = 'ECHOSTORE_L2_TIMEOUT'
   constructor(

@@ -9,6 +9,7 @@ import { MAX_TTL } from '../table/options.js'
 import type { Id } from '../core/id.js'
 import type { TagVersions } from '../tags/tag-versions.js'
 import { DEFAULT_L2_TIMEOUT, type L2Entry, type L2Store, type L2Write, type LeaseRead } from './store.js'
+import { TurnDeadlines } from './turn-deadlines.js'
 
 /** Consecutive failures (errors or timeouts) that open the breaker. */
 export const BREAKER_FAILURES = 5
@@ -51,7 +52,10 @@ export class L2Facade {
   readonly #inProgress = new Set<() => void>()
   /** Set by {@link stop}: calls still go to the store, but without a timer on the table's clock. */
   #stopped = false
+  /** The store's bound on a call, in ms of the table's clock, counted from the end of the turn that made the call. */
   readonly timeout: number
+  /** The deadlines of the calls in progress, one per turn that made calls. */
+  readonly #deadlines: TurnDeadlines
   /** The highest tag version read from the store so far (0: none): a load begun after it is newer than it. Written only by {@link #fresh}. */
   seenTagVersion = 0
 
@@ -65,6 +69,7 @@ export class L2Facade {
     private readonly known: TagVersions,
   ) {
     this.timeout = store.timeout ?? DEFAULT_L2_TIMEOUT
+    this.#deadlines = new TurnDeadlines(clock, this.timeout)
   }
 
   /**
@@ -323,34 +328,32 @@ export class L2Facade {
     const traced = traceL2(this.table, op, this.store.address)
     return new Promise<L2Answer<T>>((resolve) => {
       let done = false
-      const end = (): void => {
-        if (done) return
+      /** Ends the call once (false when it has already ended): it leaves its turn's deadline and the calls in progress. */
+      const over = (): boolean => {
+        if (done) return false
         done = true
-        this.clock.clearTimeout(timer)
+        unbound()
         this.#inProgress.delete(end)
-        traced?.(true, new TableClosedError(this.table, id))
-        resolve(L2_FAILED)
+        return true
       }
-      this.#inProgress.add(end)
       const timeOut = (): void => {
-        if (done) return
-        done = true
-        this.#inProgress.delete(end)
+        if (!over()) return
         this.count('l2_timeouts')
         const error = new L2TimeoutError(op, this.timeout, this.#cause(on))
         this.#failed(shard, op, id, error)
         traced?.(true, error)
         resolve(L2_FAILED)
       }
-      // A timer that fires late (the event loop was busy: a burst of misses in a cold process) may
-      // find the answer already received, waiting to be read. The timeout is decided after the next
-      // I/O poll (`setImmediate` runs after it), so such an answer lands first and is no timeout.
-      const timer = this.clock.setTimeout(() => setImmediate(timeOut), this.timeout)
+      // The deadline counts from the end of this turn, when a client that writes at the turn's end has sent the request.
+      const unbound = this.#deadlines.bound(timeOut)
+      const end = (): void => {
+        if (!over()) return
+        traced?.(true, new TableClosedError(this.table, id))
+        resolve(L2_FAILED)
+      }
+      this.#inProgress.add(end)
       const settle = (answer: L2Answer<T>, error?: unknown): void => {
-        if (done) return
-        done = true
-        this.clock.clearTimeout(timer)
-        this.#inProgress.delete(end)
+        if (!over()) return
         if (answer !== L2_FAILED) {
           this.#breakers.delete(shard)
         } else if (error instanceof L2CorruptEntryError || error instanceof L2UnfitValueError) {

@@ -47,8 +47,9 @@ export type L2Entry = L2Write
  */
 export interface L2Store {
   /**
-   * Bound in ms on each call, applied by the table on its own clock (the adapter sets no timers).
-   * Optional; the table uses {@link DEFAULT_L2_TIMEOUT} when absent.
+   * Bound in ms on each call, applied by the table on its own clock (the adapter sets no timers),
+   * counted from the end of the event-loop turn that made the call (a client may write the turn's
+   * commands only then). Optional; the table uses {@link DEFAULT_L2_TIMEOUT} when absent.
    */
   readonly timeout?: number
   /** The server the store talks to, `host:port`, when it has one (`redisL2`): `echostore:l2` carries it. Optional. */

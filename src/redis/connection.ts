@@ -118,14 +118,22 @@ export const CLUSTER_FAIL_FAST = {
  * Options for a node-redis connection EchoStore opens itself (node-redis has no ioredis, or a url
  * given with only node-redis installed), and the ones it recommends for a node-redis client you
  * give: a connect that hangs gives up after 1 s, reconnects go on forever after 50 ms × the attempt
- * (at most 1 s), and at most 10 000 commands wait for a connection (the offline queue is otherwise
- * unbounded). The adapters never let an L2 call wait in the offline queue, whatever the settings.
+ * (at most 1 s), at most 10 000 commands wait for a connection (the offline queue is otherwise
+ * unbounded), and the commands of a turn leave together (see `socket.writableHighWaterMark`). The
+ * adapters never let an L2 call wait in the offline queue, whatever the settings.
  */
 export const NODE_REDIS_FAIL_FAST = {
   socket: {
     connectTimeout: 1_000,
     /** Reconnect after 50 ms × the attempt, at most 1 s, forever. */
     reconnectStrategy: (retries: number) => Math.min((retries + 1) * 50, 1_000),
+    /**
+     * Bytes the socket may hold before node-redis stops writing a turn's commands and waits for
+     * `'drain'` and a later turn to write the rest: 4 MiB, a full command queue of scripted calls.
+     * At Node's default (16 KiB, about 48 L2 calls) a burst of misses leaves a few dozen calls per
+     * loop turn, and those written late time out behind the busy turns that answer the first.
+     */
+    writableHighWaterMark: 4 * 1024 * 1024,
   },
   commandsQueueMaxLength: 10_000,
 } as const

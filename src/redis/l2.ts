@@ -31,7 +31,8 @@ export interface RedisL2Options extends RedisConnectionOptions {
   codec?: Codec
   /**
    * Bound in ms on each call, carried as the store's `timeout` for the table to apply on its own clock
-   * (the adapter sets no timers). Default: none here, so the table uses `DEFAULT_L2_TIMEOUT` (50 ms).
+   * from the end of the event-loop turn that made the call (node-redis writes a turn's commands only
+   * then; the adapter sets no timers). Default: none here, so the table uses `DEFAULT_L2_TIMEOUT` (50 ms).
    */
   timeout?: number
   /**
