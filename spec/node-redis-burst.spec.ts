@@ -71,7 +71,7 @@ describeRedis('a cold burst on a node-redis client', () => {
     const count = 1_000
     await raw().ping() // the suite's own connection is open before the sockets are watched
     expect(await writtenByOneTurn(NODE_REDIS_FAIL_FAST, count)).toBeGreaterThan(count * 100)
-    expect(await writtenByOneTurn({}, count)).toBeLessThan(count * 100 / 2)
+    expect(await writtenByOneTurn({}, count)).toBeLessThan((count * 100) / 2)
   })
 
   it('has its L2 reads answered, not timed out, when the turn that made them outlasted the timeout', async () => {

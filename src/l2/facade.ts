@@ -90,13 +90,21 @@ export class L2Facade {
     const many = this.store.getMany
     if (many === undefined) return Promise.all(ids.map((id) => this.get(id)))
     return this.#perShard<L2Answer<L2Entry | undefined>>(ids, async (group) => {
-      const entries = await this.#call('getMany', undefined, async () => {
-        const answer = await many.call(this.store, this.table, group)
-        if (!Array.isArray(answer) || answer.length !== group.length) throw new TypeError(`L2 getMany answered ${describe(answer)} for ${group.length} ids: an array of one entry (or undefined) per id, in order`)
-        const wrong = answer.map(badEntry).find((reason) => reason !== undefined)
-        if (wrong !== undefined) throw new TypeError(`echostore: L2 getMany answered ${wrong}`)
-        return answer
-      }, undefined, undefined, group[0])
+      const entries = await this.#call(
+        'getMany',
+        undefined,
+        async () => {
+          const answer = await many.call(this.store, this.table, group)
+          if (!Array.isArray(answer) || answer.length !== group.length)
+            throw new TypeError(`L2 getMany answered ${describe(answer)} for ${group.length} ids: an array of one entry (or undefined) per id, in order`)
+          const wrong = answer.map(badEntry).find((reason) => reason !== undefined)
+          if (wrong !== undefined) throw new TypeError(`echostore: L2 getMany answered ${wrong}`)
+          return answer
+        },
+        undefined,
+        undefined,
+        group[0],
+      )
       if (entries === L2_FAILED) return group.map(() => L2_FAILED)
       if (entries === undefined) return group.map(() => undefined)
       return entries.some((entry) => entry?.tags !== undefined) ? this.#fresh(entries) : entries
@@ -134,15 +142,25 @@ export class L2Facade {
   tagVersions(tags: readonly string[]): Promise<L2Answer<number[]>> {
     const read = this.store.tagVersions
     if (read === undefined) return Promise.resolve(L2_FAILED)
-    return this.#call('tagVersions', undefined, () => read.call(this.store, this.table, tags), L2_FAILED, (answer) => versionsFor(answer, tags.length))
+    return this.#call(
+      'tagVersions',
+      undefined,
+      () => read.call(this.store, this.table, tags),
+      L2_FAILED,
+      (answer) => versionsFor(answer, tags.length),
+    )
   }
 
   /** Gives each of `tags` a new version in the store, no lower than `floor` (see `L2Store.invalidateTags`); {@link L2_FAILED} also for a store without tags. */
   invalidateTags(tags: readonly string[], floor: number): Promise<L2Answer<number[]>> {
     const bump = this.store.invalidateTags
     if (bump === undefined) return Promise.resolve(L2_FAILED)
-    return this.#call('invalidateTags', undefined, () => bump.call(this.store, this.table, tags, floor), L2_FAILED, (answer) =>
-      versionsFor(answer, tags.length) ?? ((answer as number[]).some((version) => version < floor) ? `versions below the floor ${floor}` : undefined),
+    return this.#call(
+      'invalidateTags',
+      undefined,
+      () => bump.call(this.store, this.table, tags, floor),
+      L2_FAILED,
+      (answer) => versionsFor(answer, tags.length) ?? ((answer as number[]).some((version) => version < floor) ? `versions below the floor ${floor}` : undefined),
     )
   }
 
@@ -171,8 +189,12 @@ export class L2Facade {
 
   /** The next version for `id` from the store, no lower than `floor`, or {@link L2_FAILED}. */
   nextVersion(id: Id, floor: number): Promise<L2Answer<number>> {
-    return this.#call('nextVersion', id, () => this.store.nextVersion(this.table, id, floor), L2_FAILED, (minted) =>
-      isVersion(minted) && minted >= floor ? undefined : `${describe(minted)}, not a version in [${floor}, ${MAX_VERSION}]`,
+    return this.#call(
+      'nextVersion',
+      id,
+      () => this.store.nextVersion(this.table, id, floor),
+      L2_FAILED,
+      (minted) => (isVersion(minted) && minted >= floor ? undefined : `${describe(minted)}, not a version in [${floor}, ${MAX_VERSION}]`),
     )
   }
 
@@ -197,7 +219,9 @@ export class L2Facade {
     if (many === undefined) return Promise.all(ids.map((id) => this.leaseAcquire(id, token, ttl)))
     return this.#perShard<L2Answer<boolean>>(ids, async (group) => {
       const bad = (answer: unknown): string | undefined =>
-        Array.isArray(answer) && answer.length === group.length && answer.every((held) => typeof held === 'boolean') ? undefined : `${describe(answer)} for ${group.length} ids, not an array of one boolean per id`
+        Array.isArray(answer) && answer.length === group.length && answer.every((held) => typeof held === 'boolean')
+          ? undefined
+          : `${describe(answer)} for ${group.length} ids, not an array of one boolean per id`
       const taken = await this.#call('leases.acquireMany', undefined, () => many.call(leases, this.table, group, token, ttl), L2_FAILED, bad, group[0])
       return taken === L2_FAILED ? group.map(() => L2_FAILED) : taken
     })
@@ -215,11 +239,17 @@ export class L2Facade {
    */
   async leaseReadOrAcquire(id: Id, token: string, ttl: number, floor: number): Promise<L2Answer<LeaseRead>> {
     const leases = this.store.leases!
-    const read = await this.#call('leases.readOrAcquire', id, () => leases.readOrAcquire!(this.table, id, token, ttl, floor), L2_FAILED, (answer) => {
-      const { entry, lease } = (answer ?? {}) as Partial<LeaseRead>
-      if (lease !== 'taken' && lease !== 'busy' && lease !== 'unasked') return `${describe(answer)}, not an entry with what became of the lease`
-      return badEntry(entry)
-    })
+    const read = await this.#call(
+      'leases.readOrAcquire',
+      id,
+      () => leases.readOrAcquire!(this.table, id, token, ttl, floor),
+      L2_FAILED,
+      (answer) => {
+        const { entry, lease } = (answer ?? {}) as Partial<LeaseRead>
+        if (lease !== 'taken' && lease !== 'busy' && lease !== 'unasked') return `${describe(answer)}, not an entry with what became of the lease`
+        return badEntry(entry)
+      },
+    )
     if (read === L2_FAILED || read.entry?.tags === undefined) return read
     const [entry] = await this.#fresh([read.entry])
     if (entry === read.entry || read.lease !== 'unasked') return { entry, lease: read.lease }
@@ -234,8 +264,12 @@ export class L2Facade {
   async leaseHeldByAnother(id: Id, token: string): Promise<boolean> {
     const leases = this.store.leases!
     if (leases.holder === undefined) return false
-    const holder = await this.#call('leases.holder', id, () => leases.holder!(this.table, id), L2_FAILED, (answer) =>
-      answer === undefined || (typeof answer === 'string' && answer !== '') ? undefined : `${describe(answer)}, not a token or undefined`,
+    const holder = await this.#call(
+      'leases.holder',
+      id,
+      () => leases.holder!(this.table, id),
+      L2_FAILED,
+      (answer) => (answer === undefined || (typeof answer === 'string' && answer !== '') ? undefined : `${describe(answer)}, not a token or undefined`),
     )
     return holder !== L2_FAILED && holder !== undefined && holder !== token
   }
