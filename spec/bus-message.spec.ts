@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ChangeMessage, CoherenceMessage } from '../src/bus/bus.js'
-import { MAX_KEY_LENGTH } from '../src/tags/scope.js'
+import { MAX_KEY_LENGTH } from '../src/core/id.js'
 import { MAX_VERSION } from '../src/core/versions.js'
 import { MAX_LEASE_LENGTH, MAX_ORIGIN_LENGTH, MAX_TABLE_LENGTH, MAX_WIRE_BYTES, decodeWire, encodeWire, parseCoherenceMessage } from '../src/bus/message.js'
 import { MALFORMED_PAYLOADS, message } from './bus-contract.js'

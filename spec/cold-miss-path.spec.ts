@@ -8,21 +8,21 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { COLD_MISS_CASES, type ColdMissCase, type ColdMissPath, listFiles, measureColdMissPaths } from './support/cold-miss-path.js'
 
 /** Files of src/ a cold `fetch` runs, on a table without L2. */
-const MAX_FILES_FETCH = 21
+const MAX_FILES_FETCH = 16
 /** Files of src/ a cold `fetch` runs, on a table with `memoryL2()`. */
-const MAX_FILES_FETCH_L2 = 25
+const MAX_FILES_FETCH_L2 = 22
 /** Files of src/ a cold `getMany` of one id runs, on a table with a `batchLoader`. */
-const MAX_FILES_GET_MANY = 23
+const MAX_FILES_GET_MANY = 21
 
 /** Calls into src/ of a cold `fetch`, without L2. */
-const MAX_CALLS_FETCH = 121
+const MAX_CALLS_FETCH = 108
 /** Calls into src/ of a cold `fetch`, with `memoryL2()`. */
-const MAX_CALLS_FETCH_L2 = 194
+const MAX_CALLS_FETCH_L2 = 196
 /** Calls into src/ of a cold `getMany` of one id, with a `batchLoader`. */
-const MAX_CALLS_GET_MANY = 152
+const MAX_CALLS_GET_MANY = 139
 
 /** Times one cold miss enters the owner (its actor's transition), whatever the read. */
-const MAX_OWNER_ENTRIES = 3
+const MAX_OWNER_ENTRIES = 2
 
 const BOUNDS: Record<ColdMissCase, { files: number; calls: number; ownerEntries: number }> = {
   fetch: { files: MAX_FILES_FETCH, calls: MAX_CALLS_FETCH, ownerEntries: MAX_OWNER_ENTRIES },

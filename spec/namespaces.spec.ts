@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { type BatchLoader, type Id, type LoaderContext, type Table, type TableOptions, SelfFetchError, TableClosedError, createTable, localBus, memoryL2 } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { MAX_ID_LENGTH } from '../src/limits.js'
-import { MAX_NAMESPACE_LENGTH } from '../src/tags/scope.js'
+import { MAX_NAMESPACE_LENGTH } from '../src/core/id.js'
 import { latchedBatchLoader, outcome, settle } from './support/latch.js'
 
 const TTL = 60_000

@@ -44,7 +44,7 @@
 import { badArgument } from '../core/errors.js'
 import { MAX_ID_LENGTH } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
-import { MAX_KEY_LENGTH, MAX_NAMESPACE_DEPTH, MAX_NAMESPACE_LENGTH } from '../tags/scope.js'
+import { MAX_KEY_LENGTH, MAX_NAMESPACE_DEPTH, MAX_NAMESPACE_LENGTH } from '../core/id.js'
 import type { ChangeMessage, CoherenceMessage, FillMessage, UnfilledMessage } from './bus.js'
 
 /**

@@ -85,6 +85,32 @@ export function observed(traced: TracingChannel<unknown, object>): boolean {
   return traced.start.hasSubscribers || traced.end.hasSubscribers || traced.asyncStart.hasSubscribers || traced.asyncEnd.hasSubscribers || traced.error.hasSubscribers
 }
 
+/** Whether a tracing channel is watched now: read on every fetch and every load. */
+export interface Watched {
+  readonly hasSubscribers: boolean
+}
+
+/**
+ * `traced` itself where the runtime's tracing channels answer `hasSubscribers` (Node ≥ 20.13 and
+ * 22): a hot path reads that getter, which runs none of this module's code; elsewhere a stand-in
+ * whose getter asks {@link observed}. Same answer either way.
+ */
+function watched(traced: TracingChannel<unknown, object>): Watched {
+  const native = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(traced), 'hasSubscribers')?.get
+  return typeof native === 'function'
+    ? traced
+    : {
+        get hasSubscribers() {
+          return observed(traced)
+        },
+      }
+}
+
+/** Whether `echostore:fetch` is watched now (see {@link watched}). */
+export const fetchWatched: Watched = watched(fetchChannel)
+/** Whether `echostore:load` is watched now (see {@link watched}). */
+export const loadWatched: Watched = watched(loadChannel)
+
 /**
  * Runs `call` as one traced operation on `traced` with `context`: `start` (with `call` inside its
  * bound stores), `end` after its synchronous part; the returned `settle` publishes `error` (when

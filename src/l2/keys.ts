@@ -1,6 +1,6 @@
 import { badArgument, badId, describe } from '../core/errors.js'
 import type { Id } from '../core/id.js'
-import { isKey } from '../tags/scope.js'
+import { isKey } from '../core/id.js'
 
 /**
  * How many buckets a table's ids are spread over. Each bucket is one Redis Cluster hash tag (one

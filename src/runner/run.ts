@@ -1,8 +1,8 @@
-import { loadChannel, observed, traceLoad } from '../core/channels.js'
+import { loadWatched, traceLoad } from '../core/channels.js'
 import { LeaseHolderFailedError, showId } from '../core/errors.js'
 import { checkDataVersion } from '../core/versions.js'
 import type { Clock } from '../core/clock.js'
-import type { Id } from '../core/id.js'
+import { type Id, isMarked } from '../core/id.js'
 import type { Expiry } from '../rows/expiry.js'
 import { type L2Answer, type L2Facade, L2_FAILED } from '../l2/facade.js'
 import type { L2Entry } from '../l2/store.js'
@@ -11,8 +11,7 @@ import type { LeaseSettings } from '../table/options.js'
 import type { Fallback, Flight, FlightResult } from '../flight/flight.js'
 import { type LeaseOutcome, type LeaseRole, giveBack, leaseAfterRead, leaseToken, takeLeaseOrWait } from './lease.js'
 import type { RunLoader } from '../owner/loader.js'
-import { rowTagKeys } from '../tags/scope.js'
-import type { RowTags } from '../tags/scope.js'
+import { type RowTags, rowTagKeys } from '../tags/scope.js'
 import type { RunnerPort } from './port.js'
 
 /** What a flight's runner needs from its table. */
@@ -145,7 +144,7 @@ function loadWithoutL2<V>(flight: Flight<V>, loader: RunLoader<V>, deps: RunnerD
   try {
     deps.port.loading(flight.id, undefined)
     born = Math.max(flight.born, deps.bornNow())
-    pending = observed(loadChannel) ? traceLoad(deps.table, { id: flight.id }, () => callLoader(flight, loader, deps)) : callLoader(flight, loader, deps)
+    pending = loadWatched.hasSubscribers ? traceLoad(deps.table, { id: flight.id }, () => callLoader(flight, loader, deps)) : callLoader(flight, loader, deps)
   } catch (error) {
     return deps.port.done(flight, { ok: false, error, fallback: undefined })
   }
@@ -312,7 +311,8 @@ export function loaderResult<V>(
 ): FlightResult<V> & { ok: true } {
   const answered = reported === undefined ? version : checkDataVersion(reported, version, `the loader of ${showId(id)}: setVersion`)
   const expiresAt = expiry.draw(value, clock.now(), lifetime)
-  const keys = rowTagKeys(id, tags)
+  // A base table's row without tags carries no tag keys (see `rowTagKeys`): its common load asks nothing more.
+  const keys = tags === undefined && !isMarked(id) ? undefined : rowTagKeys(id, tags)
   const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born }
   return { ok: true, value, source: 'loader', expiresAt, version: answered, refused: false, tags: rowTags }
 }

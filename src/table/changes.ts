@@ -9,7 +9,7 @@ import { TableClosedError, badArgument, badNumber, describe, showId } from '../c
 import { readOptions } from './read-options.js'
 import { MAX_TTL } from './options.js'
 import type { Expiry } from '../rows/expiry.js'
-import type { Id } from '../core/id.js'
+import { type Id, callerIdOf } from '../core/id.js'
 import { type L2Answer, type L2Facade, L2_FAILED, type L2WriteOutcome } from '../l2/facade.js'
 import type { L2Write } from '../l2/store.js'
 import { l2Write } from '../l2/write.js'
@@ -18,7 +18,7 @@ import { type ChangeReply, type Message, type PutInProgress, msg } from '../owne
 import type { Owner } from '../owner/owner.js'
 import { PUBLISH_TIMEOUT, publish } from '../bus/publish.js'
 import { MAX_VERSION, checkDataVersion, isVersion, mintVersion } from '../core/versions.js'
-import { type RowTags, type Scope, callerIdOf, checkTags, rowTagKeys } from '../tags/scope.js'
+import { type RowTags, type Scope, checkTags, rowTagKeys } from '../tags/scope.js'
 
 /** Options of `table.put` and `table.invalidate`. */
 export interface ChangeOptions {

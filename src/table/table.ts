@@ -4,12 +4,12 @@ import { SelfFetchError, TableClosedError, badArgument, badId, badNumber, descri
 import type { Bus } from '../bus/bus.js'
 import { type TableEvents, createEmitter } from '../core/events.js'
 import { type ChangeOptions, type ChangeResult, Changes, type ClearResult, type PutOptions } from './changes.js'
-import { fetchChannel, observed } from '../core/channels.js'
+import { fetchWatched } from '../core/channels.js'
 import { type Clock, MAX_TIMER_MS } from '../core/clock.js'
 import { type FetchTrace, traceFetch } from '../core/fetch-trace.js'
 import { R, type Stats, newReadCounters, snapshot } from '../core/counters.js'
 import { expiryPolicy } from '../rows/expiry.js'
-import type { Id } from '../core/id.js'
+import { type Id, callerIdOf, isKey, isMarked } from '../core/id.js'
 import type { BatchLoader, Loader } from '../core/loader.js'
 import { Batch, type Origin, type RunBatchLoader, type RunLoader } from '../owner/loader.js'
 import { msg } from '../owner/messages.js'
@@ -17,7 +17,7 @@ import { type Owner, startOwner } from '../owner/owner.js'
 import { type TableOptions, flightBoundOf, resolveOptions } from './options.js'
 import { readOptions } from './read-options.js'
 import { NOT_LIVE, type RowStore } from '../rows/row-store.js'
-import { ROOT_SCOPE, type Scope, badCallerId, callerIdOf, isKey, isMarked } from '../tags/scope.js'
+import { ROOT_SCOPE, type Scope, badCallerId } from '../tags/scope.js'
 import { viewBatch, viewLoader } from './view-origin.js'
 
 /** Per-call options of {@link Table.fetch}. */
@@ -331,7 +331,7 @@ export class Table<V, K extends Id = string> {
       key = this.#scope.key(id)
       load = typeof origin === 'function' ? viewLoader(origin, id) : this.#viewOrigin!
     }
-    if (observed(fetchChannel)) return this.#traced(id, key, load, options)
+    if (fetchWatched.hasSubscribers) return this.#traced(id, key, load, options)
     if (options === undefined && (typeof load === 'function' || load instanceof Batch) && !this.#owner.closed) return this.#read(key, load, undefined)
     return this.#readChecked(key, load, options)
   }
@@ -356,7 +356,7 @@ export class Table<V, K extends Id = string> {
 
   /** {@link #readMany}, under `echostore:fetch` when someone subscribes to it. */
   #readManyTraced(op: 'fetchMany' | 'getMany', ids: readonly Id[], origin: Origin<V>, options: FetchOptions | undefined): Promise<Array<V | undefined>> {
-    if (!observed(fetchChannel)) return this.#readMany(op, ids, origin, options, undefined)
+    if (!fetchWatched.hasSubscribers) return this.#readMany(op, ids, origin, options, undefined)
     return traceFetch(this.name, { ids }, (trace) => this.#readMany(op, ids, origin, options, trace))
   }
 

@@ -2,10 +2,10 @@
  * A namespace view's origins: its rows are stored under keys (see `tags/scope.ts`), while its
  * loaders are asked, and answer, with the caller's ids.
  */
-import type { Id } from '../core/id.js'
+import { type Id, unkey } from '../core/id.js'
 import type { BatchLoaderContext } from '../core/loader.js'
 import { Batch, type RunBatchAnswer, type RunLoader } from '../owner/loader.js'
-import { type Scope, unkey } from '../tags/scope.js'
+import type { Scope } from '../tags/scope.js'
 
 /** `loader` asked for `id` (the caller's) whatever key its flight loads. */
 export function viewLoader<V>(loader: RunLoader<V>, id: Id): RunLoader<V> {

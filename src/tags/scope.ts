@@ -1,9 +1,6 @@
 /**
  * Namespaces and tags as keys. A namespace view (`table.namespace(name)`) stores its rows under keys
- * of its own in the table's one key space: the id `x` of the namespace path `["tenant-a"]` is the
- * key `\uDC00["tenant-a","x"]`. The mark, a lone low surrogate, is no text: a table refuses a string
- * id that starts with it, so no id of the base table meets a namespace's key, and JSON keeps every
- * key unambiguous (`1` and `"1"`, `a` of `["b"]` and `b` of `["a"]` stay apart) in every layer.
+ * of its own in the table's one key space (their format: see `core/id.ts`).
  *
  * A row's tags become tag keys that name their scope: the tag `t` given in the namespace path `P` is
  * carried as `t` of every enclosing scope (so the base table's `invalidateTags(['t'])` reaches it)
@@ -11,43 +8,10 @@
  * namespace's `clear()` invalidates. See `tag-versions.ts` for how a tag key is compared on read.
  */
 import { badArgument, badId, describe } from '../core/errors.js'
-import { type Id, MAX_ID_LENGTH, isId } from '../core/id.js'
+import { type Id, MAX_ID_LENGTH, MAX_NAMESPACE_DEPTH, MAX_NAMESPACE_LENGTH, isId, isMarked, keyPrefixOf, keyWith, unkey } from '../core/id.js'
 
-/** The first code unit of every namespace key: a lone low surrogate, which no base id may start with. */
-export const NAMESPACE_MARK = '\uDC00'
-const MARK_CODE = 0xdc00
-
-/** Longest namespace name, in UTF-16 code units. */
-export const MAX_NAMESPACE_LENGTH = 256
-/** Deepest nesting of namespaces (`table.namespace(a).namespace(b)` is 2). */
-export const MAX_NAMESPACE_DEPTH = 4
-/**
- * The longest key a namespace makes, in UTF-16 code units: the mark, then the JSON of the deepest
- * path of the longest names and of the longest id, every code unit escaped in 6 (104,465). Every
- * layer below a table's calls (its rows, L2 keys, bus messages) takes keys up to this length, so a
- * view takes every id its table takes.
- */
-export const MAX_KEY_LENGTH = 1 + 1 + MAX_NAMESPACE_DEPTH * (6 * MAX_NAMESPACE_LENGTH + 3) + 6 * MAX_ID_LENGTH + 3
 /** Most tags one row, or one `invalidateTags` call, may carry. */
 export const MAX_TAGS = 64
-
-/**
- * True for a row's key: a caller's id (see `core/id.ts`'s `isId`; one starting with the mark too,
- * which the table refuses before) or a namespace's key, of at most {@link MAX_KEY_LENGTH} code units.
- */
-export function isKey(key: unknown): key is Id {
-  return isId(key) || (typeof key === 'string' && key.length <= MAX_KEY_LENGTH && isMarked(key))
-}
-
-/** The id a caller gave for `key`: the id inside a namespace's key, else the key itself. For messages, which name the caller's id. */
-export function callerIdOf(key: Id): Id {
-  return unkey(key)?.id ?? key
-}
-
-/** True for a string id that starts with the namespace mark: a key of a namespace, never an id of the base table. */
-export function isMarked(id: Id): boolean {
-  return typeof id === 'string' && id.charCodeAt(0) === MARK_CODE
-}
 
 /**
  * Where a table (or a view of it) keeps its ids: the base table (path `[]`) or a namespace path.
@@ -63,7 +27,7 @@ export class Scope {
     /** The namespace names, outermost first; empty for the base table. */
     readonly path: readonly string[],
   ) {
-    this.keyPrefix = path.length === 0 ? '' : `${NAMESPACE_MARK}${JSON.stringify(path).slice(0, -1)},`
+    this.keyPrefix = path.length === 0 ? '' : keyPrefixOf(path)
     this.clearKey = path.length === 0 ? undefined : clearKeyOf(path)
   }
 
@@ -78,7 +42,7 @@ export class Scope {
 
   /** The key of `id` (a valid id) in this scope: the id itself in the base table. */
   key(id: Id): Id {
-    return this.path.length === 0 ? id : `${this.keyPrefix}${JSON.stringify(id)}]`
+    return this.path.length === 0 ? id : keyWith(this.keyPrefix, id)
   }
 
   /** True when `key` is a key of this scope or of a namespace inside it. */
@@ -103,13 +67,6 @@ function tagKeyOf(path: readonly string[], tag: string): string {
 /** The mark of the namespace `path`: `[path]` as JSON (no tag key has one element). */
 function clearKeyOf(path: readonly string[]): string {
   return JSON.stringify([path])
-}
-
-/** The id a key of a namespace stands for, and the namespace path; `undefined` for an id of the base table. */
-export function unkey(key: Id): { path: string[]; id: Id } | undefined {
-  if (!isMarked(key)) return undefined
-  const parts = JSON.parse((key as string).slice(1)) as Id[]
-  return { path: parts.slice(0, -1) as string[], id: parts[parts.length - 1]! }
 }
 
 /** The tag keys a row carries and its birth on the tag version clock (see `tags/tag-versions.ts`). */
