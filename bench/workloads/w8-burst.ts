@@ -86,6 +86,8 @@ export async function runW8d(ctx: BenchContext, prefix: string): Promise<{ table
     metrics[`${key}Timeouts`] = worst('l2Timeouts')
     metrics[`${key}Skipped`] = worst('l2Skipped')
     metrics[`${key}Loads`] = loads
+    metrics[`${key}LoadsMax`] = worst('loads')
+    metrics[`${key}Ids`] = ids
     return [
       mode.name,
       num(rounds.length),
