@@ -1,11 +1,14 @@
 /**
  * The owner's actor logic, written the way xstate writes its own (`fromTransition`, `fromPromise`):
- * a plain object with `transition`, `getInitialSnapshot` and `getPersistedSnapshot`.
+ * a plain object with `transition`, `getInitialSnapshot` and `getPersistedSnapshot`. This comment is
+ * the one place that says what xstate is used for.
  *
  * What xstate provides here: the actor's mailbox (a batch sent while one is being processed waits
  * its turn, never nests), `defer` (effects run after the state change commits), the lifecycle
  * (`active`, then `done` once the table is closed and drained, after which the actor takes no
- * event), and inspection (`inspect` sees every batch and every snapshot). The owner's working state
+ * event), and inspection (`inspect` sees every batch and every snapshot: a cold miss is two batches,
+the miss and the flight that carries its result; the loader's call is counted as it happens, by the
+runners' port, and is no message). The owner's working state
  * (rows, flights, counters: see `state.ts`) is held by this logic and changed in place by
  * `transition`, for speed; what xstate stores and shows an inspector is a snapshot that is a value:
  * a new object after every batch, never changed afterwards, whose `value` is the table's lifecycle
