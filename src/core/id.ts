@@ -11,7 +11,7 @@ export type Id = string | number
 
 /**
  * The longest string id a caller may give, in UTF-16 code units: 16,384. A namespace stores it under
- * a longer key (see {@link MAX_KEY_LENGTH}), which every layer below the table takes.
+ * a longer key (see `MAX_KEY_LENGTH` below), which every layer below the table takes.
  */
 export const MAX_ID_LENGTH = 16_384
 
