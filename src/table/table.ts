@@ -6,6 +6,7 @@ import { type TableEvents, createEmitter } from '../core/events.js'
 import { type ChangeOptions, type ChangeResult, Changes, type ClearResult, type PutOptions } from './changes.js'
 import { fetchChannel, observed } from '../core/channels.js'
 import { type Clock, MAX_TIMER_MS } from '../core/clock.js'
+import { keepShape } from '../core/kept-shapes.js'
 import { type FetchTrace, traceFetch } from '../core/fetch-trace.js'
 import { R, type Stats, newReadCounters, snapshot } from '../core/counters.js'
 import { expiryPolicy } from '../rows/expiry.js'
@@ -527,7 +528,23 @@ function readFetchOptions(key: Id, options: FetchOptions | undefined): FetchOpti
  * bad one throws a TypeError/RangeError naming it and the value.
  */
 export function createTable<V, K extends Id = string>(options: TableOptions<V, K> = {}): Table<V, K> {
+  if (!sampleKept) keepSampleTable()
   return new Table<V, K>(options)
+}
+
+/** Set once the process's sample table is made (see {@link keepSampleTable}); written only there. */
+let sampleKept = false
+
+/**
+ * Makes one table, closed at once and never read, and keeps it for the life of the process, so the
+ * maps of the objects every table is made of outlive the tables a process closes (see
+ * `core/kept-shapes.ts`). Made by the first {@link createTable}: importing makes nothing.
+ */
+function keepSampleTable(): void {
+  sampleKept = true
+  const sample = new Table<unknown>({ name: 'echostore:sample', capacity: 1 })
+  void sample.close()
+  keepShape(sample)
 }
 
 /** What the constructor makes a namespace view of (see `Table.namespace`): the table it shares everything with, and its own key space. */
