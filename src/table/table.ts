@@ -424,7 +424,9 @@ export class Table<V, K extends Id = string> {
   /**
    * The one lookup of a fetch, for a plain read (`read` undefined: the id is not validated yet) or a
    * checked one: the herd's shortcut and the live row answer first (only valid ids are ever stored,
-   * so a live row means the id is valid), unless the read forces a refresh; then the miss.
+   * so a live row means the id is valid), unless the read forces a refresh; then {@link #miss}. Kept
+   * apart from the miss, and small, so the compiler inlines it into the read that calls it (a herd's
+   * every waiter and every hit run only this).
    */
   #read(id: Id, loader: Origin<V>, read: FetchOptions | undefined, trace?: FetchTrace): Promise<V | undefined> {
     // A loader fetching its own id must meet SelfFetchError below, not the herd's shortcut onto its own flight.
@@ -442,6 +444,11 @@ export class Table<V, K extends Id = string> {
         return this.#hit(value)
       }
     }
+    return this.#miss(id, loader, read, trace)
+  }
+
+  /** A read {@link #read} found no live row for (or that forces a refresh): it joins or starts the id's flight, or takes a graced value. */
+  #miss(id: Id, loader: Origin<V>, read: FetchOptions | undefined, trace: FetchTrace | undefined): Promise<V | undefined> {
     if (read === undefined && !isKey(id)) return this.#readChecked(id, loader, undefined)
     if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, callerIdOf(id)))
     this.#reads[R.misses]++
