@@ -319,19 +319,25 @@ export class Table<V, K extends Id = string> {
   /**
    * The one read dispatch of `fetch` and `get`: the caller's `id` read with `origin`. In a namespace
    * view (or for an id no caller may give, which rejects) the id is checked first and read under
-   * its key, its loader asked with the caller's id. Then a traced read goes through {@link #traced},
-   * a plain one (no options, an open table, a loader that is a function or a batch) straight to
-   * {@link #read} (no allocation on the way to a hit), any other through {@link #readChecked}.
+   * its key, its loader asked with the caller's id (see {@link #fetchInScope}). Then a traced read
+   * goes through {@link #traced}, a plain one (no options, an open table, a loader that is a function
+   * or a batch) straight to {@link #read} (no allocation on the way to a hit), any other through
+   * {@link #readChecked}. The view's way is a method of its own, so this one, run by every read,
+   * stays small enough for the compiler to inline it with {@link #read}.
    */
   #fetch(op: 'fetch' | 'get', id: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
-    let key = id
-    let load = origin
-    if (this.#scope !== ROOT_SCOPE || isMarked(id)) {
-      const refused = this.#refusedInScope(op, id, origin)
-      if (refused !== undefined) return Promise.reject(refused)
-      key = this.#scope.key(id)
-      load = typeof origin === 'function' ? viewLoader(origin, id) : this.#viewOrigin!
-    }
+    if (this.#scope !== ROOT_SCOPE || isMarked(id)) return this.#fetchInScope(op, id, origin, options)
+    if (observed(fetchChannel)) return this.#traced(id, id, origin, options)
+    if (options === undefined && (typeof origin === 'function' || origin instanceof Batch) && !this.#owner.closed) return this.#read(id, origin, undefined)
+    return this.#readChecked(id, origin, options)
+  }
+
+  /** {@link #fetch} in a namespace view, or of a marked id: refused, or read under its key with the caller's id given to the loader. */
+  #fetchInScope(op: 'fetch' | 'get', id: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
+    const refused = this.#refusedInScope(op, id, origin)
+    if (refused !== undefined) return Promise.reject(refused)
+    const key = this.#scope.key(id)
+    const load = typeof origin === 'function' ? viewLoader(origin, id) : this.#viewOrigin!
     if (observed(fetchChannel)) return this.#traced(id, key, load, options)
     if (options === undefined && (typeof load === 'function' || load instanceof Batch) && !this.#owner.closed) return this.#read(key, load, undefined)
     return this.#readChecked(key, load, options)
