@@ -9,6 +9,7 @@ import type { TimerHandle } from '../core/clock.js'
 import type { FlightTrace } from '../core/fetch-trace.js'
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
+import { keepShape } from '../core/kept-shapes.js'
 import type { RowTags } from '../tags/scope.js'
 import { checkTags } from '../tags/scope.js'
 import type { LoaderContext } from '../core/loader.js'
@@ -220,6 +221,10 @@ export class FlightContext implements LoaderContext {
     this.#controller?.abort(reason)
   }
 }
+
+// Every miss path reads flights and their contexts: their maps must outlive the flights (see
+// `kept-shapes.ts`). The deadline and birth are clock readings, non-integers as real ones are.
+keepShape(new Flight<unknown>('', true, 0, -1, 0, 0.5, false, 0.5, new FlightContext(), () => undefined))
 
 /** `version` when it is a version a loader may report (`setVersion`: an integer in [0, `MAX_VERSION`]); else throws a TypeError saying so. */
 export function checkReportedVersion(version: number): number {

@@ -1,4 +1,5 @@
 import type { Id } from '../core/id.js'
+import { keepShape } from '../core/kept-shapes.js'
 import type { Flight, SharedCallers } from '../flight/flight.js'
 import type { Origin } from './loader.js'
 
@@ -45,6 +46,9 @@ export class PlainMiss<V> implements SharedCallers<V> {
           })
   }
 }
+
+// A herd's every waiter reads the last miss message: its map must outlive the messages (see `kept-shapes.ts`).
+keepShape(new PlainMiss<unknown>('', () => undefined, undefined, false))
 
 /**
  * Callers of one id in one turn who were answered its graced value at once (stale-while-revalidate):

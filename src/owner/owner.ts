@@ -208,8 +208,11 @@ class StartedOwner<V> implements Owner<V> {
   }
 
   insideLoaderOf(id: Id): boolean {
-    const loading = this.#loading
-    return loading.id === id || loading.batch?.has(id) === true
+    const { id: loadingId, batch } = this.#loading
+    // Asked by every read, a herd's every waiter: with no loader running (most of the time) it compares
+    // only with `undefined`, where comparing an id with an id may take a generic comparison.
+    if (loadingId === undefined && batch === undefined) return false
+    return loadingId === id || batch?.has(id) === true
   }
 
   close(): Promise<void> {

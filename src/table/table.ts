@@ -6,6 +6,7 @@ import { type TableEvents, createEmitter } from '../core/events.js'
 import { type ChangeOptions, type ChangeResult, Changes, type ClearResult, type PutOptions } from './changes.js'
 import { fetchWatched } from '../core/channels.js'
 import { type Clock, MAX_TIMER_MS } from '../core/clock.js'
+import { keepShape } from '../core/kept-shapes.js'
 import { type FetchTrace, traceFetch } from '../core/fetch-trace.js'
 import { R, type Stats, newReadCounters, snapshot } from '../core/counters.js'
 import { expiryPolicy } from '../rows/expiry.js'
@@ -318,19 +319,25 @@ export class Table<V, K extends Id = string> {
   /**
    * The one read dispatch of `fetch` and `get`: the caller's `id` read with `origin`. In a namespace
    * view (or for an id no caller may give, which rejects) the id is checked first and read under
-   * its key, its loader asked with the caller's id. Then a traced read goes through {@link #traced},
-   * a plain one (no options, an open table, a loader that is a function or a batch) straight to
-   * {@link #read} (no allocation on the way to a hit), any other through {@link #readChecked}.
+   * its key, its loader asked with the caller's id (see {@link #fetchInScope}). Then a traced read
+   * goes through {@link #traced}, a plain one (no options, an open table, a loader that is a function
+   * or a batch) straight to {@link #read} (no allocation on the way to a hit), any other through
+   * {@link #readChecked}. The view's way is a method of its own, so this one, run by every read,
+   * stays small enough for the compiler to inline it with {@link #read}.
    */
   #fetch(op: 'fetch' | 'get', id: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
-    let key = id
-    let load = origin
-    if (this.#scope !== ROOT_SCOPE || isMarked(id)) {
-      const refused = this.#refusedInScope(op, id, origin)
-      if (refused !== undefined) return Promise.reject(refused)
-      key = this.#scope.key(id)
-      load = typeof origin === 'function' ? viewLoader(origin, id) : this.#viewOrigin!
-    }
+    if (this.#scope !== ROOT_SCOPE || isMarked(id)) return this.#fetchInScope(op, id, origin, options)
+    if (fetchWatched.hasSubscribers) return this.#traced(id, id, origin, options)
+    if (options === undefined && (typeof origin === 'function' || origin instanceof Batch) && !this.#owner.closed) return this.#read(id, origin, undefined)
+    return this.#readChecked(id, origin, options)
+  }
+
+  /** {@link #fetch} in a namespace view, or of a marked id: refused, or read under its key with the caller's id given to the loader. */
+  #fetchInScope(op: 'fetch' | 'get', id: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
+    const refused = this.#refusedInScope(op, id, origin)
+    if (refused !== undefined) return Promise.reject(refused)
+    const key = this.#scope.key(id)
+    const load = typeof origin === 'function' ? viewLoader(origin, id) : this.#viewOrigin!
     if (fetchWatched.hasSubscribers) return this.#traced(id, key, load, options)
     if (options === undefined && (typeof load === 'function' || load instanceof Batch) && !this.#owner.closed) return this.#read(key, load, undefined)
     return this.#readChecked(key, load, options)
@@ -423,7 +430,9 @@ export class Table<V, K extends Id = string> {
   /**
    * The one lookup of a fetch, for a plain read (`read` undefined: the id is not validated yet) or a
    * checked one: the herd's shortcut and the live row answer first (only valid ids are ever stored,
-   * so a live row means the id is valid), unless the read forces a refresh; then the miss.
+   * so a live row means the id is valid), unless the read forces a refresh; then {@link #miss}. Kept
+   * apart from the miss, and small, so the compiler inlines it into the read that calls it (a herd's
+   * every waiter and every hit run only this).
    */
   #read(id: Id, loader: Origin<V>, read: FetchOptions | undefined, trace?: FetchTrace): Promise<V | undefined> {
     // A loader fetching its own id must meet SelfFetchError below, not the herd's shortcut onto its own flight.
@@ -441,6 +450,11 @@ export class Table<V, K extends Id = string> {
         return this.#hit(value)
       }
     }
+    return this.#miss(id, loader, read, trace)
+  }
+
+  /** A read {@link #read} found no live row for (or that forces a refresh): it joins or starts the id's flight, or takes a graced value. */
+  #miss(id: Id, loader: Origin<V>, read: FetchOptions | undefined, trace: FetchTrace | undefined): Promise<V | undefined> {
     if (read === undefined && !isKey(id)) return this.#readChecked(id, loader, undefined)
     if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, callerIdOf(id)))
     this.#reads[R.misses]++
@@ -527,7 +541,23 @@ function readFetchOptions(key: Id, options: FetchOptions | undefined): FetchOpti
  * bad one throws a TypeError/RangeError naming it and the value.
  */
 export function createTable<V, K extends Id = string>(options: TableOptions<V, K> = {}): Table<V, K> {
+  if (!sampleKept) keepSampleTable()
   return new Table<V, K>(options)
+}
+
+/** Set once the process's sample table is made (see {@link keepSampleTable}); written only there. */
+let sampleKept = false
+
+/**
+ * Makes one table, closed at once and never read, and keeps it for the life of the process, so the
+ * maps of the objects every table is made of outlive the tables a process closes (see
+ * `core/kept-shapes.ts`). Made by the first {@link createTable}: importing makes nothing.
+ */
+function keepSampleTable(): void {
+  sampleKept = true
+  const sample = new Table<unknown>({ name: 'echostore:sample', capacity: 1 })
+  void sample.close()
+  keepShape(sample)
 }
 
 /** What the constructor makes a namespace view of (see `Table.namespace`): the table it shares everything with, and its own key space. */
