@@ -89,14 +89,18 @@ async function failover(
         outcome.stallMs = Math.round(performance.now() - killedAt)
         break
       }
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      await new Promise((resolve) => setTimeout(resolve, 5))
     }
-    // A little more load after the promotion, then stop.
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    // A little more load after the promotion (200 more fetches), then stop.
+    const more = outcome.fetches + 200
+    while (outcome.fetches < more) await new Promise((resolve) => setTimeout(resolve, 1))
     stop = true
     await Promise.all([fetching, publishing])
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    outcome.heard = deliveries.filter((d) => d.type === 'message' && d.message.table === 'probe').length
+    // Until every message published was heard (at most 2 s: after a gap some may be lost).
+    const heard = () => deliveries.filter((d) => d.type === 'message' && d.message.table === 'probe').length
+    const settledBy = performance.now() + 2_000
+    while (performance.now() < settledBy && heard() < outcome.published) await new Promise((resolve) => setTimeout(resolve, 5))
+    outcome.heard = heard()
     outcome.gaps = deliveries.filter((d) => d.type === 'gap').length
     return outcome
   } finally {

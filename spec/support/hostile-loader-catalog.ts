@@ -9,10 +9,12 @@ const table = createTable<unknown>({ loadTimeout: 100 })
 await Promise.allSettled(HOSTILE_LOADERS.map(([name, make]) => table.fetch(name, make(table))))
 const controller = new AbortController()
 const hung = () => new Promise<never>(() => {})
+// The flight its two waiters leave runs on to its bound (`loadTimeout`) and then fails: its `error` event is the latch.
+const ended = new Promise<void>((resolve) => table.events.on('error', ({ id }) => id === 'left' && resolve()))
 const left = [table.fetch('left', hung, { signal: controller.signal }), table.fetch('left', hung, { timeout: 10 })]
 controller.abort(new Error('left'))
 await Promise.allSettled(left)
-await new Promise((resolve) => setTimeout(resolve, 150)) // past the bound of the flight its two waiters left
+await ended
 console.log(`inflight ${table.stats().inflight}`)
 await table.close()
 console.log('closed')
