@@ -47,6 +47,8 @@ interface Callers<V> {
   readonly seen?: Flight<V> | undefined
   /** The callers' record for `echostore:fetch`, when they are one traced fetch. */
   readonly trace?: FetchTrace | undefined
+  /** The rows' proof that the id had no row when the callers missed (see `RowStore.absence`), if any. */
+  readonly absence?: number
 }
 
 /**
@@ -58,7 +60,7 @@ interface Callers<V> {
  */
 function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Callers<V>): Placement<V> {
   const { state } = turn
-  const { count, forced, answered, seen, trace } = callers
+  const { count, forced, answered, seen, trace, absence = -1 } = callers
   state.rows.countRequests(id, count)
   // The flight the mailbox saw may have been released earlier in this batch without an answer (its
   // last waiter left by cancellation): it has nothing to give, so the callers look afresh.
@@ -80,7 +82,7 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
     if (trace !== undefined) trace.stale = true
     return { flight: undefined, value: soft.value }
   }
-  const slot = state.rows.find(id)
+  const slot = state.rows.findAbsent(id, absence)
   const without = forced ? undefined : answerWithoutFlight(turn, slot)
   if (without !== undefined) {
     state.counters[C.coalesced] += count
@@ -112,7 +114,7 @@ function answerWithoutFlight<V>(turn: Turn<V>, slot: number): { value: V | undef
 
 /** Plain callers of one id: they share one promise (the flight's, or theirs, lent to the flight they start or join first). */
 export function onPlainMiss<V>(turn: Turn<V>, miss: PlainMiss<V>): void {
-  const placed = joinOrStart(turn, miss.id, miss.loader, { count: miss.count, forced: miss.forced, answered: false, seen: miss.flight })
+  const placed = joinOrStart(turn, miss.id, miss.loader, { count: miss.count, forced: miss.forced, answered: false, seen: miss.flight, absence: miss.absence })
   if (placed.flight === undefined) return miss.resolve?.(placed.value) // without `resolve`, they hold a shared promise already answered
   const flight = placed.flight
   if (flight.running) flight.waiting += miss.count
