@@ -77,8 +77,10 @@ export class Flights<V> {
     const leaseWake = flight.leaseWake
     if (leaseWake !== undefined) defer(() => leaseWake())
     if (early) this.#deadlines.ended()
-    if (this.#joinable.get(flight.id) === flight) this.#joinable.delete(flight.id)
+    // While a joinable flight runs unfenced its map entry is its own (no other flight of its id
+    // starts joinable, and every fence takes the entry of the flight it fences): no read needed.
     if (!flight.joinable) this.#solo.delete(flight)
+    else if (!flight.fenced) this.#joinable.delete(flight.id)
     this.#running--
   }
 

@@ -9,6 +9,7 @@ const SETTLED = Promise.resolve()
 /** What the mailbox reads of the owner's state (never writes) to join a plain miss to the id's flight. */
 export interface JoinView<V> {
   readonly flights: { joinable(id: Id): Flight<V> | undefined }
+  readonly rows: { absence(id: Id): number }
   readonly coalesce: boolean
 }
 
@@ -35,6 +36,8 @@ export class PlainMiss<V> implements SharedCallers<V> {
     readonly flight: Flight<V> | undefined,
     /** A forced refresh (`forceRefresh`): no live row answers it, and a flight it starts skips L2. */
     readonly forced: boolean,
+    /** The rows' proof, as the message was made, that the id had no row (see `RowStore.absence`); -1: none. */
+    readonly absence: number,
   ) {
     const shared = flight?.shared
     this.promise =
@@ -48,7 +51,7 @@ export class PlainMiss<V> implements SharedCallers<V> {
 }
 
 // A herd's every waiter reads the last miss message: its map must outlive the messages (see `kept-shapes.ts`).
-keepShape(new PlainMiss<unknown>('', () => undefined, undefined, false))
+keepShape(new PlainMiss<unknown>('', () => undefined, undefined, false, -1))
 
 /**
  * Callers of one id in one turn who were answered its graced value at once (stale-while-revalidate):
@@ -115,7 +118,7 @@ export class Mailbox<V, M extends { readonly type: string }> {
     }
     const owner = this.#owner
     const coalesce = owner.coalesce
-    const message = new PlainMiss(id, loader, coalesce ? owner.flights.joinable(id) : undefined, false)
+    const message = new PlainMiss(id, loader, coalesce ? owner.flights.joinable(id) : undefined, false, owner.rows.absence(id))
     if (coalesce) this.#misses.set(id, (this.#last = message))
     this.post(message)
     return message.promise
@@ -123,7 +126,7 @@ export class Mailbox<V, M extends { readonly type: string }> {
 
   /** A plain forced refresh of `id`: a message of its own (it must not share an unforced miss's flight), which the owner joins to a flight or starts one with. */
   forcedMiss(id: Id, loader: Origin<V>): Promise<V | undefined> {
-    const message = new PlainMiss(id, loader, undefined, true)
+    const message = new PlainMiss(id, loader, undefined, true, -1)
     this.post(message)
     return message.promise
   }

@@ -33,20 +33,27 @@ import { fill } from './row-writes.js'
 import type { OwnerState, Turn } from './state.js'
 import { Waiter } from '../flight/waiter.js'
 
-/** Where {@link joinOrStart} put a miss's callers: on a flight (one it `started`, or joined), or answered now with `value`. */
-type Placement<V> = { flight: Flight<V>; started: boolean } | { flight: undefined; value: V | undefined }
+/** Callers {@link joinOrStart} answered without a flight, with `value`. */
+class AnsweredNow<V> {
+  constructor(readonly value: V | undefined) {}
+}
 
-/** How the callers of one miss came: their number, whether they force a refresh, whether they already hold an answer. */
+/** Where {@link joinOrStart} put a miss's callers: on a flight (one it started, or joined), or answered now. A miss that joins or starts a flight costs no object. */
+type Placement<V> = Flight<V> | AnsweredNow<V>
+
+/** How the callers of one miss came: their number, whether they force a refresh, whether they already hold an answer. A plain miss's message is its own. */
 interface Callers<V> {
   readonly count: number
   /** A forced refresh: no live row nor graced value answers it, and a flight it starts skips L2. */
   readonly forced: boolean
   /** Stale-while-revalidate callers, already answered: they only need a flight to run (nothing soft, nothing stale counted again). */
-  readonly answered: boolean
+  readonly answered?: boolean
   /** The joinable flight the mailbox saw for the id when the callers missed, if any. */
-  readonly seen?: Flight<V> | undefined
+  readonly flight?: Flight<V> | undefined
   /** The callers' record for `echostore:fetch`, when they are one traced fetch. */
   readonly trace?: FetchTrace | undefined
+  /** The rows' proof that the id had no row when the callers missed (see `RowStore.absence`), if any. */
+  readonly absence?: number
 }
 
 /**
@@ -58,7 +65,7 @@ interface Callers<V> {
  */
 function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Callers<V>): Placement<V> {
   const { state } = turn
-  const { count, forced, answered, seen, trace } = callers
+  const { count, forced, answered, flight: seen, trace, absence = -1 } = callers
   state.rows.countRequests(id, count)
   // The flight the mailbox saw may have been released earlier in this batch without an answer (its
   // last waiter left by cancellation): it has nothing to give, so the callers look afresh.
@@ -74,24 +81,24 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
     state.counters[C.coalesced] += count
     tracedJoin(flight, trace, count)
     const soft = answered ? undefined : softAnswer(turn, flight)
-    if (soft === undefined) return { flight, started: false }
+    if (soft === undefined) return flight
     // Its soft timeout passed: joiners get the graced value at once, while it lasts.
     servedStale(turn, id, count, soft.expiresAt, 'soft')
     if (trace !== undefined) trace.stale = true
-    return { flight: undefined, value: soft.value }
+    return new AnsweredNow(soft.value)
   }
-  const slot = state.rows.find(id)
+  const slot = state.rows.findAbsent(id, absence)
   const without = forced ? undefined : answerWithoutFlight(turn, slot)
   if (without !== undefined) {
     state.counters[C.coalesced] += count
     if (without.staleSince !== undefined && !answered) servedStale(turn, id, count, without.staleSince, 'backoff')
     if (without.staleSince !== undefined && trace !== undefined) trace.stale = true
-    return { flight: undefined, value: without.value }
+    return new AnsweredNow(without.value)
   }
   state.counters[C.coalesced] += count - 1
   const started = startFlight(turn, id, loader, slot, forced)
   if (trace !== undefined) tracedStart(started, trace, count)
-  return { flight: started, started: true }
+  return started
 }
 
 /**
@@ -112,9 +119,8 @@ function answerWithoutFlight<V>(turn: Turn<V>, slot: number): { value: V | undef
 
 /** Plain callers of one id: they share one promise (the flight's, or theirs, lent to the flight they start or join first). */
 export function onPlainMiss<V>(turn: Turn<V>, miss: PlainMiss<V>): void {
-  const placed = joinOrStart(turn, miss.id, miss.loader, { count: miss.count, forced: miss.forced, answered: false, seen: miss.flight })
-  if (placed.flight === undefined) return miss.resolve?.(placed.value) // without `resolve`, they hold a shared promise already answered
-  const flight = placed.flight
+  const flight = joinOrStart(turn, miss.id, miss.loader, miss)
+  if (flight instanceof AnsweredNow) return miss.resolve?.(flight.value) // without `resolve`, they hold a shared promise already answered
   if (flight.running) flight.waiting += miss.count
   // Joined in the batch its failure was absorbed: these callers get the fail-safe's graced value too.
   else if (flight.answeredStaleSince !== undefined) servedStale(turn, miss.id, miss.count, flight.answeredStaleSince, 'failsafe')
@@ -137,11 +143,11 @@ export function onWait<V>(turn: Turn<V>, wait: WaitMessage<V>): void {
   const waiter = new Waiter<V>(wait.signal, wait.timeout, wait.softTimeout, wait.resolve, wait.reject, env.clock)
   waiter.trace = wait.trace
   const placed = joinOrStart(turn, wait.id, wait.loader, { count: 1, forced: wait.forced, answered: false, trace: wait.trace })
-  if (placed.flight === undefined) {
+  if (placed instanceof AnsweredNow) {
     waiter.resolve(placed.value)
     return
   }
-  placed.flight.join(waiter)
+  placed.join(waiter)
   // The signal may have aborted between the fetch and this turn: the waiter leaves at once.
   if (wait.signal?.aborted === true) return onWaiterLeft(turn, waiter, 'cancel')
   const send = env.send

@@ -104,6 +104,11 @@ export class RowStore<V> {
   readonly #index: IdIndex
   /** Rows held now, tombstones included. */
   #size = 0
+  /** Ids added to the index so far: {@link write} adding a new id is the only way an id gains a slot (a rebuild or a clear only removes). Written only by `write`. */
+  #inserts = 0
+  /** The last id {@link live} found no slot for (no row, no tombstone), and {@link #inserts} as it looked. Written only by `live`. */
+  #absent: Id | undefined = undefined
+  #absentAt = -1
   /** Per slot: the row's id (so a walker of slots can remove it from the index); `undefined` for a free slot. */
   #ids: (Id | undefined)[] = []
   /** Per slot: the value; `undefined` for a negative row, a tombstone or a free slot. */
@@ -217,7 +222,12 @@ export class RowStore<V> {
    */
   live(id: Id, clock: Clock): V | undefined | typeof NOT_LIVE {
     const slot = this.#index.get(id)
-    if (slot === undefined || this.#expires[slot]! <= clock.now()) return NOT_LIVE
+    if (slot === undefined) {
+      this.#absent = id
+      this.#absentAt = this.#inserts
+      return NOT_LIVE
+    }
+    if (this.#expires[slot]! <= clock.now()) return NOT_LIVE
     if (this.#tagKeys !== undefined && !this.#fresh(slot)) return NOT_LIVE
     this.#visited[slot] = 1
     return this.#values[slot]
@@ -414,6 +424,23 @@ export class RowStore<V> {
     return this.#index.get(id) ?? -1
   }
 
+  /**
+   * A proof that `id` has no slot, for {@link findAbsent}: the count of ids added to the index when
+   * the last {@link live} found none for `id`, if no id was added since; -1 otherwise (no proof).
+   */
+  absence(id: Id): number {
+    return this.#absent === id && this.#absentAt === this.#inserts ? this.#inserts : -1
+  }
+
+  /**
+   * {@link find}, given `absence` (from {@link absence}, or -1): while no id was added to the index
+   * since that proof was taken, `id` still has no slot (an id gains one only by being added), so
+   * the answer is -1 with no lookup.
+   */
+  findAbsent(id: Id, absence: number): number {
+    return absence === this.#inserts ? -1 : this.find(id)
+  }
+
   /** The value of the row at `slot` (from {@link find}) if it is live at `now`, else {@link NOT_LIVE}. */
   liveAt(slot: number, now: number): V | undefined | typeof NOT_LIVE {
     return slot >= 0 && this.#expires[slot]! > now && (this.#tagKeys === undefined || this.#fresh(slot)) ? this.#values[slot] : NOT_LIVE
@@ -454,6 +481,7 @@ export class RowStore<V> {
       slot = this.#take()
       this.#visited[slot] = 0
       shard = this.#index.set(id, slot)
+      this.#inserts++
       this.#ids[slot] = id
       this.#size++
     } else {
