@@ -4,11 +4,27 @@
  * as a process warning when there is no `onError`; a table's `l2_error` carries the real cause; the
  * default channel follows the namespace, and a message of another namespace is ignored and counted.
  */
-import { createServer, type AddressInfo } from 'node:net'
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { createTable } from '../src/index.js'
 import { DEFAULT_CHANNEL, redisBus, redisL2 } from '../src/redis.js'
 import { REDIS_URL, describeRedis, suiteRedis, testPrefix } from './support/redis.js'
+
+/** Resolves once `count` more connections to `port` (on 127.0.0.1) were refused: Node's `net.client.socket` channel hands over each socket a client opens. */
+function refusedConnections(port: number, count: number): Promise<void> {
+  return new Promise((resolve) => {
+    let refused = 0
+    const opened = (message: unknown) => {
+      ;(message as { socket: Socket }).socket.once('error', (error: NodeJS.ErrnoException & { port?: number }) => {
+        if (error.code !== 'ECONNREFUSED' || error.port !== port || ++refused < count) return
+        unsubscribe('net.client.socket', opened)
+        resolve()
+      })
+    }
+    subscribe('net.client.socket', opened)
+  })
+}
 
 /** A TCP port nobody listens on (bound, read, released). */
 async function freePort(): Promise<number> {
@@ -88,8 +104,8 @@ describe('start-up against a Redis that is not there', () => {
     try {
       for (let i = 0; i < 5; i++) await store.get('t', i).catch(() => {})
       await bus.subscribed({ timeout: 600 }).catch(() => {})
-      // Let more reconnects fail: still one warning per adapter.
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      // Let more reconnects fail (four more refused connections): still one warning per adapter.
+      await refusedConnections(port, 4)
       expect(seen.seen.map((w) => w.message.match(/^echostore: (\w+)/)?.[1]).sort()).toEqual(['redisBus', 'redisL2'])
       for (const warning of seen.seen) expect(warning.message).toMatch(new RegExp(`127\\.0\\.0\\.1:${port} is unreachable.*ECONNREFUSED`))
     } finally {
