@@ -14,7 +14,7 @@ import { calculateSlot } from '../src/redis/peers.js'
 import { busContract } from './bus-contract.js'
 import { l2ContractSuite } from './l2-contract.js'
 import { testPrefix, redisKeyClock } from './support/redis.js'
-import { CLUSTER_URLS, clusterMasters, describeTopology, pausingAMaster, cleanClusterPrefix } from './support/topology.js'
+import { CLUSTER_URLS, cleanClusterPrefix, clusterMasters, describeTopology, pausingAMaster, portServing } from './support/topology.js'
 
 const prefix = testPrefix('nr-cluster')
 
@@ -85,7 +85,7 @@ describeTopology('node-redis clients on a Redis Cluster', () => {
       const masters = await clusterMasters()
       for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) {
         const slot = calculateSlot(l2Key(prefix, 'shards', id))
-        const port = masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))!.port
+        const port = portServing(masters, slot)
         expect(store.shard!('shards', id)).toBe(`127.0.0.1:${port}`)
       }
     } finally {
@@ -104,7 +104,7 @@ describeTopology('node-redis clients on a Redis Cluster', () => {
       const masters = await clusterMasters()
       const masterOf = (id: string) => {
         const slot = calculateSlot(l2Key(own, 'accounts', id))
-        return masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))!.port
+        return portServing(masters, slot)
       }
       const paused = masters[0]!.port
       const node = new Redis({ host: '127.0.0.1', port: paused })

@@ -13,7 +13,7 @@ import { calculateSlot } from '../src/redis/peers.js'
 import { busContract } from './bus-contract.js'
 import { l2ContractSuite } from './l2-contract.js'
 import { testPrefix, redisKeyClock } from './support/redis.js'
-import { CLUSTER_URLS, clusterMasters, describeTopology, pausingAMaster, cleanClusterPrefix } from './support/topology.js'
+import { CLUSTER_URLS, cleanClusterPrefix, clusterMasters, describeTopology, pausingAMaster, portServing } from './support/topology.js'
 
 const prefix = testPrefix('cluster')
 
@@ -164,7 +164,7 @@ describeTopology('redisL2 and redisBus on a Redis Cluster', () => {
       const masters = await clusterMasters()
       const masterOf = (id: string) => {
         const slot = calculateSlot(l2Key(own, 'accounts', id))
-        return masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))!.port
+        return portServing(masters, slot)
       }
       const paused = masters[0]!.port
       const node = new Redis({ host: '127.0.0.1', port: paused })
@@ -201,7 +201,7 @@ describeTopology('redisL2 and redisBus on a Redis Cluster', () => {
       const masters = await clusterMasters()
       for (const id of ids) {
         const slot = calculateSlot(l2Key(own, 'accounts', id))
-        masterOf.set(id, masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))!.port)
+        masterOf.set(id, portServing(masters, slot))
       }
       const paused = masters[0]!.port
       const node = new Redis({ host: '127.0.0.1', port: paused })

@@ -12,6 +12,7 @@ import { manualClock } from '../src/testing.js'
 import { onSweep } from '../src/owner/on-sweep.js'
 import { type OwnerEnv, type Turn, initialState } from '../src/owner/state.js'
 import { advanceSettled, latchedLoader, settle } from './support/latch.js'
+import { failingTagInvalidations } from './support/failing-tag-invalidations.js'
 
 const SWEEP = 100
 
@@ -269,17 +270,7 @@ describe('forgetting tag versions changes no answer', () => {
 
   it('an L2 entry of a lifetime of its own, loaded before an invalidation L2 did not take, stays hidden once this process forgot that version', async () => {
     const clock = manualClock(0)
-    const inner = memoryL2({ clock })
-    const l2: L2Store = {
-      ...inner,
-      get: inner.get.bind(inner),
-      set: inner.set.bind(inner),
-      nextVersion: inner.nextVersion.bind(inner),
-      clear: inner.clear.bind(inner),
-      tagVersions: inner.tagVersions!.bind(inner),
-      close: inner.close.bind(inner),
-      invalidateTags: () => Promise.reject(new Error('down')),
-    }
+    const l2 = failingTagInvalidations(memoryL2({ clock }))
     const bus = localBus()
     const make = (): Table<string> => createTable<string>({ name: 'tags', ttl: 1_000, jitter: 0, sweepInterval: SWEEP, clock, l2, bus })
     const here = make()
@@ -296,17 +287,7 @@ describe('forgetting tag versions changes no answer', () => {
 
   it('a gap on the bus keeps the versions: an L2 entry older than an invalidation L2 did not take stays hidden after it', async () => {
     const clock = manualClock(0)
-    const inner = memoryL2({ clock })
-    const l2: L2Store = {
-      ...inner,
-      get: inner.get.bind(inner),
-      set: inner.set.bind(inner),
-      nextVersion: inner.nextVersion.bind(inner),
-      clear: inner.clear.bind(inner),
-      tagVersions: inner.tagVersions!.bind(inner),
-      close: inner.close.bind(inner),
-      invalidateTags: () => Promise.reject(new Error('down')),
-    }
+    const l2 = failingTagInvalidations(memoryL2({ clock }))
     const handlers = new Set<(delivery: BusDelivery) => void>()
     const bus: Bus = { publish: async () => {}, subscribe: (handler) => (handlers.add(handler), () => void handlers.delete(handler)), close: async () => handlers.clear() }
     const table = createTable<string>({ name: 'tags', ttl: 60_000, jitter: 0, sweepInterval: SWEEP, clock, l2, bus })

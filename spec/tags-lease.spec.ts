@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createTable, localBus, memoryL2 } from '../src/index.js'
-import type { L2Store } from '../src/store.js'
 import { manualClock } from '../src/testing.js'
 import { settle } from './support/latch.js'
+import { failingTagInvalidations } from './support/failing-tag-invalidations.js'
 
 describe('a tagged L2 entry older than its tag, read by a flight with a lease', () => {
   it('is no fill: the flight takes the lease, loads once and answers the new value; tag_stale counts the entry', async () => {
@@ -33,18 +33,7 @@ describe('a tagged L2 entry older than its tag, read by a flight with a lease', 
 
   it('is no fill when the invalidation did not reach L2 but this process knows of it: the flight loads and its fill replaces the entry', async () => {
     const clock = manualClock(1_000)
-    const inner = memoryL2({ clock })
-    const l2: L2Store = {
-      ...inner,
-      get: inner.get.bind(inner),
-      set: inner.set.bind(inner),
-      nextVersion: inner.nextVersion.bind(inner),
-      clear: inner.clear.bind(inner),
-      tagVersions: inner.tagVersions!.bind(inner),
-      leases: inner.leases,
-      close: inner.close.bind(inner),
-      invalidateTags: () => Promise.reject(new Error('down')),
-    }
+    const l2 = failingTagInvalidations(memoryL2({ clock }))
     const bus = localBus()
     const writer = createTable<string>({ name: 'stock', clock, l2, bus, lease: true })
     const reader = createTable<string>({ name: 'stock', clock, l2, bus, lease: true })
@@ -61,6 +50,6 @@ describe('a tagged L2 entry older than its tag, read by a flight with a lease', 
     expect(reader.stats()).toMatchObject({ loads: 1, l2_hits: 0, tag_stale: 1, lease_acquired: 1 })
     expect(await writer.fetch('sku', () => 'not asked')).toBe('after')
     await Promise.all([writer.close(), reader.close()])
-    await inner.close()
+    await l2.close()
   })
 })

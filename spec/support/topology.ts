@@ -83,12 +83,16 @@ export async function clusterMasters(seed = CLUSTER_URLS[0]!): Promise<{ port: n
   }
 }
 
-/** The port of the master serving `slot` in the cluster `seed` belongs to. */
-export async function masterOfSlot(slot: number, seed = CLUSTER_URLS[0]!): Promise<number> {
-  const masters = await clusterMasters(seed)
+/** The port of the master among `masters` (from {@link clusterMasters}) that serves `slot`. */
+export function portServing(masters: readonly { port: number; slots: [number, number][] }[], slot: number): number {
   const found = masters.find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to))
   if (found === undefined) throw new Error(`no master serves slot ${slot}`)
   return found.port
+}
+
+/** The port of the master serving `slot` in the cluster `seed` belongs to. */
+export async function masterOfSlot(slot: number, seed = CLUSTER_URLS[0]!): Promise<number> {
+  return portServing(await clusterMasters(seed), slot)
 }
 
 /** The port of a Sentinel set's master now. */
