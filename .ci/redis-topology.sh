@@ -7,11 +7,16 @@
 #     a cluster on 7130-7135, a Sentinel set on 7140-7144, master name `echostore-failover`;
 #   - a Valkey server on 7120, when `valkey-server` is installed.
 # Usage: .ci/redis-topology.sh start|stop|status. `start` is idempotent (a topology already up is
-# left as it is) and waits until the cluster is ok and the sentinels know the master.
+# left as it is), starts afresh a cluster whose servers are all gone (a machine restarted under a
+# run, say), and waits until the cluster is ok and the sentinels know the master. `stop` stops a
+# server only while its pid is still that server's.
+# Settings (the specs of this script use them to run a topology of their own): ECHOSTORE_TOPOLOGY_DIR,
+# ECHOSTORE_TOPOLOGY_SETS ("cluster-port sentinel-port master-name", several separated by commas),
+# ECHOSTORE_TOPOLOGY_VALKEY_PORT (empty: no Valkey server).
 set -euo pipefail
 
 BASE="${ECHOSTORE_TOPOLOGY_DIR:-${TMPDIR:-/tmp}/echostore-redis-topology}"
-VALKEY_PORT=7120
+VALKEY_PORT="${ECHOSTORE_TOPOLOGY_VALKEY_PORT-7120}"
 
 # The ports of one cluster and one Sentinel set: $1 the cluster's first port, $2 the Sentinel set's, $3 its master name.
 use_set() {
@@ -20,7 +25,7 @@ use_set() {
   SENTINEL_PORTS=($(($2 + 2)) $(($2 + 3)) $(($2 + 4)))
   MASTER_NAME=$3
 }
-SETS=("7100 7110 echostore" "7130 7140 echostore-failover")
+IFS=, read -r -a SETS <<<"${ECHOSTORE_TOPOLOGY_SETS:-7100 7110 echostore,7130 7140 echostore-failover}"
 
 ping() { redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null | grep -q PONG; }
 
@@ -49,7 +54,18 @@ replicas_synced() {
   done
 }
 
+# True when no server of the cluster answers.
+cluster_gone() {
+  for port in "${CLUSTER_PORTS[@]}"; do ping "$port" && return 1; done
+  return 0
+}
+
 start_cluster() {
+  # A cluster whose servers are all gone left its nodes.conf files behind: servers started on them
+  # would know each other but hold no slots, and `--cluster create` refuses nodes that are not empty.
+  if cluster_gone; then
+    for port in "${CLUSTER_PORTS[@]}"; do rm -f "$BASE/$port/nodes.conf"; done
+  fi
   for port in "${CLUSTER_PORTS[@]}"; do
     server redis-server "$port" --cluster-enabled yes --cluster-config-file "$BASE/$port/nodes.conf" \
       --cluster-node-timeout 1000
@@ -109,6 +125,7 @@ EOF
 }
 
 start_valkey() {
+  [ -n "$VALKEY_PORT" ] || return 0
   if ! command -v valkey-server >/dev/null 2>&1; then
     echo "redis-topology: valkey-server is not installed; the Valkey specs skip (apt-get install valkey-server)"
     return 0
@@ -122,18 +139,27 @@ all_ports() {
     use_set $set
     echo "${CLUSTER_PORTS[@]}" "${SENTINEL_DATA_PORTS[@]}" "${SENTINEL_PORTS[@]}"
   done
-  echo "$VALKEY_PORT"
+  [ -z "$VALKEY_PORT" ] || echo "$VALKEY_PORT"
+}
+
+# True while the pid is the server this script started on the port (after a restart of the machine
+# the pid file may name somebody else's process).
+ours() { # pid, port
+  ps -p "$1" -o args= 2>/dev/null | grep -Eq "^(redis|valkey)-server .*:$2\b"
 }
 
 stop_all() {
+  local pids=()
   for port in $(all_ports); do
     local pidfile="$BASE/$port/pid"
     [ -f "$pidfile" ] || continue
     local pid; pid="$(cat "$pidfile")"
-    kill "$pid" 2>/dev/null || true
+    ours "$pid" "$port" && kill "$pid" 2>/dev/null && pids+=("$pid")
+  done
+  # Every server was asked at once; each has 5 s to exit before it is killed.
+  for pid in "${pids[@]}"; do
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
-    rm -f "$pidfile"
   done
   rm -rf "$BASE"
 }
