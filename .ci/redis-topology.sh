@@ -74,7 +74,11 @@ start_cluster() {
   if ! cluster_ok; then
     local nodes=()
     for port in "${CLUSTER_PORTS[@]}"; do nodes+=("127.0.0.1:$port"); done
-    redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes >"$BASE/cluster-create.log"
+    if ! redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes >"$BASE/cluster-create.log" 2>&1; then
+      echo "redis-topology: creating the cluster on ${CLUSTER_PORTS[0]}-${CLUSTER_PORTS[5]} failed:" >&2
+      cat "$BASE/cluster-create.log" >&2
+      return 1
+    fi
   fi
   wait_for "cluster_state:ok" cluster_ok
   wait_for "six cluster nodes" cluster_full
