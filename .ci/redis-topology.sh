@@ -54,17 +54,18 @@ replicas_synced() {
   done
 }
 
-# True when no server of the cluster answers.
-cluster_gone() {
-  for port in "${CLUSTER_PORTS[@]}"; do ping "$port" && return 1; done
+# True when no server answers on any of the ports.
+none_answer() {
+  for port in "$@"; do ping "$port" && return 1; done
   return 0
 }
 
 start_cluster() {
-  # A cluster whose servers are all gone left its nodes.conf files behind: servers started on them
-  # would know each other but hold no slots, and `--cluster create` refuses nodes that are not empty.
-  if cluster_gone; then
-    for port in "${CLUSTER_PORTS[@]}"; do rm -f "$BASE/$port/nodes.conf"; done
+  # A cluster whose servers are all gone left their files behind (nodes.conf, and the dump.rdb a
+  # replica's full sync wrote): servers started on them would know each other, or hold keys, and
+  # `--cluster create` refuses nodes that are not empty. Such a cluster starts from empty folders.
+  if none_answer "${CLUSTER_PORTS[@]}"; then
+    for port in "${CLUSTER_PORTS[@]}"; do rm -rf "${BASE:?}/$port"; done
   fi
   for port in "${CLUSTER_PORTS[@]}"; do
     server redis-server "$port" --cluster-enabled yes --cluster-config-file "$BASE/$port/nodes.conf" \
@@ -95,6 +96,10 @@ sentinels_know_master() {
 start_sentinel() {
   local first="${SENTINEL_DATA_PORTS[0]}" second="${SENTINEL_DATA_PORTS[1]}"
   local master=$first
+  # A set whose servers are all gone starts from empty folders, as a cluster does (see start_cluster).
+  if none_answer "${SENTINEL_DATA_PORTS[@]}" "${SENTINEL_PORTS[@]}"; then
+    for port in "${SENTINEL_DATA_PORTS[@]}" "${SENTINEL_PORTS[@]}"; do rm -rf "${BASE:?}/$port"; done
+  fi
   # After a failover the old master may be a replica: keep whichever is master now.
   if ping "$first" || ping "$second"; then
     for port in "${SENTINEL_PORTS[@]}"; do

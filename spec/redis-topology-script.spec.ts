@@ -1,8 +1,9 @@
 /**
  * The script that starts the Redis topologies of the specs: a start after every server of a cluster
- * is gone (a machine restarted under a run) starts it afresh rather than failing, and a stop leaves
- * alone a process that merely reuses a pid it wrote. It runs a topology of its own, on ports and in a
- * folder of its own, and stops every server it started.
+ * or a Sentinel set is gone (a machine restarted under a run) starts it afresh from empty folders
+ * rather than failing on what the last run left, and a stop leaves alone a process that merely
+ * reuses a pid it wrote. It runs a topology of its own, on ports and in a folder of its own, and
+ * stops every server it started.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -37,6 +38,11 @@ async function script(verb: 'start' | 'stop'): Promise<{ code: number; output: s
   }
 }
 
+/** What `redis-cli` printed for `args` on the server at `port`. */
+function redis(port: number, ...args: string[]): string {
+  return execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' })
+}
+
 function pidOf(port: number): number {
   return Number(readFileSync(join(env.ECHOSTORE_TOPOLOGY_DIR, String(port), 'pid'), 'utf8').trim())
 }
@@ -64,17 +70,22 @@ afterAll(async () => {
 })
 
 describeServers('the topology script', () => {
-  it('starts a cluster afresh when every one of its servers is gone but their files remain', { timeout: 120_000 }, async () => {
+  it('starts a topology afresh when every one of its servers is gone but their files remain', { timeout: 120_000 }, async () => {
     expect((await script('start')).code).toBe(0)
+    // Every server leaves a dump holding keys, as a replica's full sync does.
+    for (let i = 0; i < 16; i++) redis(7200, '-c', 'set', `left-behind-${i}`, 'x')
+    redis(7210, 'set', 'left-behind', 'x')
+    for (const port of [...CLUSTER, 7210, 7211]) redis(port, 'save')
     for (const port of [...CLUSTER, ...SENTINEL_SET]) process.kill(pidOf(port), 'SIGKILL')
     await silent([...CLUSTER, ...SENTINEL_SET])
 
     const restarted = await script('start')
 
     expect(restarted).toEqual({ code: 0, output: expect.stringContaining('cluster 127.0.0.1:7200-7205') })
-    const info = execFileSync('redis-cli', ['-p', '7200', 'cluster', 'info'], { encoding: 'utf8' })
+    const info = redis(7200, 'cluster', 'info')
     expect(info).toContain('cluster_state:ok')
     expect(info).toContain('cluster_known_nodes:6')
+    expect([...CLUSTER, 7210, 7211].map((port) => redis(port, 'dbsize').trim())).toEqual(Array(8).fill('0'))
   })
 
   it('stops the servers it started and no process that took over a pid it wrote', { timeout: 60_000 }, async () => {
