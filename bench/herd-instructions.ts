@@ -52,10 +52,14 @@ async function runHerds(name: string, herds: number): Promise<void> {
 /** Instructions callgrind counted for one child run. */
 async function countInstructions(name: string, herds: number): Promise<number> {
   const self = fileURLToPath(import.meta.url)
-  const { stderr } = await promisify(execFile)('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded', '--import', 'tsx', self, '--child', name, String(herds)], {
-    maxBuffer: 16 * 1024 * 1024,
-    timeout: 1_800_000,
-  })
+  const { stderr } = await promisify(execFile)(
+    'valgrind',
+    ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded', '--import', 'tsx', self, '--child', name, String(herds)],
+    {
+      maxBuffer: 16 * 1024 * 1024,
+      timeout: 1_800_000,
+    },
+  )
   const collected = /Collected : (\d+)/.exec(stderr)
   if (collected === null) throw new Error(`callgrind printed no total for ${name} (${herds} herds):\n${stderr.slice(-2_000)}`)
   return Number(collected[1])

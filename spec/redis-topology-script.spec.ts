@@ -12,20 +12,12 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { answers, TOPOLOGY_SCRIPT } from './support/topology.js'
+import { installed } from './support/topology-setup.js'
 
 const CLUSTER = [7200, 7201, 7202, 7203, 7204, 7205]
 const SENTINEL_SET = [7210, 7211, 7212, 7213, 7214]
 const dir = mkdtempSync(join(tmpdir(), 'echostore-topology-script-'))
 const env = { ...process.env, ECHOSTORE_TOPOLOGY_DIR: join(dir, 'servers'), ECHOSTORE_TOPOLOGY_SETS: '7200 7210 echostore-restart', ECHOSTORE_TOPOLOGY_VALKEY_PORT: '' }
-
-function installed(command: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** Runs the script with this spec's settings; resolves with its exit code and what it printed. */
 async function script(verb: 'start' | 'stop'): Promise<{ code: number; output: string }> {

@@ -8,7 +8,8 @@ import { join } from 'node:path'
 
 const script = join(import.meta.dirname, '..', '..', '.ci', 'redis-topology.sh')
 
-function has(command: string): boolean {
+/** True when `command` is on the PATH. */
+export function installed(command: string): boolean {
   try {
     execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' })
     return true
@@ -29,7 +30,7 @@ export function up(port: number): boolean {
 let started = false
 
 export function setup(): void {
-  if (!has('redis-server') || !has('redis-cli') || (up(7100) && up(7112) && up(7130) && up(7142))) return
+  if (!installed('redis-server') || !installed('redis-cli') || (up(7100) && up(7112) && up(7130) && up(7142))) return
   execFileSync('bash', [script, 'start'], { stdio: 'inherit', timeout: 120_000 })
   started = true
 }
