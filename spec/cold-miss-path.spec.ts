@@ -8,11 +8,11 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { COLD_MISS_CASES, type ColdMissCase, type ColdMissPath, listFiles, measureColdMissPaths } from './support/cold-miss-path.js'
 
 /** Files of src/ a cold `fetch` runs, on a table without L2. */
-const MAX_FILES_FETCH = 16
+const MAX_FILES_FETCH = 15
 /** Files of src/ a cold `fetch` runs, on a table with `memoryL2()`. */
-const MAX_FILES_FETCH_L2 = 22
+const MAX_FILES_FETCH_L2 = 21
 /** Files of src/ a cold `getMany` of one id runs, on a table with a `batchLoader`. */
-const MAX_FILES_GET_MANY = 21
+const MAX_FILES_GET_MANY = 20
 
 /** Calls into src/ of a cold `fetch`, without L2. */
 const MAX_CALLS_FETCH = 109

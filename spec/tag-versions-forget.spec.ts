@@ -28,12 +28,18 @@ function owner(l2EntryLife = 0) {
     onSweep(turn, true)
     while (state.sweep !== undefined) onSweep(turn, false)
   }
+  /** Invalidates `tag` at the floor of now, as the owner takes a tag's new version (the version clock notes it). */
+  const invalidate = (tag: string, taken = false) => {
+    const version = state.versions.floor(clock.now())
+    state.versions.observe(version)
+    state.tags.raise(tag, version, taken)
+  }
   /** A row `id` carrying the tag `tag`, born now, expiring at `expiresAt`; then the tag invalidated. */
   const rowThenInvalidate = (id: string, tag: string, expiresAt: number) => {
-    state.rows.write(id, id, expiresAt, 0, state.rows.find(id), { keys: [tag], born: state.tags.tick(clock.now()) })
-    state.tags.raise(tag, state.tags.floor(clock.now()))
+    state.rows.write(id, id, expiresAt, 0, state.rows.find(id), { keys: [tag], born: state.versions.tick(clock.now()) })
+    invalidate(tag)
   }
-  return { clock, state, passAt, rowThenInvalidate }
+  return { clock, state, passAt, invalidate, rowThenInvalidate }
 }
 
 describe('tag versions are forgotten once nothing born before them remains', () => {
@@ -49,17 +55,17 @@ describe('tag versions are forgotten once nothing born before them remains', () 
     // An L2 entry born before it is stale (L2 may not hold the invalidation); one born now is fresh.
     expect(state.tags.stale(['user:7'], 1)).toBe(false)
     expect(state.tags.staleInL2(['user:7'], 1)).toBe(true)
-    expect(state.tags.staleInL2(['user:7'], state.tags.tick(1_600))).toBe(false)
+    expect(state.tags.staleInL2(['user:7'], state.versions.tick(1_600))).toBe(false)
   })
 
   it('keeps the versions at or above the earliest birth of a tagged row held', () => {
-    const { clock, state, passAt, rowThenInvalidate } = owner()
+    const { clock, state, passAt, invalidate, rowThenInvalidate } = owner()
     rowThenInvalidate('old', 'a', 1_000)
     clock.set(10)
-    state.rows.write('kept', 'kept', 1e9, 0, -1, { keys: ['k'], born: state.tags.tick(10) })
+    state.rows.write('kept', 'kept', 1e9, 0, -1, { keys: ['k'], born: state.versions.tick(10) })
     clock.set(20)
     rowThenInvalidate('new', 'b', 1_000)
-    state.tags.raise('c', state.tags.floor(20)) // a tag no row carries
+    invalidate('c') // a tag no row carries
     passAt(2_000)
     passAt(2_100)
     // `a` was invalidated before `kept` was born: forgotten. `b` and `c` after it: kept, as `kept` is fresh.
@@ -86,10 +92,10 @@ describe('tag versions are forgotten once nothing born before them remains', () 
   })
 
   it('with an L2, forgets a version L2 took with the rows, and it makes no L2 entry born before it stale', () => {
-    const { clock, state, passAt } = owner(5_000)
+    const { clock, state, passAt, invalidate } = owner(5_000)
     clock.set(10)
-    state.tags.raise('taken', state.tags.floor(10), true)
-    state.tags.raise('missed', state.tags.floor(10))
+    invalidate('taken', true)
+    invalidate('missed')
     passAt(1_000) // no row is held: the version L2 took goes, the one it may not hold stays an entry's life
     expect(state.tags.size).toBe(1)
     expect(state.tags.staleInL2(['taken'], 1)).toBe(false) // the facade reads L2's own version of it

@@ -73,3 +73,52 @@ export function checkDataVersion(given: number, held: number, where: string): nu
     `${where}: version ${given} is the data's own, but the id holds version ${held}, minted by a change without a version (invalidate(id) or put(id, value) without { version }) in a process that did not know the id's version: give every change of this table a version (invalidate(id, { version: row.version })), or give none anywhere`,
   )
 }
+
+/**
+ * A table's version clock: what orders a row's birth (the reading when its load started, or its put)
+ * against a tag's invalidation, so a row is stale once one of its tags was invalidated at or after
+ * its birth (see `tags/tag-versions.ts`). Its readings are hybrid logical clock readings, as minted
+ * id versions are: the clock's millisecond × {@link PER_MS}, kept strictly growing here, and raised
+ * by every version the table learns of (a put's birth, an invalidation from its L2's tag keys or the
+ * bus). Within one process the order is exact; across processes an invalidation takes the last
+ * version of its millisecond (see {@link floor}), so a row another process loaded before it, in the
+ * same millisecond or earlier, is older whatever that process's counter reached; beyond that (clocks
+ * that disagree, an invalidation not heard of yet) a load that races an invalidation elsewhere is
+ * judged by the two clocks, and its flight is fenced anyway as soon as the bus delivers the invalidation.
+ *
+ * Written only by the owner ({@link tick}, {@link observe}); read by the change path and the flight
+ * runners ({@link peek}, {@link floor}).
+ */
+export class VersionClock {
+  /** The last reading: every birth and every floor handed out is above it. */
+  #last = 0
+
+  /** A reading at `now`, above every earlier one: a flight's birth. */
+  tick(now: number): number {
+    this.#last = Math.max(this.#last + 1, clockVersion(now))
+    return this.#last
+  }
+
+  /** What the next {@link tick} at `now` would answer, without taking it (for a change about to be handed to the owner, a loader being called). */
+  peek(now: number): number {
+    return Math.max(this.#last + 1, clockVersion(now))
+  }
+
+  /**
+   * The least version an invalidation at `now` may take: the next reading, rounded up to the last
+   * version of its millisecond (the clock's, or the one this table's readings have run on to). A
+   * table that heard of an invalidation counts its births from the next millisecond on, and counts
+   * them within it: so every birth, on any process whose clock agrees and that heard of the same
+   * invalidations, made before this one is older than it, however far that process's counter ran.
+   * The readings left in the millisecond are given up: births here go on above it.
+   */
+  floor(now: number): number {
+    const next = Math.max(this.#last + 1, clockVersion(now))
+    return Math.min(MAX_VERSION, next - (next % PER_MS) + PER_MS - 1)
+  }
+
+  /** Takes note of a version handed out elsewhere (a put's birth, an invalidation from the bus or L2): later readings are above it. */
+  observe(version: number): void {
+    if (version > this.#last) this.#last = version
+  }
+}

@@ -103,24 +103,28 @@ function snapshotOf<V>(state: OwnerState<V>, closing: boolean): OwnerSnapshot {
 
 /** The owner's actor logic for one table, working on `state` (see the module comment). */
 export function ownerLogic<V>(env: OwnerEnv<V>, state: OwnerState<V>): OwnerLogic<V> {
-  function transition(snapshot: OwnerSnapshot, event: BatchEvent<V>, scope: ActorScope<OwnerSnapshot, BatchEvent<V>>): OwnerSnapshot {
+  /** The actor's scope, as the batch being processed was given it (xstate gives one actor the same): written only by {@link transition}. */
+  let scope: ActorScope<OwnerSnapshot, BatchEvent<V>> | undefined
+  // One `defer` for every turn. An effect that throws (a hostile signal's listener, say) is reported
+  // like a handler that throws: a throw out of an effect would stop the actor and leave every later caller pending.
+  const defer = (effect: () => void): void =>
+    scope!.defer(() => {
+      try {
+        effect()
+      } catch (error) {
+        emitSafely(env.events, 'error', { table: env.name, id: undefined, error })
+      }
+    })
+
+  function transition(snapshot: OwnerSnapshot, event: BatchEvent<V>, actorScope: ActorScope<OwnerSnapshot, BatchEvent<V>>): OwnerSnapshot {
     if (event.type !== 'batch' || snapshot.status !== 'active') return snapshot // xstate's own lifecycle events
-    // An effect that throws (a hostile signal's listener, say) is reported like a handler that throws:
-    // a throw out of an effect would stop the actor and leave every later caller pending.
-    const defer = (effect: () => void): void =>
-      scope.defer(() => {
-        try {
-          effect()
-        } catch (error) {
-          emitSafely(env.events, 'error', { table: env.name, id: undefined, error })
-        }
-      })
+    scope = actorScope
     const turn: Turn<V> = { state, env, listening: env.events.all.size > 0, defer, started: [] }
     for (const message of event.messages) {
       try {
         handle(turn, message)
       } catch (error) {
-        scope.defer(() => emitSafely(env.events, 'error', { table: env.name, id: undefined, error }))
+        actorScope.defer(() => emitSafely(env.events, 'error', { table: env.name, id: undefined, error }))
       }
     }
     if (turn.started.length > 0) runStarted(turn)

@@ -86,7 +86,7 @@ export class Mailbox<V, M extends { readonly type: string }> {
   #batch: (M | PlainMiss<V> | Refresh<V>)[] = []
   /** This turn's plain misses by id, until the batch is handed over. */
   readonly #misses = new Map<Id, PlainMiss<V>>()
-  /** The last of them: a herd repeats one id, and a repeat needs no lookup. */
+  /** The last of them: a herd repeats one id, and a repeat needs no lookup. Forgotten when a loader is entered (see {@link repeat}). */
   #last: PlainMiss<V> | undefined = undefined
   /** This turn's stale-while-revalidate refreshes by id, until the batch is handed over. */
   readonly #refreshes = new Map<Id, Refresh<V>>()
@@ -147,13 +147,20 @@ export class Mailbox<V, M extends { readonly type: string }> {
    * The herd's shortcut: when `id` is the id of this turn's last plain miss, counts one more caller
    * on it and returns its promise; otherwise `undefined`. Rows change only when a turn is handed
    * over, which forgets the last miss, so an id pending this turn has no live row: a repeat needs
-   * neither the row lookup nor the miss lookup.
+   * neither the row lookup nor the miss lookup. Entering a loader forgets it too ({@link forgetLast}),
+   * and a fetch from inside a loader of its own id is refused before it could become a miss: so no
+   * repeat is ever a loader's fetch of its own id, and a herd's waiter needs no check for that.
    */
   repeat(id: Id): Promise<V | undefined> | undefined {
     const last = this.#last
     if (last === undefined || last.id !== id) return undefined
     last.count++
     return last.promise
+  }
+
+  /** A loader's synchronous part starts now: the last miss is forgotten (see {@link repeat}); a later miss of the turn still finds its message. */
+  forgetLast(): void {
+    this.#last = undefined
   }
 
   /** Adds `message` to this turn's batch, handed over a microtask later (or by the next {@link send}). */

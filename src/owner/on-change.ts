@@ -92,7 +92,7 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
   }
   wakeWaiting(turn, id)
   turn.state.flights.fenceId(id, version)
-  if (put.tags !== undefined) turn.state.tags.observe(put.tags.born)
+  if (put.tags !== undefined) turn.state.versions.observe(put.tags.born)
   store(turn, id, put.value, put.expiresAt, version, undefined, put.tags)
   put.reply(true, version)
 }
@@ -107,7 +107,10 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
 export function onTags<V>(turn: Turn<V>, keys: readonly string[], versions: readonly number[], taken: boolean, scope: Scope, reply?: (applied: boolean) => void): void {
   const { state } = turn
   wakeWaiting(turn, undefined)
-  keys.forEach((key, i) => state.tags.raise(key, versions[i]!, taken))
+  keys.forEach((key, i) => {
+    state.versions.observe(versions[i]!)
+    state.tags.raise(key, versions[i]!, taken)
+  })
   state.flights.fenceScope(scope)
   state.counters[C.tag_invalidations] += keys.length
   reply?.(true)

@@ -94,14 +94,14 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     lease: options.lease,
     loading: { id: undefined, batch: undefined },
     writing: new Set(),
-    bornNow: () => Math.max(state.tags.peek(clock.now()), l2 === undefined ? 0 : l2.seenTagVersion + 1),
+    bornNow: () => Math.max(state.versions.peek(clock.now()), l2 === undefined ? 0 : l2.seenTagVersion + 1),
     announceFill(id, version) {
       void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
     },
     announceUnfilled(id, version, lease, failed) {
       void publish(publisher, id, { table: name, id, version, kind: 'unfilled', origin, lease, ...(failed ? { failed: true as const } : {}) })
     },
-    port: new OwnerPort<V>(name, state.counters, events, post),
+    port: new OwnerPort<V>(name, state.counters, events, post, () => mailbox.forgetLast()),
   }
   const env: OwnerEnv<V> = {
     name,
@@ -263,6 +263,8 @@ class OwnerPort<V> implements RunnerPort<V> {
     private readonly events: Emitter<TableEvents>,
     /** Posts a message to the owner's mailbox. */
     private readonly post: (message: Message<V>) => void,
+    /** Forgets the mailbox's last miss (see `Mailbox.forgetLast`). */
+    private readonly forgetLast: () => void,
   ) {}
 
   loading(id: Id, role: LeaseRole | undefined): void {
@@ -277,6 +279,10 @@ class OwnerPort<V> implements RunnerPort<V> {
     this.counters[C.batch_loads]++
     this.counters[C.batch_ids] += ids.length
     ids.forEach((id, i) => this.loading(id, roles?.[i]))
+  }
+
+  enteringLoader(): void {
+    this.forgetLast()
   }
 
   done(flight: Flight<V>, result: FlightResult<V>): void {

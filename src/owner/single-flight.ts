@@ -208,7 +208,7 @@ function startFlight<V>(turn: Turn<V>, id: Id, loader: Origin<V>, slot: number, 
   const { state, env } = turn
   const now = env.clock.now()
   const known = Math.max(state.rows.versionAt(slot), 0)
-  const flight = new Flight<V>(id, state.coalesce, known, slot, state.soloFills, now + env.flightBound, forced, state.tags.tick(now), new FlightContext(), loader)
+  const flight = new Flight<V>(id, state.coalesce, known, slot, state.soloFills, now + env.flightBound, forced, state.versions.tick(now), new FlightContext(), loader)
   state.flights.start(flight)
   state.counters[C.flights]++
   turn.started.push(flight)

@@ -4,6 +4,7 @@ import { newOwnerCounters } from '../core/counters.js'
 import type { Id } from '../core/id.js'
 import { RowStore, type SweepCursor } from '../rows/row-store.js'
 import { TagVersions } from '../tags/tag-versions.js'
+import { VersionClock } from '../core/versions.js'
 import type { Sweeper } from './sweep-timer.js'
 import type { BatchWindow } from '../runner/batch-window.js'
 import type { TableEvents } from '../core/events.js'
@@ -24,6 +25,8 @@ export interface OwnerState<V> {
   readonly rows: RowStore<V>
   /** The tag versions the rows are checked against (see `tags/tag-versions.ts`). */
   readonly tags: TagVersions
+  /** The version clock births and tag invalidations are read from (see `VersionClock`). */
+  readonly versions: VersionClock
   /** The running flights, joinable and solo, their deadlines and fences (see `flights.ts`). */
   readonly flights: Flights<V>
   /**
@@ -111,6 +114,7 @@ export function initialState<V>(capacity: number, grace: number, coalesce: boole
   return {
     rows: new RowStore<V>(capacity, grace, tags, maxSize),
     tags,
+    versions: new VersionClock(),
     flights: new Flights<V>(clock, deadlineDue),
     puts: new Map(),
     counters: newOwnerCounters(),

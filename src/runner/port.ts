@@ -16,6 +16,12 @@ export interface RunnerPort<V> {
   loading(id: Id, role: LeaseRole | undefined): void
   /** A batch loader is being called now, once, for `ids` (with each one's lease role, in order): `batch_loads`, `batch_ids`, and each id as {@link loading}. */
   loadingBatch(ids: readonly Id[], roles: readonly (LeaseRole | undefined)[] | undefined): void
+  /**
+   * A loader's (or batch loader's) synchronous part starts now, its ids marked as loading: the owner
+   * forgets the herd's shortcut (see `Mailbox.repeat`), so a fetch of those ids from inside the loader
+   * meets the self-fetch check. Called by the one function of each kind that calls a loader.
+   */
+  enteringLoader(): void
   /** The flight's run ended with `result`: the flight carries it to the owner as its own message; a released flight's is dropped there. */
   done(flight: Flight<V>, result: FlightResult<V>): void
   /** The run found a graced value in L2 (`fallback`): the soft timeouts may answer it while the flight loads. */

@@ -117,9 +117,10 @@ async function settle<V>(run: FlightRun<V>, answer: BatchOutcome<V>, context: Ba
 }
 
 /** Calls the batch loader, marking its ids as loading while its synchronous part runs (see `RunnerDeps.loading`). */
-function callBatch<V>(batch: Batch<V>, ids: Id[], context: BatchContext<V>, deps: RunnerDeps<V>): ReturnType<Batch<V>['load']> {
+function callBatch<V>(batch: Batch<V>, ids: Id[], context: BatchLoaderContext<Id>, deps: RunnerDeps<V>): ReturnType<Batch<V>['load']> {
   const outer = deps.loading.batch
   deps.loading.batch = new Set(ids)
+  deps.port.enteringLoader()
   try {
     return batch.load(ids.slice(), context)
   } finally {
@@ -157,15 +158,7 @@ function alone<V>(batch: Batch<V>, deps: RunnerDeps<V>): RunLoader<V> {
         setTags(tags)
       },
     }
-    const outer = deps.loading.batch
-    deps.loading.batch = new Set([id])
-    let answer: ReturnType<Batch<V>['load']>
-    try {
-      answer = batch.load([id], context)
-    } finally {
-      deps.loading.batch = outer
-    }
-    const [outcome] = align(await answer, [id])
+    const [outcome] = align(await callBatch(batch, [id], context, deps), [id])
     if (!outcome!.ok) throw outcome!.error
     return outcome!.value as V
   }

@@ -371,6 +371,7 @@ function entryValue<V>(entry: L2Entry): V | undefined {
 function callLoader<V>(flight: Flight<V>, loader: RunLoader<V>, deps: RunnerDeps<V>): ReturnType<RunLoader<V>> {
   const outer = deps.loading.id
   deps.loading.id = flight.id
+  deps.port.enteringLoader()
   try {
     return loader(flight.id, flight.context)
   } finally {

@@ -108,7 +108,7 @@ export class Changes<V> {
     const now = clock.now()
     const expiresAt = expiry.draw(value, now, ttl)
     const keys = rowTagKeys(id, tags)
-    const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: this.deps.owner.state.tags.peek(now) }
+    const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: this.deps.owner.state.versions.peek(now) }
     const tombstone = l2Write.tombstone(version, tombstoneLife)
     // In progress from before L2 is asked until the owner handled it: a change of the id heard
     // meanwhile (L2 may hold it already) fences it, so its older value never enters L1.
@@ -203,7 +203,7 @@ export class Changes<V> {
   async #bump(scope: Scope, keys: string[], least: number): Promise<{ versions: number[]; applied: boolean; l2: 'written' | 'failed' | 'none' }> {
     const { owner, clock } = this.deps
     // The millisecond's last version: rows another process loaded earlier in it are older too.
-    const floor = Math.max(least, owner.state.tags.floor(clock.now()))
+    const floor = Math.max(least, owner.state.versions.floor(clock.now()))
     const minted = owner.l2 === undefined ? undefined : await owner.l2.invalidateTags(keys, floor)
     const taken = minted !== undefined && minted !== L2_FAILED
     const versions = taken ? minted : keys.map(() => floor)

@@ -435,8 +435,9 @@ export class Table<V, K extends Id = string> {
    * every waiter and every hit run only this).
    */
   #read(id: Id, loader: Origin<V>, read: FetchOptions | undefined, trace?: FetchTrace): Promise<V | undefined> {
-    // A loader fetching its own id must meet SelfFetchError below, not the herd's shortcut onto its own flight.
-    if (read === undefined && !this.#owner.insideLoaderOf(id)) {
+    // No loader is inside its synchronous part while its id is the last miss (see `Mailbox.repeat`): a
+    // loader fetching its own id meets SelfFetchError below, never the herd's shortcut onto its own flight.
+    if (read === undefined) {
       const repeat = this.#owner.repeat(id) // a herd: the same id as this turn's last miss, so no row to find
       if (repeat !== undefined) {
         this.#reads[R.misses]++

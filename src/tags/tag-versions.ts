@@ -4,16 +4,9 @@
  * and a row is stale once any of its tag keys holds a version at or above its birth. Nothing walks
  * the rows: a read compares, and the sweeper reclaims what reads no longer answer.
  *
- * The versions are hybrid logical clock readings, as id versions are (see `core/versions.ts`): the
- * clock's millisecond × 1,024, kept strictly growing here, and raised by every version this table
- * learns of (from its L2's tag keys, or the bus). Within one process the order is exact; across
- * processes an invalidation takes the last version of its millisecond (see {@link TagVersions.floor}),
- * so a row another process loaded before it, in the same millisecond or earlier, is older whatever
- * that process's counter reached; beyond that (clocks that disagree, an invalidation not heard of
- * yet) a load that races an invalidation elsewhere is judged by the two clocks, and its flight is
- * fenced anyway as soon as the bus delivers the invalidation.
+ * Births and invalidations are both readings of the table's version clock (`VersionClock`, in
+ * `core/versions.ts`), which orders them; this module keeps what the invalidations left behind.
  */
-import { MAX_VERSION, PER_MS, clockVersion } from '../core/versions.js'
 
 /**
  * A table's tag versions. Written only by the owner; read by the hit path (through the rows), by the
@@ -39,46 +32,15 @@ export class TagVersions {
   readonly #untaken = new Set<string>()
   /** The highest version forgotten that L2 may not hold (0: none): a tagged L2 entry born at or below it is stale. */
   #forgottenUntaken = 0
-  /** The last reading of the version clock: every birth and every floor handed out is above it. */
-  #last = 0
   /** Bumped whenever a tag key's version rises: a row checked under the current epoch needs no check. */
   epoch = 0
 
-  /** A reading of the version clock at `now`, above every earlier one: a row's birth, or an invalidation's floor. */
-  tick(now: number): number {
-    this.#last = Math.max(this.#last + 1, clockVersion(now))
-    return this.#last
-  }
-
-  /** What the next {@link tick} at `now` would answer, without taking it (for a change about to be handed to the owner). */
-  peek(now: number): number {
-    return Math.max(this.#last + 1, clockVersion(now))
-  }
-
-  /**
-   * The least version an invalidation at `now` may take: the next reading, rounded up to the last
-   * version of its millisecond (the clock's, or the one this table's readings have run on to). A
-   * table that heard of an invalidation counts its births from the next millisecond on, and counts
-   * them within it: so every birth, on any process whose clock agrees and that heard of the same
-   * invalidations, made before this one is older than it, however far that process's counter ran.
-   * The readings left in the millisecond are given up: births here go on above it.
-   */
-  floor(now: number): number {
-    const next = Math.max(this.#last + 1, clockVersion(now))
-    return Math.min(MAX_VERSION, next - (next % PER_MS) + PER_MS - 1)
-  }
-
-  /** Takes note of a version handed out elsewhere (a put's birth, an invalidation from the bus or L2): later readings are above it. */
-  observe(version: number): void {
-    if (version > this.#last) this.#last = version
-  }
-
   /**
    * Raises `key` to `version` (no lower); true when that changed it. `taken`: L2's tag versions hold
-   * it (L2 minted it), so an L2 entry needs no memory of it here once no row does.
+   * it (L2 minted it), so an L2 entry needs no memory of it here once no row does. The version clock
+   * takes note of `version` apart from this (see `onTags`).
    */
   raise(key: string, version: number, taken = false): boolean {
-    this.observe(version)
     if (version <= (this.#versions.get(key) ?? 0)) return false
     this.#versions.set(key, version)
     if (taken) this.#untaken.delete(key)
