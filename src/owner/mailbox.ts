@@ -1,4 +1,4 @@
-import type { Id } from '../core/id.js'
+import { type Id, isMarked } from '../core/id.js'
 import { keepShape } from '../core/kept-shapes.js'
 import type { Flight, SharedCallers } from '../flight/flight.js'
 import type { Origin } from './loader.js'
@@ -86,7 +86,10 @@ export class Mailbox<V, M extends { readonly type: string }> {
   #batch: (M | PlainMiss<V> | Refresh<V>)[] = []
   /** This turn's plain misses by id, until the batch is handed over. */
   readonly #misses = new Map<Id, PlainMiss<V>>()
-  /** The last of them: a herd repeats one id, and a repeat needs no lookup. Forgotten when a loader is entered (see {@link repeat}). */
+  /**
+   * The last of them that is the base table's (a namespace's key, marked, never is): a herd repeats
+   * one id, and a repeat needs no lookup. Forgotten when a loader is entered (see {@link repeat}).
+   */
   #last: PlainMiss<V> | undefined = undefined
   /** This turn's stale-while-revalidate refreshes by id, until the batch is handed over. */
   readonly #refreshes = new Map<Id, Refresh<V>>()
@@ -113,13 +116,16 @@ export class Mailbox<V, M extends { readonly type: string }> {
     const pending = this.#misses.get(id)
     if (pending !== undefined) {
       pending.count++
-      this.#last = pending
+      this.#last = isMarked(id) ? undefined : pending
       return pending.promise
     }
     const owner = this.#owner
     const coalesce = owner.coalesce
     const message = new PlainMiss(id, loader, coalesce ? owner.flights.joinable(id) : undefined, false, owner.rows.absence(id))
-    if (coalesce) this.#misses.set(id, (this.#last = message))
+    if (coalesce) {
+      this.#misses.set(id, message)
+      this.#last = isMarked(id) ? undefined : message
+    }
     this.post(message)
     return message.promise
   }
@@ -144,8 +150,9 @@ export class Mailbox<V, M extends { readonly type: string }> {
   }
 
   /**
-   * The herd's shortcut: when `id` is the id of this turn's last plain miss, counts one more caller
-   * on it and returns its promise; otherwise `undefined`. Rows change only when a turn is handed
+   * The herd's shortcut, for reads of the base table: when `id` is the id of this turn's last plain
+   * miss of the base table, counts one more caller on it and returns its promise; otherwise `undefined`
+   * (a marked id, which the base table refuses, never matches). Rows change only when a turn is handed
    * over, which forgets the last miss, so an id pending this turn has no live row: a repeat needs
    * neither the row lookup nor the miss lookup. Entering a loader forgets it too ({@link forgetLast}),
    * and a fetch from inside a loader of its own id is refused before it could become a miss: so no

@@ -317,18 +317,30 @@ export class Table<V, K extends Id = string> {
   }
 
   /**
-   * The one read dispatch of `fetch` and `get`: the caller's `id` read with `origin`. In a namespace
-   * view (or for an id no caller may give, which rejects) the id is checked first and read under
-   * its key, its loader asked with the caller's id (see {@link #fetchInScope}). Then a traced read
-   * goes through {@link #traced}, a plain one (no options, an open table, a loader that is a function
-   * or a batch) straight to {@link #read} (no allocation on the way to a hit), any other through
-   * {@link #readChecked}. The view's way is a method of its own, so this one, run by every read,
-   * stays small enough for the compiler to inline it with {@link #read}.
+   * The one read dispatch of `fetch` and `get`: the caller's `id` read with `origin`. A plain read
+   * of the base table (no options, a loader that is a function or a batch), while nobody watches
+   * `echostore:fetch`, first tries the herd's shortcut: a read of the id of this turn's last plain
+   * miss takes that miss's promise, counted a miss, with no other check and no lookup (see
+   * `Mailbox.repeat` for why none is needed: that id has no row this turn and is a valid id of the
+   * base table, a closed table has no last miss, and no loader of the id is inside its synchronous
+   * part); then, for a valid id of an open table, straight to {@link #read} (no allocation on the way
+   * to a hit). In a namespace view (or for an id no caller may give, which rejects) the id is checked
+   * and read under its key, its loader asked with the caller's id (see {@link #fetchInScope}); a
+   * traced read goes through {@link #traced}, any other through {@link #readChecked}. The view's way
+   * is a method of its own, so this one, run by every read, stays small enough for the compiler to
+   * inline it with {@link #read}: a hit, or a herd's waiter, runs only these two.
    */
   #fetch(op: 'fetch' | 'get', id: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
+    if (this.#scope === ROOT_SCOPE && options === undefined && (typeof origin === 'function' || origin instanceof Batch) && !fetchWatched.hasSubscribers) {
+      const repeat = this.#owner.repeat(id)
+      if (repeat !== undefined) {
+        this.#reads[R.misses]++
+        return repeat
+      }
+      if (!isMarked(id) && !this.#owner.closed) return this.#read(id, origin, undefined)
+    }
     if (this.#scope !== ROOT_SCOPE || isMarked(id)) return this.#fetchInScope(op, id, origin, options)
     if (fetchWatched.hasSubscribers) return this.#traced(id, id, origin, options)
-    if (options === undefined && (typeof origin === 'function' || origin instanceof Batch) && !this.#owner.closed) return this.#read(id, origin, undefined)
     return this.#readChecked(id, origin, options)
   }
 
@@ -429,21 +441,11 @@ export class Table<V, K extends Id = string> {
 
   /**
    * The one lookup of a fetch, for a plain read (`read` undefined: the id is not validated yet) or a
-   * checked one: the herd's shortcut and the live row answer first (only valid ids are ever stored,
-   * so a live row means the id is valid), unless the read forces a refresh; then {@link #miss}. Kept
-   * apart from the miss, and small, so the compiler inlines it into the read that calls it (a herd's
-   * every waiter and every hit run only this).
+   * checked one: the live row answers first (only valid ids are ever stored, so a live row means the
+   * id is valid), unless the read forces a refresh; then {@link #miss}. Kept apart from the miss, and
+   * small, so the compiler inlines it into the read that calls it (every hit runs only this).
    */
   #read(id: Id, loader: Origin<V>, read: FetchOptions | undefined, trace?: FetchTrace): Promise<V | undefined> {
-    // No loader is inside its synchronous part while its id is the last miss (see `Mailbox.repeat`): a
-    // loader fetching its own id meets SelfFetchError below, never the herd's shortcut onto its own flight.
-    if (read === undefined) {
-      const repeat = this.#owner.repeat(id) // a herd: the same id as this turn's last miss, so no row to find
-      if (repeat !== undefined) {
-        this.#reads[R.misses]++
-        return repeat
-      }
-    }
     if (read?.forceRefresh !== true) {
       const value = this.#rows.live(id, this.#clock)
       if (value !== NOT_LIVE) {
