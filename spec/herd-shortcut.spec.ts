@@ -1,13 +1,14 @@
 /**
  * The herd's shortcut (a read of the id of the turn's last miss takes that miss's promise, with no
- * lookup) never hands a loader its own flight: a fetch of its own id from inside a loader is refused
- * with `SelfFetchError` even when a read of that id became the turn's last miss just before the
- * loader was called. Such a read comes from a tick callback queued before the batch window's
- * dispatch, or from a promise job between an L2 answer and the loader call; each is placed there
- * here, hop by hop, with latches.
+ * other check and no lookup) answers no read it must not: a read after close() is refused, a base
+ * table's read of a namespace's key is refused, and a loader's fetch of its own id is refused with
+ * `SelfFetchError` even when a read of that id became the turn's last miss just before the loader was
+ * called. Such a read comes from a tick callback queued before the batch window's dispatch, or from
+ * a promise job between an L2 answer and the loader call; each is placed there here, hop by hop,
+ * with latches.
  */
 import { describe, expect, it } from 'vitest'
-import { type Id, SelfFetchError, createTable, memoryL2 } from '../src/index.js'
+import { type Id, SelfFetchError, TableClosedError, createTable, memoryL2 } from '../src/index.js'
 import type { L2Store } from '../src/store.js'
 import { manualClock } from '../src/testing.js'
 
@@ -30,6 +31,34 @@ function afterHops(hops: number, then: () => void): void {
 }
 
 describe('the herd shortcut', () => {
+  it("a read made after close(), in the turn of a miss on its id, is refused, not joined", async () => {
+    const clock = manualClock(0)
+    const store = memoryL2({ clock })
+    let answerRead!: () => void
+    // L2 answers the flight's read when the test says, so no loader is entered while the table closes.
+    const l2: L2Store = { ...store, get: (t, id) => new Promise((resolve) => (answerRead = () => resolve(store.get(t, id)))) }
+    const table = createTable<string, Id>({ name: 'shortcut', clock, l2 })
+    const first = table.fetch('a', () => 'a loaded')
+    const closing = table.close()
+    await expect(table.fetch('a', () => 'never')).rejects.toBeInstanceOf(TableClosedError)
+    answerRead()
+    expect(await first).toBe('a loaded')
+    await closing
+  })
+
+  it("a base table's read of a namespace's key, made while that key is the turn's last miss, is refused, not joined", async () => {
+    const table = createTable<string, Id>({ name: 'shortcut', clock: manualClock(0) })
+    const view = table.namespace('ns')
+    const inView = view.fetch('x', () => 'x in ns')
+    // The key the view's miss was stored under: the mark, then the JSON of the path and the id.
+    const key = `\uDC00${JSON.stringify(['ns', 'x'])}`
+    const refused = table.fetch(key, () => 'never')
+    await expect(refused).rejects.toBeInstanceOf(TypeError)
+    expect(await inView).toBe('x in ns')
+    expect(table.stats()).toMatchObject({ misses: 1, coalesced: 0, loads: 1 })
+    await table.close()
+  })
+
   it('a read in a tick callback just before the batch window dispatches does not hand the batch loader its own flight', async () => {
     const { inner, answer } = reentering((id) => table.fetch(id, () => 'never'))
     const table = createTable<string, Id>({ name: 'shortcut', clock: manualClock(0), batchLoader: (ids) => ids.map(answer) })
