@@ -31,7 +31,7 @@ function afterHops(hops: number, then: () => void): void {
 }
 
 describe('the herd shortcut', () => {
-  it("a read made after close(), in the turn of a miss on its id, is refused, not joined", async () => {
+  it('a read made after close(), in the turn of a miss on its id, is refused, not joined', async () => {
     const clock = manualClock(0)
     const store = memoryL2({ clock })
     let answerRead!: () => void
