@@ -113,7 +113,7 @@ export class VersionClock {
    * The readings left in the millisecond are given up: births here go on above it.
    */
   floor(now: number): number {
-    const next = Math.max(this.#last + 1, clockVersion(now))
+    const next = this.peek(now)
     return Math.min(MAX_VERSION, next - (next % PER_MS) + PER_MS - 1)
   }
 

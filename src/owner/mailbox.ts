@@ -113,20 +113,18 @@ export class Mailbox<V, M extends { readonly type: string }> {
    */
   miss(id: Id, loader: Origin<V>): Promise<V | undefined> {
     // A pending miss for the id exists only while the gate is on: a gate change hands the turn over first.
-    const pending = this.#misses.get(id)
-    if (pending !== undefined) {
-      pending.count++
-      this.#last = isMarked(id) ? undefined : pending
-      return pending.promise
-    }
-    const owner = this.#owner
-    const coalesce = owner.coalesce
-    const message = new PlainMiss(id, loader, coalesce ? owner.flights.joinable(id) : undefined, false, owner.rows.absence(id))
-    if (coalesce) {
+    let message = this.#misses.get(id)
+    if (message !== undefined) message.count++
+    else {
+      const owner = this.#owner
+      const coalesce = owner.coalesce
+      message = new PlainMiss(id, loader, coalesce ? owner.flights.joinable(id) : undefined, false, owner.rows.absence(id))
+      this.post(message)
+      if (!coalesce) return message.promise // a message of its own, and no last miss
       this.#misses.set(id, message)
-      this.#last = isMarked(id) ? undefined : message
     }
-    this.post(message)
+    // The base table's only: a namespace's key (marked) never becomes the last miss (see `repeat`).
+    this.#last = isMarked(id) ? undefined : message
     return message.promise
   }
 

@@ -4,8 +4,9 @@
  * of 4-bit counters: four rows, each id counted in one counter per row, its frequency the smallest
  * of the four, updated conservatively (only the counters at that minimum grow, which keeps the
  * estimate tight); aged by halving every counter once the sketch has counted ten times the table's
- * capacity, counting (as Caffeine does) only the occurrences that raised an estimate. Ids are given as 32-bit hashes. (No doorkeeper: on the project's hit-rate traces it cost
- * more hits than it saved memory.)
+ * capacity, counting (as Caffeine does) only the occurrences that raised an estimate. Ids are given
+ * as 32-bit hashes. (No doorkeeper: on the project's hit-rate traces it cost more hits than it saved
+ * memory.)
  *
  * Size: four rows of 4 × the capacity rounded up to a power of two counters, 4 bits each: 8 bytes
  * per row of capacity (Caffeine's size), which the hit-rate traces need: half of it loses 0.5–1.2
