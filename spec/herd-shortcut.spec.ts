@@ -5,7 +5,8 @@
  * `SelfFetchError` even when a read of that id became the turn's last miss just before the loader was
  * called. Such a read comes from a tick callback queued before the batch window's dispatch, or from
  * a promise job between an L2 answer and the loader call; each is placed there here, hop by hop,
- * with latches.
+ * with latches. A herd's counters are those of the same reads made with `{}` options (which take
+ * no shortcut): each read of a row older than one of its tags counts a `tag_stale`.
  */
 import { describe, expect, it } from 'vitest'
 import { type Id, SelfFetchError, TableClosedError, createTable, memoryL2 } from '../src/index.js'
@@ -95,5 +96,24 @@ describe('the herd shortcut', () => {
       await expect(inner[0], `read ${hops} jobs after L2 answered`).rejects.toBeInstanceOf(SelfFetchError)
       await table.close()
     }
+  })
+
+  it.each([
+    ['a herd of plain reads (the shortcut)', false],
+    ['the same reads with {} options', true],
+  ])('%s of a row older than one of its tags counts a tag_stale for every read', async (_, withOptions) => {
+    const table = createTable<string, Id>({ clock: manualClock(0) })
+    let loads = 0
+    const loader = (_id: Id, context: { setTags(tags: string[]): void }) => {
+      context.setTags(['t'])
+      return `v${++loads}`
+    }
+    expect(await table.fetch('a', loader)).toBe('v1')
+    await table.invalidateTags(['t'])
+    const read = () => (withOptions ? table.fetch('a', loader, {}) : table.fetch('a', loader))
+    expect(await Promise.all([read(), read(), read()])).toEqual(['v2', 'v2', 'v2'])
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(table.stats()).toMatchObject({ misses: 4, tag_stale: 3, coalesced: 2, loads: 2 })
+    await table.close()
   })
 })

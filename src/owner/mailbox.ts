@@ -38,6 +38,12 @@ export class PlainMiss<V> implements SharedCallers<V> {
     readonly forced: boolean,
     /** The rows' proof, as the message was made, that the id had no row (see `RowStore.absence`); -1: none. */
     readonly absence: number,
+    /**
+     * The read found a row older than one of its tags: the owner counts a `tag_stale` for each caller.
+     * Every caller sharing the message found the same row: rows change only when a turn is handed over,
+     * and a read made while the owner processes one shares its message with no other (see `Mailbox.miss`).
+     */
+    readonly tagStale: boolean,
   ) {
     const shared = flight?.shared
     this.promise =
@@ -51,7 +57,7 @@ export class PlainMiss<V> implements SharedCallers<V> {
 }
 
 // A herd's every waiter reads the last miss message: its map must outlive the messages (see `kept-shapes.ts`).
-keepShape(new PlainMiss<unknown>('', () => undefined, undefined, false, -1))
+keepShape(new PlainMiss<unknown>('', () => undefined, undefined, false, -1, false))
 
 /**
  * Callers of one id in one turn who were answered its graced value at once (stale-while-revalidate):
@@ -91,6 +97,13 @@ export class Mailbox<V, M extends { readonly type: string }> {
    * one id, and a repeat needs no lookup. Forgotten when a loader is entered (see {@link repeat}).
    */
   #last: PlainMiss<V> | undefined = undefined
+  /**
+   * True while a batch is handed to the owner: until `deliver` returns, the owner processes it (and any
+   * batch sent meanwhile), writing rows, and runs its effects. A read made then (from a `sizeOf`, an
+   * inspector, an event listener) may be followed, in the same processing, by a change of its id or of
+   * the gate, so the mailbox decides nothing for it (see {@link miss}). Written only by `#flush`.
+   */
+  #delivering = false
   /** This turn's stale-while-revalidate refreshes by id, until the batch is handed over. */
   readonly #refreshes = new Map<Id, Refresh<V>>()
   readonly #deliver: (messages: (M | PlainMiss<V> | Refresh<V>)[]) => void
@@ -111,16 +124,19 @@ export class Mailbox<V, M extends { readonly type: string }> {
    * id's joinable flight or asks for a new one with `loader`. With the coalescing gate off every miss
    * has a message of its own. Returns the caller's promise.
    */
-  miss(id: Id, loader: Origin<V>): Promise<V | undefined> {
+  miss(id: Id, loader: Origin<V>, tagStale: boolean): Promise<V | undefined> {
     // A pending miss for the id exists only while the gate is on: a gate change hands the turn over first.
     let message = this.#misses.get(id)
     if (message !== undefined) message.count++
     else {
       const owner = this.#owner
-      const coalesce = owner.coalesce
-      message = new PlainMiss(id, loader, coalesce ? owner.flights.joinable(id) : undefined, false, owner.rows.absence(id))
+      // A read made while the owner processes a batch (see `#delivering`) is decided by the owner alone,
+      // as its message is handled: the rows, the flights and the gate may change before the processing
+      // ends. It joins no flight here, and its message is its own and never the last miss.
+      const joining = owner.coalesce && !this.#delivering
+      message = new PlainMiss(id, loader, joining ? owner.flights.joinable(id) : undefined, false, owner.rows.absence(id), tagStale)
       this.post(message)
-      if (!coalesce) return message.promise // a message of its own, and no last miss
+      if (!joining) return message.promise // with the gate off, a message of its own and no last miss, too
       this.#misses.set(id, message)
     }
     // The base table's only: a namespace's key (marked) never becomes the last miss (see `repeat`).
@@ -130,7 +146,7 @@ export class Mailbox<V, M extends { readonly type: string }> {
 
   /** A plain forced refresh of `id`: a message of its own (it must not share an unforced miss's flight), which the owner joins to a flight or starts one with. */
   forcedMiss(id: Id, loader: Origin<V>): Promise<V | undefined> {
-    const message = new PlainMiss(id, loader, undefined, true, -1)
+    const message = new PlainMiss(id, loader, undefined, true, -1, false)
     this.post(message)
     return message.promise
   }
@@ -151,7 +167,8 @@ export class Mailbox<V, M extends { readonly type: string }> {
    * The herd's shortcut, for reads of the base table: when `id` is the id of this turn's last plain
    * miss of the base table, counts one more caller on it and returns its promise; otherwise `undefined`
    * (a marked id, which the base table refuses, never matches). Rows change only when a turn is handed
-   * over, which forgets the last miss, so an id pending this turn has no live row: a repeat needs
+   * over, which forgets the last miss, and a read made while the owner processes a batch never becomes
+   * it (see `#delivering`), so an id pending this turn has no live row: a repeat needs
    * neither the row lookup nor the miss lookup. Entering a loader forgets it too ({@link forgetLast}),
    * and a fetch from inside a loader of its own id is refused before it could become a miss: so no
    * repeat is ever a loader's fetch of its own id, and a herd's waiter needs no check for that.
@@ -186,6 +203,12 @@ export class Mailbox<V, M extends { readonly type: string }> {
     this.#misses.clear()
     this.#refreshes.clear()
     this.#last = undefined
-    this.#deliver(messages)
+    const outer = this.#delivering // a batch sent while one is processed is queued by the actor: `deliver` returns at once
+    this.#delivering = true
+    try {
+      this.#deliver(messages)
+    } finally {
+      this.#delivering = outer
+    }
   }
 }

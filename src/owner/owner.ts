@@ -32,8 +32,8 @@ import type { RunnerDeps } from '../runner/run.js'
 
 /** What the table facade may do with its owner. */
 export interface Owner<V> {
-  /** A plain miss (no signal, no deadline): joins the id's flight or starts one; the promise is shared with the id's other plain callers. */
-  miss(id: Id, loader: Origin<V>): Promise<V | undefined>
+  /** A plain miss (no signal, no deadline): joins the id's flight or starts one; the promise is shared with the id's other plain callers. `tagStale`: the read found a row older than one of its tags (the owner counts it for each caller). */
+  miss(id: Id, loader: Origin<V>, tagStale: boolean): Promise<V | undefined>
   /** A plain read of the id this turn's last plain miss was for: counted on that miss, its promise returned; else `undefined` (see `Mailbox.repeat`). */
   repeat(id: Id): Promise<V | undefined> | undefined
   /** A plain forced refresh (`forceRefresh`): joins the id's flight or starts one that skips L2. */
@@ -199,8 +199,8 @@ class StartedOwner<V> implements Owner<V> {
     return this.#closing
   }
 
-  miss(id: Id, loader: Origin<V>): Promise<V | undefined> {
-    return this.#mailbox.miss(id, loader)
+  miss(id: Id, loader: Origin<V>, tagStale: boolean): Promise<V | undefined> {
+    return this.#mailbox.miss(id, loader, tagStale)
   }
 
   repeat(id: Id): Promise<V | undefined> | undefined {

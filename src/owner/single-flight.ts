@@ -119,6 +119,7 @@ function answerWithoutFlight<V>(turn: Turn<V>, slot: number): { value: V | undef
 
 /** Plain callers of one id: they share one promise (the flight's, or theirs, lent to the flight they start or join first). */
 export function onPlainMiss<V>(turn: Turn<V>, miss: PlainMiss<V>): void {
+  if (miss.tagStale) turn.state.counters[C.tag_stale] += miss.count
   const flight = joinOrStart(turn, miss.id, miss.loader, miss)
   if (flight instanceof AnsweredNow) return miss.resolve?.(flight.value) // without `resolve`, they hold a shared promise already answered
   if (flight.running) flight.waiting += miss.count

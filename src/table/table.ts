@@ -430,7 +430,7 @@ export class Table<V, K extends Id = string> {
   /** A plain miss, or a plain forced refresh; a traced one goes to the owner as a waiter of its own, so the owner can tell how it was answered. */
   #plainMiss(id: Id, loader: Origin<V>, forced: boolean, trace: FetchTrace | undefined): Promise<V | undefined> {
     if (trace !== undefined) return this.#owner.wait(id, loader, { signal: undefined, timeout: undefined, softTimeout: undefined, forced, trace: trace.arm() })
-    return forced ? this.#owner.forcedMiss(id, loader) : this.#owner.miss(id, loader)
+    return this.#owner.forcedMiss(id, loader)
   }
 
   #hit(value: V | undefined): Promise<V | undefined> {
@@ -461,14 +461,19 @@ export class Table<V, K extends Id = string> {
     if (read === undefined && !isKey(id)) return this.#readChecked(id, loader, undefined)
     if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, callerIdOf(id)))
     this.#reads[R.misses]++
-    if (this.#rows.tagged && this.#rows.staleByTags(id)) this.#owner.post(msg.count('tag_stale'))
+    const tagStale = this.#rows.tagged && this.#rows.staleByTags(id)
     const forced = read?.forceRefresh === true
     // Stale-while-revalidate applies whatever the caller passes: a graced value needs no waiting.
     const stale = this.#staleWhileRevalidate && !forced ? this.#stale(id, loader, trace) : undefined
+    const plain = read === undefined || (read.signal === undefined && read.timeout === undefined && read.softTimeout === undefined)
+    const shared = stale === undefined && plain && !forced && trace === undefined
+    // Every read that finds a row older than one of its tags counts a `tag_stale`. A shared plain miss
+    // carries it, counted once for each of its callers (a herd's repeats skip the row lookup, see
+    // `Mailbox.repeat`); any other read counts it here.
+    if (shared) return this.#owner.miss(id, loader, tagStale)
+    if (tagStale) this.#owner.post(msg.count('tag_stale'))
     if (stale !== undefined) return stale
-    if (read === undefined || (read.signal === undefined && read.timeout === undefined && read.softTimeout === undefined)) {
-      return this.#plainMiss(id, loader, forced, trace)
-    }
+    if (plain) return this.#plainMiss(id, loader, forced, trace)
     const { signal, timeout, softTimeout } = read
     return this.#owner.wait(id, loader, { signal, timeout, softTimeout, forced, trace: trace?.arm() })
   }
