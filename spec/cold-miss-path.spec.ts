@@ -15,11 +15,11 @@ const MAX_FILES_FETCH_L2 = 21
 const MAX_FILES_GET_MANY = 20
 
 /** Calls into src/ of a cold `fetch`, without L2. */
-const MAX_CALLS_FETCH = 109
+const MAX_CALLS_FETCH = 110
 /** Calls into src/ of a cold `fetch`, with `memoryL2()`. */
-const MAX_CALLS_FETCH_L2 = 197
+const MAX_CALLS_FETCH_L2 = 199
 /** Calls into src/ of a cold `getMany` of one id, with a `batchLoader`. */
-const MAX_CALLS_GET_MANY = 138
+const MAX_CALLS_GET_MANY = 139
 
 /** Times one cold miss enters the owner (its actor's transition), whatever the read. */
 const MAX_OWNER_ENTRIES = 2

@@ -1,14 +1,15 @@
 /**
  * A put in progress and a newer change heard from another process: once both resolved, the putting
  * process never answers the put's older value. A put registers its id with the owner before it asks
- * L2 anything; a change heard while it waits (a put, an invalidate, a clear, a gap) fences it, as it
- * fences a flight, so its value is not stored in L1 (the next read finds the newer entry in L2).
+ * L2 anything, its version included; a change heard while it waits (a put, an invalidate, a clear, a
+ * gap) fences it, as it fences a flight, so its value is not stored in L1 (the next read finds the
+ * newer entry in L2).
  */
 import { describe, expect, it } from 'vitest'
 import type { Bus, BusDelivery } from '../src/bus/bus.js'
 import { createTable, localBus, memoryL2 } from '../src/index.js'
 import type { L2Store } from '../src/store.js'
-import { manualClock } from '../src/testing.js'
+import { chaosL2, manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
 const NAME = 'puts'
@@ -268,5 +269,68 @@ describe('a put waiting on L2 while a newer change of its id is heard', () => {
       expect(await a.namespace('n').fetch('k', () => 'origin'), change).toBe('origin')
       await close()
     }
+  })
+
+  describe('while L2 still mints its version', () => {
+    /** `store`, whose `nextVersion` mints at once but answers only on `release`. */
+    function heldMint(store: L2Store) {
+      const waiting: (() => void)[] = []
+      const held: L2Store = {
+        get: (t, i) => store.get(t, i),
+        set: (t, i, entry) => store.set(t, i, entry),
+        nextVersion: (t, i, floor) => {
+          const minted = store.nextVersion(t, i, floor)
+          return new Promise<number>((resolve, reject) => waiting.push(() => void minted.then(resolve, reject)))
+        },
+        clear: (t) => store.clear(t),
+        tagVersions: (t, tags) => store.tagVersions!(t, tags),
+        invalidateTags: (t, tags, floor) => store.invalidateTags!(t, tags, floor),
+        close: () => store.close(),
+      }
+      return { held, release: () => waiting.splice(0).forEach((go) => go()), pending: () => waiting.length }
+    }
+
+    it('a newer change heard fences it: not applied, nothing stored, and L2 does not take its older value', async () => {
+      const clock = manualClock(0)
+      const store = memoryL2({ clock })
+      const mint = heldMint(store)
+      const bus = localBus()
+      const a = createTable<string>({ name: NAME, clock, bus, l2: mint.held })
+      const put = outcome(a.put('k', 'a-value')) // L2 mints version 1; its answer is held
+      await settle()
+      expect(mint.pending()).toBe(1)
+      // Another process's put of k at version 2 whose own L2 write failed (so L2 would not refuse A's): heard now.
+      await bus.publish({ table: NAME, id: 'k', version: 2, kind: 'put', origin: 'elsewhere' })
+      await settle()
+      mint.release()
+      await settle()
+      await settle()
+      expect(put.value).toMatchObject({ version: 1, applied: false, l2: 'refused' })
+      expect(a.peek('k')).toBeUndefined()
+      expect(await store.get(NAME, 'k')).toBeUndefined()
+      await a.close()
+    })
+
+    it('two processes: B minted after A and its L2 write failed; A ends without its older value, B holds its own', async () => {
+      const clock = manualClock(0)
+      const store = memoryL2({ clock })
+      const mint = heldMint(store)
+      const bus = localBus()
+      const failing = chaosL2(store, clock)
+      const a = createTable<string>({ name: NAME, clock, bus, l2: mint.held })
+      const b = createTable<string>({ name: NAME, clock, bus, l2: failing })
+      const put = outcome(a.put('k', 'a-value'))
+      await settle()
+      failing.fail('set', { kind: 'throw' }, { times: 1 })
+      const second = await b.put('k', 'b-value')
+      expect(second).toMatchObject({ applied: true, l2: 'failed', broadcast: true })
+      await settle()
+      mint.release()
+      await settle()
+      await settle()
+      expect(put.value!.version).toBeLessThan(second.version)
+      expect({ applied: put.value!.applied, a: a.peek('k'), b: b.peek('k') }).toEqual({ applied: false, a: undefined, b: 'b-value' })
+      await Promise.all([a.close(), b.close()])
+    })
   })
 })

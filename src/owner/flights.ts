@@ -2,6 +2,7 @@ import { type Clock, type TimerHandle, toBackground, toForeground } from '../cor
 import type { Id } from '../core/id.js'
 import type { Flight, HolderEnd } from '../flight/flight.js'
 import type { Scope } from '../tags/scope.js'
+import { RENEW_EVERY } from '../core/young-collections.js'
 
 /**
  * The registry of a table's running flights, as Go's singleflight `Group` owns its map: the only
@@ -16,10 +17,12 @@ import type { Scope } from '../tags/scope.js'
  * dropped by the owner ({@link owns}).
  */
 export class Flights<V> {
-  /** Joinable flights by id. */
-  readonly #joinable = new Map<Id, Flight<V>>()
-  /** Running flights that are not joinable; fenced by id like the others. */
-  readonly #solo = new Set<Flight<V>>()
+  /** Joinable flights by id. Replaced by a copy every `RENEW_EVERY` starts (see `core/young-collections.ts`). */
+  #joinable = new Map<Id, Flight<V>>()
+  /** Running flights that are not joinable; fenced by id like the others. Renewed with {@link #joinable}. */
+  #solo = new Set<Flight<V>>()
+  /** Flights started until the maps are next renewed. */
+  #untilRenew = RENEW_EVERY
   /** Every flight's bound, on one timer. */
   readonly #deadlines: Deadlines<Flight<V>>
   readonly #clock: Clock
@@ -55,6 +58,7 @@ export class Flights<V> {
 
   /** Registers a new flight: joinable when it was started so, and bounded by its deadline. */
   start(flight: Flight<V>): void {
+    if (--this.#untilRenew === 0) this.#renew()
     if (flight.joinable) this.#joinable.set(flight.id, flight)
     else this.#solo.add(flight)
     this.#running++
@@ -145,6 +149,13 @@ export class Flights<V> {
   /** Cancels the deadline timer (the owner stopped). */
   stop(): void {
     this.#deadlines.stop()
+  }
+
+  /** Moves the running flights to new collections, in the same order (see `core/young-collections.ts`). */
+  #renew(): void {
+    this.#untilRenew = RENEW_EVERY
+    this.#joinable = new Map(this.#joinable)
+    this.#solo = new Set(this.#solo)
   }
 }
 

@@ -90,8 +90,13 @@ export class Refresh<V> {
  */
 export class Mailbox<V, M extends { readonly type: string }> {
   #batch: (M | PlainMiss<V> | Refresh<V>)[] = []
-  /** This turn's plain misses by id, until the batch is handed over. */
-  readonly #misses = new Map<Id, PlainMiss<V>>()
+  /**
+   * This turn's plain misses by id, until the batch is handed over. A new map each turn that used it,
+   * never a cleared one: once a full GC has moved the map to the old generation, each cleared table
+   * would keep its turn's misses (their promises, the flights they join) alive through the scavenges
+   * that follow (see `core/young-collections.ts`).
+   */
+  #misses = new Map<Id, PlainMiss<V>>()
   /**
    * The last of them that is the base table's (a namespace's key, marked, never is): a herd repeats
    * one id, and a repeat needs no lookup. Forgotten when a loader is entered (see {@link repeat}).
@@ -104,8 +109,8 @@ export class Mailbox<V, M extends { readonly type: string }> {
    * the gate, so the mailbox decides nothing for it (see {@link miss}). Written only by `#flush`.
    */
   #delivering = false
-  /** This turn's stale-while-revalidate refreshes by id, until the batch is handed over. */
-  readonly #refreshes = new Map<Id, Refresh<V>>()
+  /** This turn's stale-while-revalidate refreshes by id, until the batch is handed over. A new map each turn that used it, as {@link #misses}. */
+  #refreshes = new Map<Id, Refresh<V>>()
   readonly #deliver: (messages: (M | PlainMiss<V> | Refresh<V>)[]) => void
   readonly #owner: JoinView<V>
 
@@ -200,8 +205,8 @@ export class Mailbox<V, M extends { readonly type: string }> {
     if (this.#batch.length === 0) return
     const messages = this.#batch
     this.#batch = []
-    this.#misses.clear()
-    this.#refreshes.clear()
+    if (this.#misses.size > 0) this.#misses = new Map()
+    if (this.#refreshes.size > 0) this.#refreshes = new Map()
     this.#last = undefined
     const outer = this.#delivering // a batch sent while one is processed is queued by the actor: `deliver` returns at once
     this.#delivering = true

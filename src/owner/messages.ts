@@ -90,6 +90,8 @@ export interface PutMessage<V> {
   version: number
   /** L2's version guard refused the write: L2 holds something newer. */
   refused: boolean
+  /** The L2 write failed: L2 may still hold an older entry of the id (see `OwnerState.missedByL2`). */
+  missedByL2: boolean
   /** The row's tag keys and birth, when it has tags (or is in a namespace). */
   tags: RowTags | undefined
   /** The put's progress: a change heard while it was in progress fences it. */
@@ -121,6 +123,8 @@ export interface InvalidateMessage {
   type: 'invalidate'
   id: Id
   version: number
+  /** The L2 write failed: L2 may still hold an older entry of the id (see `OwnerState.missedByL2`). */
+  missedByL2: boolean
   reply: ChangeReply
 }
 /** Drop every row and fence every flight (`table.clear()`); `reply` once done. */
@@ -198,13 +202,24 @@ export const msg = {
   waiterLeft: <V>(waiter: Waiter<V>, reason: WaiterLeaving): WaiterLeftMessage<V> => ({ type: 'waiter.left', waiter, reason }),
   soft: <V>(flight: Flight<V>): SoftTimeoutMessage<V> => ({ type: 'soft', flight }),
   l2Graced: <V>(flight: Flight<V>, fallback: Fallback<V>): L2GracedMessage<V> => ({ type: 'l2.graced', flight, fallback }),
-  put: <V>(id: Id, value: V | undefined, expiresAt: number | undefined, version: number, refused: boolean, tags: RowTags | undefined, progress: PutInProgress, reply: ChangeReply): PutMessage<V> => ({
+  put: <V>(
+    id: Id,
+    value: V | undefined,
+    expiresAt: number | undefined,
+    version: number,
+    refused: boolean,
+    missedByL2: boolean,
+    tags: RowTags | undefined,
+    progress: PutInProgress,
+    reply: ChangeReply,
+  ): PutMessage<V> => ({
     type: 'put',
     id,
     value,
     expiresAt,
     version,
     refused,
+    missedByL2,
     tags,
     progress,
     reply,
@@ -218,7 +233,7 @@ export const msg = {
     scope,
     reply,
   }),
-  invalidate: (id: Id, version: number, reply: ChangeReply): InvalidateMessage => ({ type: 'invalidate', id, version, reply }),
+  invalidate: (id: Id, version: number, missedByL2: boolean, reply: ChangeReply): InvalidateMessage => ({ type: 'invalidate', id, version, missedByL2, reply }),
   clear: (reply: () => void): ClearRowsMessage => ({ type: 'clear', reply }),
   fence: (reply: () => void): FenceAllMessage => ({ type: 'fence', reply }),
   delivery: (delivery: BusDelivery | unknown): DeliveryMessage => ({ type: 'delivery', delivery }),

@@ -15,7 +15,7 @@ import type { UnfilledMessage } from '../bus/bus.js'
 import type { HolderEnd } from '../flight/flight.js'
 import { NOT_LIVE } from '../rows/row-store.js'
 import type { InvalidateMessage, PutMessage } from './messages.js'
-import { bury, known, store } from './row-writes.js'
+import { bury, known, rememberMissedByL2, store } from './row-writes.js'
 import type { PutInProgress } from './messages.js'
 import type { OwnerState, Turn } from './state.js'
 import { ROOT_SCOPE, Scope } from '../tags/scope.js'
@@ -93,6 +93,7 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
   wakeWaiting(turn, id)
   turn.state.flights.fenceId(id, version)
   if (put.tags !== undefined) turn.state.versions.observe(put.tags.born)
+  if (put.missedByL2) rememberMissedByL2(turn, id, version)
   store(turn, id, put.value, put.expiresAt, version, undefined, put.tags)
   put.reply(true, version)
 }
@@ -122,6 +123,7 @@ export function onInvalidate<V>(turn: Turn<V>, change: InvalidateMessage): void 
   if (version < known(turn.state, id)) return change.reply(false, version)
   wakeWaiting(turn, id)
   turn.state.flights.fenceId(id, version)
+  if (change.missedByL2) rememberMissedByL2(turn, id, version)
   bury(turn, id, version)
   change.reply(true, version)
 }
@@ -225,6 +227,7 @@ export function onClear<V>(turn: Turn<V>, remote: boolean, reply?: () => void): 
   const { state, env } = turn
   wakeWaiting(turn, undefined)
   const dropped = dropEverything(state)
+  state.missedByL2.clear() // L2 moved to a new generation: no older entry is read again (a clear whose L2 failed says so)
   state.counters[C.clears]++
   reply?.()
   if (turn.listening) turn.defer(() => emitSafely(env.events, 'clear', { table: env.name, dropped, remote }))

@@ -3,6 +3,7 @@ import { emitSafely } from '../core/events.js'
 import { newSweepCursor } from '../rows/row-store.js'
 import { SWEEP_SLICE, SWEEP_SLICE_MS } from './sweep-timer.js'
 import type { Turn } from './state.js'
+import { forgetMissedByL2 } from './row-writes.js'
 import { clockVersion } from '../core/versions.js'
 
 /**
@@ -58,6 +59,7 @@ export function onSweep<V>(turn: Turn<V>, tick: boolean): void {
       state.nextSweepAt = now + env.sweepPeriod
       state.counters[C.sweeps]++
       forgetTagVersions(turn, now)
+      forgetMissedByL2(state, now)
     } else if (state.putOff.length > 0) {
       const shards = state.putOff
       state.putOff = []

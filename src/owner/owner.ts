@@ -28,7 +28,7 @@ import { ownerLogic } from './logic.js'
 import { Mailbox } from './mailbox.js'
 import { type Message, type WaitOptions, msg } from './messages.js'
 import { type OwnerEnv, type OwnerState, initialState } from './state.js'
-import type { RunnerDeps } from '../runner/run.js'
+import { type RunnerDeps, WritesInProgress } from '../runner/run.js'
 
 /** What the table facade may do with its owner. */
 export interface Owner<V> {
@@ -93,7 +93,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     grace: options.grace,
     lease: options.lease,
     loading: { id: undefined, batch: undefined },
-    writing: new Set(),
+    writing: new WritesInProgress(),
     bornNow: () => Math.max(state.versions.peek(clock.now()), l2 === undefined ? 0 : l2.seenTagVersion + 1),
     announceFill(id, version) {
       void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
@@ -244,7 +244,7 @@ class StartedOwner<V> implements Owner<V> {
   }
 
   async writesSettled(): Promise<void> {
-    await Promise.all([...this.#writing])
+    await this.#writing.settled()
   }
 }
 

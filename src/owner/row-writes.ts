@@ -11,9 +11,34 @@ import type { RowTags } from '../tags/scope.js'
 import type { Flight } from '../flight/flight.js'
 import type { OwnerState, Turn } from './state.js'
 
-/** The highest version this table holds for `id`: its row's (or tombstone's) and its joinable flight's; -1 when none. */
+/** The highest version this table holds for `id`: its row's (or tombstone's), its joinable flight's, and a change's L2 missed; -1 when none. */
 export function known<V>(state: OwnerState<V>, id: Id): number {
-  return Math.max(state.rows.version(id), state.flights.versionOf(id))
+  return Math.max(state.rows.version(id), state.flights.versionOf(id), missedByL2(state, id))
+}
+
+/** The version of `id`'s change whose L2 write failed, while kept (see `OwnerState.missedByL2`); -1 when none. */
+export function missedByL2<V>(state: OwnerState<V>, id: Id): number {
+  return state.missedByL2.size === 0 ? -1 : (state.missedByL2.get(id)?.version ?? -1)
+}
+
+/**
+ * A change of `id` at `version` (applied to the rows) whose L2 write failed: its version is kept
+ * until every older entry L2 may hold for the id is gone: an entry written up to now with the
+ * table's lifetimes (`l2EntryLife`), or the replaced row's own (a longer `setTtl` or put `ttl`),
+ * kept `grace` past its expiry. Call before the change writes the row.
+ */
+export function rememberMissedByL2<V>(turn: Turn<V>, id: Id, version: number): void {
+  const { state, env } = turn
+  const slot = state.rows.find(id)
+  const replaced = slot < 0 ? -1 : state.rows.expiryAt(slot) + env.grace // a tombstone's is negative
+  const forgetAt = Math.max(env.clock.now() + env.l2EntryLife, replaced)
+  const held = state.missedByL2.get(id)
+  if (held === undefined || held.version <= version) state.missedByL2.set(id, { version, forgetAt: Math.max(forgetAt, held?.forgetAt ?? -1) })
+}
+
+/** Forgets the kept versions of changes L2 missed whose older entries are gone by `now` (the sweeper's tick). */
+export function forgetMissedByL2<V>(state: OwnerState<V>, now: number): void {
+  for (const [id, { forgetAt }] of state.missedByL2) if (forgetAt <= now) state.missedByL2.delete(id)
 }
 
 /**

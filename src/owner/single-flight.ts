@@ -29,7 +29,7 @@ import { runFlight } from '../runner/run.js'
 import type { Origin } from './loader.js'
 import type { PlainMiss, Refresh } from './mailbox.js'
 import { type WaitMessage, type WaiterLeaving, msg } from './messages.js'
-import { fill } from './row-writes.js'
+import { fill, missedByL2 } from './row-writes.js'
 import type { OwnerState, Turn } from './state.js'
 import { Waiter } from '../flight/waiter.js'
 
@@ -208,7 +208,7 @@ function abortReason(signal: AbortSignal): unknown {
 function startFlight<V>(turn: Turn<V>, id: Id, loader: Origin<V>, slot: number, forced: boolean): Flight<V> {
   const { state, env } = turn
   const now = env.clock.now()
-  const known = Math.max(state.rows.versionAt(slot), 0)
+  const known = Math.max(state.rows.versionAt(slot), missedByL2(state, id), 0)
   const flight = new Flight<V>(id, state.coalesce, known, slot, state.soloFills, now + env.flightBound, forced, state.versions.tick(now), new FlightContext(), loader)
   state.flights.start(flight)
   state.counters[C.flights]++

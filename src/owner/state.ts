@@ -35,6 +35,14 @@ export interface OwnerState<V> {
    * entry lives only while a put of its id is in progress.
    */
   readonly puts: Map<Id, Set<PutInProgress>>
+  /**
+   * This table's changes (puts, invalidates) whose L2 write failed, by id: the version, kept until
+   * no older entry of the id L2 may still hold is left (`forgetAt`), whatever becomes of the id's row
+   * or tombstone meanwhile (swept, evicted, or none stored on a full table), so that this process
+   * never reads back what its change replaced (see `known`). Written by the owner's change handlers
+   * (`rememberMissedByL2`), pruned by the sweeper's tick, emptied by a clear.
+   */
+  readonly missedByL2: Map<Id, { version: number; forgetAt: number }>
   /** The owner's counters (see `counters.ts`). */
   readonly counters: Float64Array
   /**
@@ -117,6 +125,7 @@ export function initialState<V>(capacity: number, grace: number, coalesce: boole
     versions: new VersionClock(),
     flights: new Flights<V>(clock, deadlineDue),
     puts: new Map(),
+    missedByL2: new Map(),
     counters: newOwnerCounters(),
     soloFills: 0,
     coalesce,

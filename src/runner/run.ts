@@ -13,6 +13,7 @@ import { type LeaseOutcome, type LeaseRole, giveBack, leaseAfterRead, leaseToken
 import type { RunLoader } from '../owner/loader.js'
 import { type RowTags, rowTagKeys } from '../tags/scope.js'
 import type { RunnerPort } from './port.js'
+import { RENEW_EVERY } from '../core/young-collections.js'
 
 /** What a flight's runner needs from its table. */
 export interface RunnerDeps<V> {
@@ -32,11 +33,8 @@ export interface RunnerDeps<V> {
    * synchronous part of the call; read by `Owner.insideLoaderOf`.
    */
   readonly loading: { id: Id | undefined; batch: ReadonlySet<Id> | undefined }
-  /**
-   * The write-backs of this table's flights still in progress: a clear waits for them before L2
-   * moves, so none lands in the next generation. Written only by {@link writeBack}; read by the change path.
-   */
-  readonly writing: Set<Promise<unknown>>
+  /** The write-backs of this table's flights still in progress (see {@link WritesInProgress}). Added to only by {@link writeBack}; waited on by the change path. */
+  readonly writing: WritesInProgress
   /**
    * A birth for what a loader called now will answer: above every tag version this table knows of,
    * from its owner (its own invalidations and the bus's) or read from L2 (another process's, not yet
@@ -49,6 +47,31 @@ export interface RunnerDeps<V> {
   announceUnfilled(id: Id, version: number, token: string, failed: boolean): void
   /** Where the runner reports to the owner. */
   readonly port: RunnerPort<V>
+}
+
+/**
+ * The write-backs of a table's flights still in progress: a clear waits for them before L2 moves,
+ * so none lands in the next generation. Its set is made anew every `RENEW_EVERY` write-backs (see
+ * `core/young-collections.ts`). Written only by its own methods.
+ */
+export class WritesInProgress {
+  #writes = new Set<Promise<unknown>>()
+  #untilRenew = RENEW_EVERY
+
+  /** Adds a write-back in progress; it leaves once it settles. */
+  add(write: Promise<unknown>): void {
+    if (--this.#untilRenew === 0) {
+      this.#untilRenew = RENEW_EVERY
+      this.#writes = new Set(this.#writes)
+    }
+    this.#writes.add(write)
+    void write.then(() => this.#writes.delete(write))
+  }
+
+  /** Resolves once every write-back in progress now has settled. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#writes])
+  }
 }
 
 /**
@@ -338,7 +361,6 @@ export async function writeBack<V>(
   const release = run.lease !== undefined && l2.releasesWithSet ? run.lease : undefined
   const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace, result.tags), release)
   deps.writing.add(written)
-  void written.then(() => deps.writing.delete(written))
   if (run.l2Answered) {
     const answer = await written
     result.refused = answer === 'refused'

@@ -104,23 +104,25 @@ export class Changes<V> {
   async put(id: Id, value: V | undefined, options: PutOptions | undefined): Promise<ChangeResult> {
     const { clock, expiry, tombstoneLife, grace } = this.deps
     const { version: given, ttl, tags } = this.#check(id, options, 'put')
-    const version = await this.#versionOf(id, given, 'put')
-    const now = clock.now()
-    const expiresAt = expiry.draw(value, now, ttl)
-    const keys = rowTagKeys(id, tags)
-    const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: this.deps.owner.state.versions.peek(now) }
-    const tombstone = l2Write.tombstone(version, tombstoneLife)
-    // In progress from before L2 is asked until the owner handled it: a change of the id heard
-    // meanwhile (L2 may hold it already) fences it, so its older value never enters L1.
+    // In progress from before L2 is asked anything (its version included) until the owner handled
+    // it: a change of the id heard meanwhile (L2 may hold it already) fences it, so its older value
+    // never enters L1, and leaves a tombstone its L2 write is then refused by.
     const { owner } = this.deps
     const progress: PutInProgress = { id, fencedAt: -1 }
     owner.post(msg.putProgress(progress, true))
+    let version: number
     let l2: ChangeResult['l2']
     let change: { applied: boolean; version: number }
     try {
+      version = await this.#versionOf(id, given, 'put')
+      const now = clock.now()
+      const expiresAt = expiry.draw(value, now, ttl)
+      const keys = rowTagKeys(id, tags)
+      const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: owner.state.versions.peek(now) }
+      const tombstone = l2Write.tombstone(version, tombstoneLife)
       l2 = await this.#writeL2(id, version, expiresAt === undefined ? tombstone : l2Write.row(value, version, expiresAt, now, grace, rowTags), tombstone)
       if (l2 === 'refused' && given !== undefined) await this.#checkRefused(id, given, 'put')
-      change = await this.#change((reply) => msg.put(id, value, expiresAt, version, l2 === 'refused', rowTags, progress, reply))
+      change = await this.#change((reply) => msg.put(id, value, expiresAt, version, l2 === 'refused', l2 === 'failed', rowTags, progress, reply))
     } finally {
       owner.post(msg.putProgress(progress, false))
     }
@@ -138,7 +140,7 @@ export class Changes<V> {
     // version, and whoever waited on it loads (they see the tombstone, or the bus message).
     const leases = this.deps.leases ? this.#openL2() : undefined
     if (leases !== undefined) await leases.leaseVoid(id)
-    const change = await this.#change((reply) => msg.invalidate(id, version, reply))
+    const change = await this.#change((reply) => msg.invalidate(id, version, l2 === 'failed', reply))
     return { applied: change.applied && l2 !== 'refused', version: change.version, l2, broadcast: await this.#broadcast(id, change.version, 'invalidate') }
   }
 
