@@ -1,7 +1,7 @@
 /**
- * A script whose table answered one fetch and is never closed. Its flights' deadline timer is left
- * set in the background (for the next flight), so nothing keeps Node alive: the process exits at
- * once, not after `loadTimeout` (60 s here, past `runAlone`'s 20 s limit).
+ * A script whose table answered one fetch and is never closed: nothing the table holds (its
+ * sweeper, its flights' deadline timer, gone with the last flight) keeps Node alive, so the process
+ * exits at once, not after `loadTimeout` (60 s here, past `runAlone`'s 20 s limit).
  */
 import { createTable } from '../../src/index.js'
 

@@ -41,26 +41,9 @@ function coarseNow(): number {
 
 /** Marks a timer as background work: a Node timer (one with `unref`) then never keeps the process alive. Returns `handle`. */
 export function inBackground(handle: TimerHandle): TimerHandle {
-  toggleRef(handle, 'unref')
+  const unref = (handle as { unref?: unknown } | null)?.unref
+  if (typeof unref === 'function') unref.call(handle)
   return handle
-}
-
-/** {@link inBackground} for a timer that may go back to the foreground: false when it could not go (its handle has no `unref`, as a manual clock's). */
-export function toBackground(handle: TimerHandle): boolean {
-  return toggleRef(handle, 'unref')
-}
-
-/** Undoes {@link toBackground}: the timer keeps the process alive again (a Node timer's `ref`). */
-export function toForeground(handle: TimerHandle): void {
-  toggleRef(handle, 'ref')
-}
-
-/** Calls a Node timer's `ref` or `unref`; false when the handle has no such method. */
-function toggleRef(handle: TimerHandle, method: 'ref' | 'unref'): boolean {
-  const toggle = (handle as { ref?: unknown; unref?: unknown } | null)?.[method]
-  if (typeof toggle !== 'function') return false
-  toggle.call(handle)
-  return true
 }
 
 /** True for an object with the three methods of a {@link Clock} (false, too, when reading them throws). */

@@ -1,4 +1,4 @@
-import { type Clock, type TimerHandle, toBackground, toForeground } from '../core/clock.js'
+import type { Clock, TimerHandle } from '../core/clock.js'
 import type { Id } from '../core/id.js'
 import type { Flight, HolderEnd } from '../flight/flight.js'
 import type { Scope } from '../tags/scope.js'
@@ -173,12 +173,6 @@ interface Expiring {
  * Flights that end early are dropped lazily from the head, and the queue is filtered when ended
  * entries outnumber running ones, so it holds at most about twice the running flights (+ 1024).
  *
- * The timer outlives the last flight: when the queue empties it stays set, in the background (it
- * no longer keeps the process alive), so the next flight finds it set and costs no timer. Its time
- * is then no later than any deadline queued after it (deadlines only grow); when it fires, the owner
- * expires what is due and the timer is set again for the head, or dropped when nothing runs. A timer
- * that cannot go to the background (a clock whose handles have no `unref`) is cancelled instead.
- *
  * Written only by its registry; the timer callback only asks the owner to expire what is due.
  */
 class Deadlines<T extends Expiring> {
@@ -187,10 +181,8 @@ class Deadlines<T extends Expiring> {
   #head = 0
   /** Entries still queued whose item has ended. */
   #stale = 0
-  /** The timer: set for the head's deadline while there is a head, or left over from the last one in the background (`#idle`). */
+  /** The timer for the head's deadline, while there is a head. */
   #timer: TimerHandle | undefined = undefined
-  /** True while `#timer` is set with nothing queued, in the background. */
-  #idle = false
 
   constructor(
     private readonly clock: Clock,
@@ -202,10 +194,6 @@ class Deadlines<T extends Expiring> {
   add(item: T): void {
     this.#queue.push(item)
     if (this.#timer === undefined) this.#arm(item.deadline)
-    else if (this.#idle) {
-      this.#idle = false
-      toForeground(this.#timer)
-    }
   }
 
   /** Removes and returns every running item whose deadline has passed; re-arms for the next one. */
@@ -222,7 +210,6 @@ class Deadlines<T extends Expiring> {
     }
     this.#compact()
     this.#timer = undefined
-    this.#idle = false
     if (this.#head < this.#queue.length) this.#arm(this.#queue[this.#head]!.deadline)
     return expired
   }
@@ -236,21 +223,13 @@ class Deadlines<T extends Expiring> {
       this.#stale--
     }
     this.#compact()
-    if (this.#head === this.#queue.length) this.#rest()
+    if (this.#head === this.#queue.length) this.stop()
   }
 
   /** Cancels the timer. */
   stop(): void {
     if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer)
     this.#timer = undefined
-    this.#idle = false
-  }
-
-  /** Nothing is queued: the timer stays set in the background, or is cancelled when it cannot go there. */
-  #rest(): void {
-    if (this.#timer === undefined || this.#idle) return
-    if (toBackground(this.#timer)) this.#idle = true
-    else this.stop()
   }
 
   /** Sets the timer for `at` (called only while none is set). */
