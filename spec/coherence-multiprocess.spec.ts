@@ -177,9 +177,11 @@ describeRedis('coherence across three processes on one Redis', () => {
 
     const { dropped } = await B.request<{ killed: string; dropped: number }>({ op: 'kill-subscriber' })
     const after = await B.stats()
-    expect(dropped).toBeGreaterThanOrEqual(before.size)
+    // The rows just read are fresh, so the gap finds them all; rows of earlier tests may have
+    // expired and been swept meanwhile, so the gap's count is bounded by these, not by `before.size`.
+    expect(dropped).toBeGreaterThanOrEqual(ids.length)
     expect(after.coh_gaps).toBeGreaterThanOrEqual(1)
-    expect(after.coh_dropped - before.coh_dropped).toBeGreaterThanOrEqual(before.size)
+    expect(after.coh_dropped - before.coh_dropped).toBeGreaterThanOrEqual(dropped)
 
     // Still serving: every dropped row comes back from L2, without the loader.
     for (const id of ids) expect(await B.fetch(id)).toBe(`${id}:1`)
