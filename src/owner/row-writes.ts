@@ -32,8 +32,8 @@ export function rememberMissedByL2<V>(turn: Turn<V>, id: Id, version: number): v
   const slot = state.rows.find(id)
   const replaced = slot < 0 ? -1 : state.rows.expiryAt(slot) + env.grace // a tombstone's is negative
   const forgetAt = Math.max(env.clock.now() + env.l2EntryLife, replaced)
-  const held = state.missedByL2.get(id)
-  if (held === undefined || held.version <= version) state.missedByL2.set(id, { version, forgetAt: Math.max(forgetAt, held?.forgetAt ?? -1) })
+  // The change was applied, so no kept version is above it (`known` refused it otherwise).
+  state.missedByL2.set(id, { version, forgetAt: Math.max(forgetAt, state.missedByL2.get(id)?.forgetAt ?? -1) })
 }
 
 /** Forgets the kept versions of changes L2 missed whose older entries are gone by `now` (the sweeper's tick). */

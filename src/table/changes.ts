@@ -110,11 +110,10 @@ export class Changes<V> {
     const { owner } = this.deps
     const progress: PutInProgress = { id, fencedAt: -1 }
     owner.post(msg.putProgress(progress, true))
-    let version: number
     let l2: ChangeResult['l2']
     let change: { applied: boolean; version: number }
     try {
-      version = await this.#versionOf(id, given, 'put')
+      const version = await this.#versionOf(id, given, 'put')
       const now = clock.now()
       const expiresAt = expiry.draw(value, now, ttl)
       const keys = rowTagKeys(id, tags)

@@ -427,7 +427,7 @@ export class Table<V, K extends Id = string> {
     return Promise.resolve(stale)
   }
 
-  /** A plain miss, or a plain forced refresh; a traced one goes to the owner as a waiter of its own, so the owner can tell how it was answered. */
+  /** A plain forced refresh, or a traced plain read (as a waiter of its own, so the owner can tell how it was answered); an untraced unforced plain miss is the shared one of `#miss`. */
   #plainMiss(id: Id, loader: Origin<V>, forced: boolean, trace: FetchTrace | undefined): Promise<V | undefined> {
     if (trace !== undefined) return this.#owner.wait(id, loader, { signal: undefined, timeout: undefined, softTimeout: undefined, forced, trace: trace.arm() })
     return this.#owner.forcedMiss(id, loader)
