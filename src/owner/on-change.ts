@@ -53,16 +53,23 @@ function holdOffGraced<V>(turn: Turn<V>, id: Id): void {
   state.rows.holdOff(slot, Math.max(state.rows.retryAt(slot), now + env.graceBackoff))
 }
 
-/** A put began (before it asks L2) or ended: kept in `state.puts` while it is in progress, and no longer. */
+/**
+ * A put began (before it asks L2) or ended: kept in `state.puts` while it is in progress, and no
+ * longer. It ends as the owner handles its outcome (see {@link onPut}), or, when it never got that
+ * far (it threw, or the table closed), with its end message.
+ */
 export function onPutProgress<V>(turn: Turn<V>, put: PutInProgress, began: boolean): void {
   const { puts } = turn.state
   const ofId = puts.get(put.id)
-  if (began) {
-    if (ofId === undefined) puts.set(put.id, new Set([put]))
-    else ofId.add(put)
-  } else if (ofId?.delete(put) && ofId.size === 0) {
-    puts.delete(put.id)
-  }
+  if (!began) return endPut(turn.state, put)
+  if (ofId === undefined) puts.set(put.id, new Set([put]))
+  else ofId.add(put)
+}
+
+/** Takes `put` out of `state.puts`, if it is still there. */
+function endPut<V>(state: OwnerState<V>, put: PutInProgress): void {
+  const ofId = state.puts.get(put.id)
+  if (ofId?.delete(put) && ofId.size === 0) state.puts.delete(put.id)
 }
 
 /** Fences the puts of `id` in progress (every id's, for `undefined`) with a change of `version` heard from another process, or a clear or a gap (+∞). */
@@ -80,6 +87,7 @@ function fencePuts<V>(state: OwnerState<V>, id: Id | undefined, version: number)
 export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
   const { id, version } = put
   const { state } = turn
+  endPut(state, put.progress)
   state.rows.countRequests(id, 1)
   if (version < known(state, id) || version <= put.progress.fencedAt) return put.reply(false, version)
   if (put.refused) {

@@ -95,6 +95,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     loading: { id: undefined, batch: undefined },
     writing: new WritesInProgress(),
     bornNow: () => Math.max(state.versions.peek(clock.now()), l2 === undefined ? 0 : l2.seenTagVersion + 1),
+    putting: (id) => state.puts.has(id),
     announceFill(id, version) {
       void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
     },

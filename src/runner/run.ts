@@ -41,6 +41,12 @@ export interface RunnerDeps<V> {
    * heard): each was invalidated before this load began. Reads only.
    */
   bornNow(): number
+  /**
+   * True while a put of `id` made here is in progress, not yet handled by the owner (see
+   * `OwnerState.puts`): its entry in L2, or the one it is about to write, is newer than any answer a
+   * flight of the id loaded meanwhile. Reads only.
+   */
+  putting(id: Id): boolean
   /** Tells the other processes that this process, holding the lease of `id`, filled it at `version` (a bus message; nothing without a bus). */
   announceFill(id: Id, version: number): void
   /** Tells them that this process's flight, holding the lease of `id` under `token`, ended without a fill, `failed` when its loader failed (a bus message; nothing without a bus). */
@@ -357,7 +363,11 @@ export async function writeBack<V>(
   const { flight } = run
   const result = loaderResult(flight.id, run.born, run.version, value, lifetime, reported, deps, tags)
   const { expiresAt } = result
-  if (l2 === undefined || expiresAt === undefined || !flight.running || flight.fenced) return result
+  // Nothing is written back for a flight a change fenced, nor while a put of its id is in progress
+  // here: that put's entry may be the one this flight read its version from (a forced refresh takes
+  // the version of a newer entry), and an equal version would be written over it. Once the owner
+  // handles the put, the put fences this flight.
+  if (l2 === undefined || expiresAt === undefined || !flight.running || flight.fenced || deps.putting(flight.id)) return result
   const release = run.lease !== undefined && l2.releasesWithSet ? run.lease : undefined
   const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace, result.tags), release)
   deps.writing.add(written)
