@@ -149,10 +149,15 @@ export class Mailbox<V, M extends { readonly type: string }> {
     return message.promise
   }
 
-  /** A plain forced refresh of `id`: a message of its own (it must not share an unforced miss's flight), which the owner joins to a flight or starts one with. */
+  /**
+   * A plain forced refresh of `id`: a message of its own (it must not share an unforced miss's
+   * flight), which the owner joins to a flight or starts one with. It is handed over at once, as a
+   * change is: the flight it supersedes is no longer joinable once it is handled, so a read made after
+   * it in the same turn must not share a miss that saw that flight, nor see it joinable.
+   */
   forcedMiss(id: Id, loader: Origin<V>): Promise<V | undefined> {
     const message = new PlainMiss(id, loader, undefined, true, -1, false)
-    this.post(message)
+    this.send(message)
     return message.promise
   }
 
