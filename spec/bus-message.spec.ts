@@ -57,6 +57,7 @@ describe('the wire format', () => {
       { table: 't', id: 1, version: 1, kind: 'fill', origin: 'o', space: '' },
       { table: 't', id: 'a', version: 1, kind: 'unfilled', origin: 'o', lease: 'l', failed: true, space: 'shop:prod:' },
       { table: 't', kind: 'clear', origin: 'o', space: 'shop:prod:' },
+      { table: 't', kind: 'clear', origin: 'o', taken: true, space: 'shop:prod:' },
       { table: 't', kind: 'clear', origin: 'o', scope: ['a'], version: 3, space: 'shop:prod:' },
       { table: 't', kind: 'tag', tag: 'x', scope: [], version: 3, origin: 'o', space: 'shop:prod:' },
     ]

@@ -5,9 +5,10 @@
  * and grace included), or with the replaced row's own longer one, is gone. Then it is forgotten.
  */
 import { describe, expect, it } from 'vitest'
-import { createTable, memoryL2 } from '../src/index.js'
+import { createTable, localBus, memoryL2 } from '../src/index.js'
+import type { L2Store } from '../src/store.js'
 import { chaosL2, manualClock } from '../src/testing.js'
-import { advanceSettled } from './support/latch.js'
+import { advanceSettled, settle } from './support/latch.js'
 
 const NAME = 'catalog'
 
@@ -81,6 +82,18 @@ describe('a change whose L2 write failed', () => {
     await table.close()
   })
 
+  it("outlives an entry this table wrote with a longer lifetime than its own, after that row was evicted", async () => {
+    const { clock, table, failNextWrite } = world({ capacity: 1 })
+    expect(await table.fetch('k', (_id, context) => (context.setTtl(10_000), 'old'))).toBe('old') // L2 keeps it to 10,000
+    for (let i = 0; i < 4 && !table.has('x'); i++) await table.fetch('x', () => 'x') // admitted at last, in place of k
+    expect(table.has('k')).toBe(false)
+    failNextWrite()
+    expect(await table.invalidate('k')).toMatchObject({ applied: true, l2: 'failed' })
+    await advanceSettled(clock, 5_000) // past the table's own entry life (1,000)
+    expect(await table.fetch('k', () => 'new')).toBe('new')
+    await table.close()
+  })
+
   it('is forgotten once the older entries are gone: an entry L2 gets afterwards at a lower version answers again', async () => {
     const { clock, store, table, failNextWrite } = world()
     expect(await table.fetch('k', () => 'old')).toBe('old')
@@ -103,5 +116,52 @@ describe('a change whose L2 write failed', () => {
     expect(await other.put('k', 'after the clear', { version: version - 1 })).toMatchObject({ l2: 'written' })
     expect(await table.fetch('k', () => 'loaded')).toBe('after the clear')
     await Promise.all([table.close(), other.close()])
+  })
+
+  it('stands through a clear whose own L2 clear failed: the entry the put replaced is not read back', async () => {
+    const { l2, table, failNextWrite } = world({ ttl: 60_000 })
+    expect(await table.fetch('k', () => 'old')).toBe('old')
+    failNextWrite()
+    expect(await table.put('k', 'new')).toMatchObject({ applied: true, l2: 'failed' })
+    l2.fail('clear', { kind: 'throw' }, { times: 1 })
+    expect(await table.clear()).toMatchObject({ l2: 'failed' })
+    expect(await table.fetch('k', () => 'reloaded')).toBe('reloaded')
+    await table.close()
+  })
+
+  it('stands through a clear heard from another process whose L2 clear failed', async () => {
+    const clock = manualClock(0)
+    const store = memoryL2({ clock })
+    const bus = localBus()
+    const [l2a, l2b] = [chaosL2(store, clock), chaosL2(store, clock)]
+    const options = { name: NAME, ttl: 60_000, jitter: 0, sweepInterval: 1e9, clock, bus }
+    const [a, b] = [createTable<string>({ ...options, l2: l2a }), createTable<string>({ ...options, l2: l2b })]
+    expect(await a.fetch('k', () => 'old')).toBe('old')
+    l2a.fail('set', { kind: 'throw' }, { times: 1 })
+    expect(await a.put('k', 'new')).toMatchObject({ applied: true, l2: 'failed' })
+    l2b.fail('clear', { kind: 'throw' }, { times: 1 })
+    expect(await b.clear()).toEqual({ l2: 'failed', broadcast: true })
+    await settle()
+    expect(a.stats().clears).toBe(1)
+    expect(await a.fetch('k', () => 'reloaded')).toBe('reloaded')
+    await Promise.all([a.close(), b.close()])
+  })
+
+  it('is forgotten by a clear heard from another process whose L2 cleared, in the same key space', async () => {
+    const clock = manualClock(0)
+    const store = memoryL2({ clock })
+    const inSpace = (l2: L2Store): L2Store => Object.assign(Object.create(l2) as L2Store, { keySpace: 'shop:' })
+    const bus = localBus()
+    const l2a = chaosL2(store, clock)
+    const options = { name: NAME, ttl: 60_000, jitter: 0, sweepInterval: 1e9, clock, bus }
+    const [a, b] = [createTable<string>({ ...options, l2: inSpace(l2a) }), createTable<string>({ ...options, l2: inSpace(store) })]
+    expect(await a.fetch('k', () => 'old')).toBe('old')
+    l2a.fail('set', { kind: 'throw' }, { times: 1 })
+    const { version } = await a.put('k', 'new')
+    expect(await b.clear()).toEqual({ l2: 'cleared', broadcast: true })
+    await settle()
+    expect(await b.put('k', 'after the clear', { version: version - 1 })).toMatchObject({ l2: 'written' })
+    expect(await a.fetch('k', () => 'loaded')).toBe('after the clear')
+    await Promise.all([a.close(), b.close()])
   })
 })

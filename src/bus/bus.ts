@@ -73,7 +73,11 @@ export interface ClearMessage extends InKeySpace {
   scope?: string[]
   /** With `scope`: the version its mark got. */
   version?: number
-  /** With `scope`: present (`true`) when the publisher's L2 minted `version`, so the store of its key space (`space`) holds it. */
+  /**
+   * Present (`true`) when the publisher's L2 took the clear: with `scope`, it minted `version`, so the
+   * store of its key space (`space`) holds it; without, it moved to a new generation, so no entry of
+   * that store from before the clear is read again.
+   */
   taken?: true
 }
 

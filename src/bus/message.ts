@@ -114,10 +114,10 @@ function parseObject(raw: unknown): ParseResult {
   if (scope === null) return refuse(`scope must be an array of at most ${MAX_NAMESPACE_DEPTH} non-empty strings of at most ${MAX_NAMESPACE_LENGTH} code units`)
   const rawTaken = own('taken')
   if (rawTaken !== undefined && typeof rawTaken !== 'boolean') return refuse('taken must be a boolean when present')
-  // Added to a tag's message and a namespace's clear: the publisher's L2 minted the version.
+  // Added to a tag's message and a clear's: the publisher's L2 took it (see `ClearMessage.taken`).
   const taken: { taken?: true } = rawTaken === true ? { taken: true } : {}
   if (kind === 'clear') {
-    if (scope === undefined || scope.length === 0) return { ok: true, message: { table, kind, origin, ...stamp }, ...space }
+    if (scope === undefined || scope.length === 0) return { ok: true, message: { table, kind, origin, ...taken, ...stamp }, ...space }
     if (!isVersion(version)) return refuse(`version must be an integer in [0, ${MAX_VERSION}]`)
     return { ok: true, message: { table, kind, origin, scope, version: version + 0, ...taken, ...stamp }, ...space }
   }
@@ -176,7 +176,7 @@ export function encodeWire(message: CoherenceMessage, namespace?: string): strin
   const tail = { ...(message.space === undefined ? {} : { space: message.space }), ...(namespace === undefined ? {} : { ns: namespace }) }
   if (message.kind === 'clear') {
     const { table, kind, origin, scope, version, taken } = message
-    if (scope === undefined) return JSON.stringify({ table, kind, origin, ...tail })
+    if (scope === undefined) return JSON.stringify(taken === true ? { table, kind, origin, taken, ...tail } : { table, kind, origin, ...tail })
     return JSON.stringify(taken === true ? { table, kind, origin, scope, version, taken, ...tail } : { table, kind, origin, scope, version, ...tail })
   }
   if (message.kind === 'tag') {

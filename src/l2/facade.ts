@@ -58,6 +58,12 @@ export class L2Facade {
   readonly #deadlines: TurnDeadlines
   /** The highest tag version read from the store so far (0: none): a load begun after it is newer than it. Written only by {@link #fresh}. */
   seenTagVersion = 0
+  /**
+   * When every value or absent entry this table has written to the store is gone from it, its grace
+   * included (0: none written): until then L2 may answer any of them, whatever became of its row.
+   * Written only by {@link set}, as each write is asked (one that fails may still have landed).
+   */
+  #writtenUntil = 0
 
   constructor(
     private readonly store: L2Store,
@@ -174,12 +180,18 @@ export class L2Facade {
    */
   async set(id: Id, given: L2Write, release?: string): Promise<L2Answer<L2WriteOutcome>> {
     const entry: L2Write = given.tags !== undefined && this.store.tagVersions === undefined ? { kind: 'tombstone', version: given.version, ttl: given.ttl } : given
+    if (entry.kind !== 'tombstone') this.#writtenUntil = Math.max(this.#writtenUntil, this.clock.now() + entry.ttl + (entry.grace ?? 0))
     const leases = this.store.leases
     const both = release !== undefined && leases?.setAndRelease !== undefined
     const written = both
       ? await this.#call<boolean | 'unfit'>('leases.setAndRelease', id, () => leases.setAndRelease!(this.table, id, entry, release), 'unfit', notBoolean)
       : await this.#call<boolean | 'unfit'>('set', id, () => this.store.set(this.table, id, entry), 'unfit', notBoolean)
     return written === L2_FAILED || written === 'unfit' ? written : written ? 'written' : 'refused'
+  }
+
+  /** When every value or absent entry this table wrote to the store is gone from it, its grace included (0: none written). */
+  get writtenUntil(): number {
+    return this.#writtenUntil
   }
 
   /** True when a holder's write gives its lease back in the same step (`L2Leases.setAndRelease`). */

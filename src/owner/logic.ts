@@ -78,7 +78,7 @@ function handle<V>(turn: Turn<V>, message: Message<V>): void {
     case 'tags':
       return onTags(turn, message.keys, message.versions, message.taken, message.scope, message.reply)
     case 'clear':
-      return onClear(turn, false, message.reply)
+      return onClear(turn, false, message.l2Moved, message.reply)
     case 'fence':
       return onFenceAll(turn, message.reply)
     case 'delivery':

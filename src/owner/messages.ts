@@ -130,6 +130,8 @@ export interface InvalidateMessage {
 /** Drop every row and fence every flight (`table.clear()`); `reply` once done. */
 export interface ClearRowsMessage {
   type: 'clear'
+  /** The table's L2 moved to a new generation (`l2: 'cleared'`). */
+  l2Moved: boolean
   reply: () => void
 }
 /** Fence every flight in progress (`table.clear()`, before L2 moves: none of them may write into the next generation); `reply` once done. */
@@ -234,7 +236,7 @@ export const msg = {
     reply,
   }),
   invalidate: (id: Id, version: number, missedByL2: boolean, reply: ChangeReply): InvalidateMessage => ({ type: 'invalidate', id, version, missedByL2, reply }),
-  clear: (reply: () => void): ClearRowsMessage => ({ type: 'clear', reply }),
+  clear: (l2Moved: boolean, reply: () => void): ClearRowsMessage => ({ type: 'clear', l2Moved, reply }),
   fence: (reply: () => void): FenceAllMessage => ({ type: 'fence', reply }),
   delivery: (delivery: BusDelivery | unknown): DeliveryMessage => ({ type: 'delivery', delivery }),
   sweep: (tick: boolean): SweepMessage => ({ type: 'sweep', tick }),

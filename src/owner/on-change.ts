@@ -167,7 +167,7 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
     state.counters[C.coh_applied]++
     return onTags(turn, [scope.clearKey!], [message.version ?? 0], taken && message.taken === true, scope)
   }
-  if (message.kind === 'clear') return onClear(turn, true)
+  if (message.kind === 'clear') return onClear(turn, true, taken && message.taken === true)
   if (message.kind === 'tag') {
     const scope = message.scope.length === 0 ? ROOT_SCOPE : new Scope(message.scope)
     busEvent(env.name, 'received', message)
@@ -230,12 +230,17 @@ export function onFenceAll<V>(turn: Turn<V>, reply: () => void): void {
   reply()
 }
 
-/** The table was cleared, here (after L2 moved on) or by another instance (`remote`): nothing loaded before it is answered again. */
-export function onClear<V>(turn: Turn<V>, remote: boolean, reply?: () => void): void {
+/**
+ * The table was cleared, here or by another instance (`remote`): nothing loaded before it is answered
+ * again. `l2Moved`: this table's L2 moved to a new generation with it (a local clear whose L2 cleared,
+ * or a remote one whose publisher's L2 did, in this table's key space), so no older entry is read
+ * again and the changes L2 missed are forgotten; otherwise they stand (see `OwnerState.missedByL2`).
+ */
+export function onClear<V>(turn: Turn<V>, remote: boolean, l2Moved: boolean, reply?: () => void): void {
   const { state, env } = turn
   wakeWaiting(turn, undefined)
   const dropped = dropEverything(state)
-  state.missedByL2.clear() // L2 moved to a new generation: no older entry is read again (a clear whose L2 failed says so)
+  if (l2Moved) state.missedByL2.clear()
   state.counters[C.clears]++
   reply?.()
   if (turn.listening) turn.defer(() => emitSafely(env.events, 'clear', { table: env.name, dropped, remote }))

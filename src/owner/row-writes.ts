@@ -24,14 +24,15 @@ export function missedByL2<V>(state: OwnerState<V>, id: Id): number {
 /**
  * A change of `id` at `version` (applied to the rows) whose L2 write failed: its version is kept
  * until every older entry L2 may hold for the id is gone: an entry written up to now with the
- * table's lifetimes (`l2EntryLife`), or the replaced row's own (a longer `setTtl` or put `ttl`),
- * kept `grace` past its expiry. Call before the change writes the row.
+ * table's lifetimes (`l2EntryLife`), any this table wrote with a longer one (a `setTtl` or put
+ * `ttl`; its row may be gone), and the replaced row's own (read from an entry another process
+ * wrote), each kept `grace` past its expiry. Call before the change writes the row.
  */
 export function rememberMissedByL2<V>(turn: Turn<V>, id: Id, version: number): void {
   const { state, env } = turn
   const slot = state.rows.find(id)
   const replaced = slot < 0 ? -1 : state.rows.expiryAt(slot) + env.grace // a tombstone's is negative
-  const forgetAt = Math.max(env.clock.now() + env.l2EntryLife, replaced)
+  const forgetAt = Math.max(env.clock.now() + env.l2EntryLife, env.runner.l2?.writtenUntil ?? -1, replaced)
   // The change was applied, so no kept version is above it (`known` refused it otherwise).
   state.missedByL2.set(id, { version, forgetAt: Math.max(forgetAt, state.missedByL2.get(id)?.forgetAt ?? -1) })
 }

@@ -159,8 +159,9 @@ export class Changes<V> {
     const l2 = this.#openL2()
     if (owner.l2 !== undefined && l2 === undefined) return { l2: 'failed', broadcast: false }
     const cleared = l2 === undefined ? 'none' : await l2.clear()
-    await new Promise<void>((resolve) => owner.send(msg.clear(resolve)))
-    const broadcast = await this.#publish(undefined, { table: name, kind: 'clear', origin: this.deps.origin })
+    const moved = cleared === 'cleared'
+    await new Promise<void>((resolve) => owner.send(msg.clear(moved, resolve)))
+    const broadcast = await this.#publish(undefined, { table: name, kind: 'clear', origin: this.deps.origin, ...(moved ? { taken: true as const } : {}) })
     return { l2: cleared === L2_FAILED ? 'failed' : cleared, broadcast }
   }
 
