@@ -82,7 +82,7 @@ describe('a change whose L2 write failed', () => {
     await table.close()
   })
 
-  it("outlives an entry this table wrote with a longer lifetime than its own, after that row was evicted", async () => {
+  it('outlives an entry this table wrote with a longer lifetime than its own, after that row was evicted', async () => {
     const { clock, table, failNextWrite } = world({ capacity: 1 })
     expect(await table.fetch('k', (_id, context) => (context.setTtl(10_000), 'old'))).toBe('old') // L2 keeps it to 10,000
     for (let i = 0; i < 4 && !table.has('x'); i++) await table.fetch('x', () => 'x') // admitted at last, in place of k

@@ -17,7 +17,7 @@ const MAX_FILES_GET_MANY = 20
 /** Calls into src/ of a cold `fetch`, without L2. */
 const MAX_CALLS_FETCH = 110
 /** Calls into src/ of a cold `fetch`, with `memoryL2()`. */
-const MAX_CALLS_FETCH_L2 = 200
+const MAX_CALLS_FETCH_L2 = 201
 /** Calls into src/ of a cold `getMany` of one id, with a `batchLoader`. */
 const MAX_CALLS_GET_MANY = 139
 

@@ -128,10 +128,10 @@ export function tracedJoin(flight: { trace: FlightTrace | undefined }, trace: Fe
   if (trace !== undefined) trace.flight = flight.trace
 }
 
-/** The waiters about to be answered a graced value (the fail-safe, a soft timeout): their traces say so. */
-export function tracedStale(waiters: readonly { trace: FetchTrace | undefined; settled: boolean }[] | undefined): void {
+/** The waiters about to be answered a graced value (the fail-safe, a soft timeout; a forced refresh's are not): their traces say so. */
+export function tracedStale(waiters: readonly { trace: FetchTrace | undefined; settled: boolean; forced: boolean }[] | undefined): void {
   if (waiters === undefined) return
-  for (const waiter of waiters) if (waiter.trace !== undefined && !waiter.settled) waiter.trace.stale = true
+  for (const waiter of waiters) if (waiter.trace !== undefined && !waiter.settled && !waiter.forced) waiter.trace.stale = true
 }
 
 /**

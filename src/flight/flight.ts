@@ -78,12 +78,20 @@ export class Flight<V> {
   readonly type = 'flight.done'
   /** How it ended: set by its runner (through its port) just before the flight is posted to the owner as its own message; read by the owner. */
   result: FlightResult<V> | undefined = undefined
-  /** The plain callers' shared promise (a miss message's own). Set by the owner when the first plain caller joins. */
+  /** The unforced plain callers' shared promise (a miss message's own). Set by the owner when the first one joins. */
   shared: SharedCallers<V> | undefined = undefined
+  /**
+   * The forced plain callers' shared promise (a forced refresh's miss message's own), apart from
+   * {@link shared}: the fail-safe and the soft timeouts answer the unforced callers a graced value,
+   * never the forced ones. Set by the owner when the first one joins a forced flight.
+   */
+  forcedShared: SharedCallers<V> | undefined = undefined
   /** Callers with a signal or a deadline, in arrival order; answered ones stay, marked settled, until a soft-timeout answer drops the list. Created on first join. */
   waiters: Waiter<V>[] | undefined = undefined
   /** Callers still waiting: plain callers, plus waiters not yet answered. */
   waiting = 0
+  /** Of {@link waiting}, the forced refresh's callers (plain ones and waiters): a graced value answers only the others. */
+  forcedWaiting = 0
   /** `true` until the owner settles it (done, timed out or abandoned); later results are discarded. */
   running = true
   /** Set when a newer change of the id arrived mid-flight: its answer still goes to its waiters, but is not stored. */
@@ -92,6 +100,8 @@ export class Flight<V> {
   stored = -1
   /** The answer, once given: a plain caller whose join arrives later reads it. */
   answered: Answer<V> | undefined = undefined
+  /** The answer its forced callers got, once given: {@link answered}, unless the fail-safe answered the others a graced value. */
+  forcedAnswered: Answer<V> | undefined = undefined
   /** When the graced value the fail-safe answered with expired, if it did: a plain caller whose join arrives later got a stale answer. */
   answeredStaleSince: number | undefined = undefined
   /** The graced value its callers were answered because its soft timeout passed (it expired at `expiresAt`): later joiners get it too. */
@@ -143,31 +153,50 @@ export class Flight<V> {
     waiter.flight = this
     ;(this.waiters ??= []).push(waiter)
     this.waiting++
+    if (waiter.forced) this.forcedWaiting++
   }
 
-  /** Answers every caller waiting now with `value` while the flight goes on (its soft timeout passed); later callers get promises of their own. */
+  /**
+   * Answers every unforced caller waiting now with `value` while the flight goes on (its soft timeout
+   * passed); later callers get promises of their own. A forced refresh's callers wait on.
+   */
   answerEarly(value: V | undefined): void {
     // The shared promise a flight holds is always one its callers' miss lent it, with its own resolve.
     if (this.shared !== undefined) this.shared.resolve!(value)
     this.shared = undefined
-    for (const waiter of this.waiters ?? []) waiter.resolve(value)
-    this.waiters = undefined
-    this.waiting = 0
+    const forced = this.forcedWaiting > 0 ? this.waiters?.filter((waiter) => waiter.forced) : undefined
+    for (const waiter of this.waiters ?? []) if (!waiter.forced) waiter.resolve(value)
+    this.waiters = forced?.length ? forced : undefined
+    this.waiting = this.forcedWaiting
   }
 
-  /** Answers every caller still waiting with the flight's one outcome. */
-  answer(answer: Answer<V>): void {
+  /**
+   * Answers every caller still waiting with the flight's one outcome; a forced refresh's callers with
+   * `forced` when it differs (the fail-safe answers the others a graced value, them the error).
+   */
+  answer(answer: Answer<V>, forced: Answer<V> = answer): void {
     this.answered = answer
-    const waiters = this.waiters ?? []
-    if (answer.ok) {
-      if (this.shared !== undefined) this.shared.resolve!(answer.value)
-      for (const waiter of waiters) waiter.resolve(answer.value)
-    } else {
-      if (this.shared !== undefined) this.shared.reject!(answer.error)
-      for (const waiter of waiters) waiter.reject(answer.error)
+    this.forcedAnswered = forced
+    const shared = this.shared
+    if (shared !== undefined) {
+      if (answer.ok) shared.resolve!(answer.value)
+      else shared.reject!(answer.error)
+    }
+    if (this.forcedShared !== undefined) settle(this.forcedShared, forced)
+    for (const waiter of this.waiters ?? []) {
+      const its = waiter.forced ? forced : answer
+      if (its.ok) waiter.resolve(its.value)
+      else waiter.reject(its.error)
     }
     this.waiting = 0
+    this.forcedWaiting = 0
   }
+}
+
+/** Settles a shared promise a miss lent its flight (it always has its own resolve) with `answer`. */
+function settle<V>(callers: SharedCallers<V>, answer: Answer<V>): void {
+  if (answer.ok) callers.resolve!(answer.value)
+  else callers.reject!(answer.error)
 }
 
 /**

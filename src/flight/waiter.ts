@@ -18,6 +18,8 @@ export class Waiter<V> {
   softDue = false
   /** The caller's record for `echostore:fetch`, when it is traced. Set by the owner as it creates the waiter. */
   trace: FetchTrace | undefined = undefined
+  /** A forced refresh's caller: its loader answers it, never a graced value (see `Flight.forcedWaiting`). Set by the owner as it creates the waiter. */
+  forced = false
   #deadline: TimerHandle | undefined = undefined
   #onAbort: (() => void) | undefined = undefined
 

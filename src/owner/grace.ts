@@ -22,13 +22,13 @@ export type StaleReason = 'swr' | 'failsafe' | 'backoff' | 'soft'
  * The graced value a flight's callers may get: the newest one known (see {@link newer}), its row's
  * (fresh or within grace) or one the flight found in L2 within its grace (`fromL2`, by default the
  * one its runner reported: `Flight.l2Fallback`); an L2 value older than what the table knows never
- * answers. None without grace, none for a fenced flight (a change beats grace), and none for a
- * forced refresh (its loader answers).
+ * answers. None without grace, and none for a fenced flight (a change beats grace). A forced
+ * refresh's own callers never take it (its loader answers them, or its error): only the unforced
+ * callers who joined it do (see `Flight.forcedWaiting`).
  */
 export function fallbackFor<V>(turn: Turn<V>, flight: Flight<V>, fromL2: Fallback<V> | undefined = flight.l2Fallback): Fallback<V> | undefined {
   const { state, env } = turn
-  // A forced refresh is answered by its loader (or its error), never by the row it was asked to replace.
-  if (env.grace === 0 || flight.fenced || flight.forced) return undefined
+  if (env.grace === 0 || flight.fenced) return undefined
   const now = env.clock.now()
   const own = heldFallback(turn, state.rows.find(flight.id))
   const l2 = fromL2 !== undefined && fromL2.expiresAt + env.grace > now && fromL2.version >= known(state, flight.id) ? fromL2 : undefined
@@ -77,9 +77,9 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
   const { state, env } = turn
   state.counters[C.failsafe]++
   if (turn.listening) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error }))
-  servedStale(turn, flight.id, flight.waiting, fallback.expiresAt, 'failsafe')
+  servedStale(turn, flight.id, flight.waiting - flight.forcedWaiting, fallback.expiresAt, 'failsafe')
   tracedStale(flight.waiters)
-  flight.answer({ ok: true, value: fallback.value })
+  flight.answer({ ok: true, value: fallback.value }, { ok: false, error })
   flight.answeredStaleSince = fallback.expiresAt
   let slot = state.rows.find(flight.id)
   // The row is re-armed when it holds the value answered; stored first when that came from L2 (newer, or the row has none).
@@ -125,7 +125,8 @@ export function onL2Graced<V>(turn: Turn<V>, flight: Flight<V>, fallback: Fallba
 /** A waiter's soft timeout passed: it takes the graced value, if there is one, and leaves the flight, which goes on; else it may take one its flight finds in L2 later (`softDue`). */
 export function softLeave<V>(turn: Turn<V>, waiter: Waiter<V>): void {
   const flight = waiter.flight
-  if (flight === undefined || !flight.running || waiter.settled) return
+  // A forced refresh's caller is answered by its loader, never by a graced value.
+  if (flight === undefined || !flight.running || waiter.settled || waiter.forced) return
   const fallback = fallbackFor(turn, flight)
   if (fallback === undefined) {
     waiter.softDue = true
@@ -149,7 +150,7 @@ export function onSoftTimeout<V>(turn: Turn<V>, flight: Flight<V>): void {
   if (!flight.running) return
   const fallback = fallbackFor(turn, flight)
   if (fallback === undefined) return
-  servedStale(turn, flight.id, flight.waiting, fallback.expiresAt, 'soft')
+  servedStale(turn, flight.id, flight.waiting - flight.forcedWaiting, fallback.expiresAt, 'soft')
   flight.softened = { value: fallback.value, expiresAt: fallback.expiresAt }
   tracedStale(flight.waiters)
   flight.answerEarly(fallback.value)

@@ -80,7 +80,8 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
   if (flight !== undefined) {
     state.counters[C.coalesced] += count
     tracedJoin(flight, trace, count)
-    const soft = answered ? undefined : softAnswer(turn, flight)
+    // A forced refresh's callers are answered by its loader, never by a graced value.
+    const soft = answered || forced ? undefined : softAnswer(turn, flight)
     if (soft === undefined) return flight
     // Its soft timeout passed: joiners get the graced value at once, while it lasts.
     servedStale(turn, id, count, soft.expiresAt, 'soft')
@@ -117,19 +118,31 @@ function answerWithoutFlight<V>(turn: Turn<V>, slot: number): { value: V | undef
   return graced === undefined ? undefined : { value: graced.value, staleSince: graced.expiresAt }
 }
 
-/** Plain callers of one id: they share one promise (the flight's, or theirs, lent to the flight they start or join first). */
+/**
+ * Plain callers of one id: they share one promise (the flight's, or theirs, lent to the flight they
+ * start or join first); a forced refresh's callers share the flight's forced promise instead.
+ */
 export function onPlainMiss<V>(turn: Turn<V>, miss: PlainMiss<V>): void {
   if (miss.tagStale) turn.state.counters[C.tag_stale] += miss.count
   const flight = joinOrStart(turn, miss.id, miss.loader, miss)
   if (flight instanceof AnsweredNow) return miss.resolve?.(flight.value) // without `resolve`, they hold a shared promise already answered
-  if (flight.running) flight.waiting += miss.count
-  // Joined in the batch its failure was absorbed: these callers get the fail-safe's graced value too.
-  else if (flight.answeredStaleSince !== undefined) servedStale(turn, miss.id, miss.count, flight.answeredStaleSince, 'failsafe')
+  const { forced } = miss
+  if (flight.running) {
+    flight.waiting += miss.count
+    if (forced) flight.forcedWaiting += miss.count
+  } else if (flight.answeredStaleSince !== undefined && !forced) {
+    // Joined in the batch its failure was absorbed: these callers get the fail-safe's graced value too.
+    servedStale(turn, miss.id, miss.count, flight.answeredStaleSince, 'failsafe')
+  }
   if (miss.resolve === undefined) return // they hold the flight's shared promise
-  if (flight.shared === undefined && flight.running) flight.shared = miss
-  else if (flight.shared !== undefined) miss.resolve(flight.shared.promise)
-  else if (flight.answered?.ok === true) miss.resolve(flight.answered.value)
-  else if (flight.answered !== undefined) miss.reject!(flight.answered.error)
+  const shared = forced ? flight.forcedShared : flight.shared
+  const answered = forced ? flight.forcedAnswered : flight.answered
+  if (shared === undefined && flight.running) {
+    if (forced) flight.forcedShared = miss
+    else flight.shared = miss
+  } else if (shared !== undefined) miss.resolve(shared.promise)
+  else if (answered?.ok === true) miss.resolve(answered.value)
+  else if (answered !== undefined) miss.reject!(answered.error)
 }
 
 /** Callers already answered a graced value (stale-while-revalidate): the id's one refresh flight is joined, or started with nobody waiting on it. */
@@ -143,6 +156,7 @@ export function onWait<V>(turn: Turn<V>, wait: WaitMessage<V>): void {
   const { env } = turn
   const waiter = new Waiter<V>(wait.signal, wait.timeout, wait.softTimeout, wait.resolve, wait.reject, env.clock)
   waiter.trace = wait.trace
+  waiter.forced = wait.forced
   const placed = joinOrStart(turn, wait.id, wait.loader, { count: 1, forced: wait.forced, answered: false, trace: wait.trace })
   if (placed instanceof AnsweredNow) {
     waiter.resolve(placed.value)
@@ -183,6 +197,7 @@ export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, leaving: Waite
   state.counters[reason === 'timeout' ? C.timeouts : C.cancelled]++
   if (flight === undefined || !flight.running) return
   flight.waiting--
+  if (waiter.forced) flight.forcedWaiting--
   // A flight whose waiters all timed out goes on and fills; one left empty by cancellation is released.
   if (flight.waiting === 0 && reason === 'cancel') {
     release(turn, flight)
@@ -284,9 +299,13 @@ export function onDeadline<V>(turn: Turn<V>): void {
   }
 }
 
-/** A released flight failed with `error`: the fail-safe answers its waiters with a graced value when there is one, else they get `error`. */
+/**
+ * A released flight failed with `error`: the fail-safe answers its waiters with a graced value when
+ * there is one (a forced refresh's callers still get `error`), else they get `error`. A forced
+ * refresh that no unforced caller waits on is not absorbed: nobody would take the graced value.
+ */
 function failed<V>(turn: Turn<V>, flight: Flight<V>, error: unknown, fromL2: Fallback<V> | undefined): void {
-  const fallback = fallbackFor(turn, flight, fromL2)
+  const fallback = flight.forced && flight.waiting === flight.forcedWaiting ? undefined : fallbackFor(turn, flight, fromL2)
   if (fallback !== undefined) return absorbFailure(turn, flight, error, fallback)
   const { env } = turn
   if (turn.listening) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error }))

@@ -1,0 +1,94 @@
+/**
+ * Readers who join a forced refresh without forcing one themselves keep what grace promises them:
+ * when the origin fails, the fail-safe answers them the graced value, and a soft timeout answers
+ * them the graced value while the load goes on. The forced callers still get their loader's answer
+ * or its error, never the value they asked to replace.
+ */
+import { describe, expect, it } from 'vitest'
+import { createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
+import { advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
+
+/** A table whose row `k` (`'graced'`) is past its ttl, within its grace. */
+async function gracedRow(options: { softTimeout?: number } = {}) {
+  const clock = manualClock(0)
+  const table = createTable<string>({ name: 'joiners', ttl: 1_000, jitter: 0, grace: 60_000, sweepInterval: 1e9, loadTimeout: 10_000, clock, ...options })
+  await table.fetch('k', () => 'graced')
+  await advanceSettled(clock, 1_500)
+  return { clock, table }
+}
+
+const down = new Error('origin down')
+
+describe('readers joining a forced refresh', () => {
+  it('the origin fails: a plain joiner gets the graced value, the forced caller the error', async () => {
+    const { table } = await gracedRow()
+    const origin = latchedLoader<string>()
+    const forced = outcome(table.fetch('k', origin.loader, { forceRefresh: true }))
+    const plain = outcome(table.fetch('k', () => 'never'))
+    await settle()
+    origin.only().reject(down)
+    await settle()
+    expect(forced.error).toBe(down)
+    expect(plain.value).toBe('graced')
+    expect(table.stats()).toMatchObject({ failsafe: 1, stale_hits: 1, loads: 2 }) // the row's own load, and the refresh's
+    await table.close()
+  })
+
+  it('the origin fails: a joiner with options gets the graced value, a forced one with options the error', async () => {
+    const { table } = await gracedRow()
+    const origin = latchedLoader<string>()
+    const forced = outcome(table.fetch('k', origin.loader, { forceRefresh: true, timeout: 5_000 }))
+    const joiner = outcome(table.fetch('k', () => 'never', { timeout: 5_000 }))
+    await settle()
+    origin.only().reject(down)
+    await settle()
+    expect(forced.error).toBe(down)
+    expect(joiner.value).toBe('graced')
+    await table.close()
+  })
+
+  it('the origin fails with no unforced caller: the forced one gets the error, and nothing is absorbed', async () => {
+    const { table } = await gracedRow()
+    await expect(table.fetch('k', () => Promise.reject(down), { forceRefresh: true })).rejects.toBe(down)
+    expect(table.stats()).toMatchObject({ failsafe: 0, load_errors: 1 })
+    expect(await table.fetch('k', () => 'reloaded')).toBe('reloaded') // no back-off: the origin is tried again
+    await table.close()
+  })
+
+  it("the table's soft timeout passes: the plain joiner gets the graced value, the forced caller waits for its loader", async () => {
+    const { clock, table } = await gracedRow({ softTimeout: 50 })
+    const origin = latchedLoader<string>()
+    const forced = outcome(table.fetch('k', origin.loader, { forceRefresh: true }))
+    const plain = outcome(table.fetch('k', () => 'never'))
+    await settle()
+    await advanceSettled(clock, 100)
+    expect(plain.value).toBe('graced')
+    expect(forced.state).toBe('pending')
+    const late = outcome(table.fetch('k', () => 'never'))
+    const lateForced = outcome(table.fetch('k', () => 'never', { forceRefresh: true }))
+    await settle()
+    expect(late.value).toBe('graced')
+    expect(lateForced.state).toBe('pending')
+    origin.only().resolve('fresh')
+    await settle()
+    expect([forced.value, lateForced.value]).toEqual(['fresh', 'fresh'])
+    expect(table.peek('k')).toBe('fresh')
+    await table.close()
+  })
+
+  it("a joiner's own soft timeout passes: it gets the graced value, a forced caller's own does not answer it", async () => {
+    const { clock, table } = await gracedRow()
+    const origin = latchedLoader<string>()
+    const forced = outcome(table.fetch('k', origin.loader, { forceRefresh: true, softTimeout: 50 }))
+    const joiner = outcome(table.fetch('k', () => 'never', { softTimeout: 50 }))
+    await settle()
+    await advanceSettled(clock, 100)
+    expect(joiner.value).toBe('graced')
+    expect(forced.state).toBe('pending')
+    origin.only().resolve('fresh')
+    await settle()
+    expect(forced.value).toBe('fresh')
+    await table.close()
+  })
+})
