@@ -5,7 +5,7 @@
  * or its error, never the value they asked to replace.
  */
 import { describe, expect, it } from 'vitest'
-import { createTable } from '../src/index.js'
+import { createTable, memoryL2 } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
 
@@ -48,12 +48,53 @@ describe('readers joining a forced refresh', () => {
     await table.close()
   })
 
-  it('the origin fails with no unforced caller: the forced one gets the error, and nothing is absorbed', async () => {
+  it('the origin fails with no unforced caller: the forced one gets the error, and the fail-safe holds the origin off for plain reads', async () => {
     const { table } = await gracedRow()
     await expect(table.fetch('k', () => Promise.reject(down), { forceRefresh: true })).rejects.toBe(down)
-    expect(table.stats()).toMatchObject({ failsafe: 0, load_errors: 1 })
-    expect(await table.fetch('k', () => 'reloaded')).toBe('reloaded') // no back-off: the origin is tried again
+    expect(table.stats()).toMatchObject({ failsafe: 1, load_errors: 1 })
+    expect(await table.fetch('k', () => 'never')).toBe('graced') // the back-off: the origin is left alone
+    expect(await table.fetch('k', () => 'forced again', { forceRefresh: true })).toBe('forced again') // a forced refresh is not held off
     await table.close()
+  })
+
+  it('the origin fails: a plain read made in that turn, which saw the flight, gets the graced value', async () => {
+    const { table } = await gracedRow()
+    const origin = latchedLoader<string>()
+    const forced = outcome(table.fetch('k', origin.loader, { forceRefresh: true }))
+    await settle()
+    origin.only().reject(down)
+    await Promise.resolve() // the failure is posted; the turn is not handed over yet
+    const plain = outcome(table.fetch('k', () => 'never'))
+    await settle()
+    expect(forced.error).toBe(down)
+    expect(plain.value).toBe('graced')
+    await table.close()
+  })
+
+  it('in a process whose L1 is cold: a plain joiner gets the graced entry L2 holds, from the fail-safe and from a soft timeout', async () => {
+    for (const passes of ['fail-safe', 'soft timeout'] as const) {
+      const clock = manualClock(0)
+      const l2 = memoryL2({ clock })
+      const options = { name: 'joiners', ttl: 1_000, jitter: 0, grace: 60_000, softTimeout: 50, sweepInterval: 1e9, loadTimeout: 10_000, clock, l2 }
+      const writer = createTable<string>(options)
+      await writer.fetch('k', () => 'graced')
+      clock.set(1_500)
+      const cold = createTable<string>(options)
+      const origin = latchedLoader<string>()
+      const forced = outcome(cold.fetch('k', origin.loader, { forceRefresh: true }))
+      const plain = outcome(cold.fetch('k', () => 'never'))
+      await settle()
+      if (passes === 'soft timeout') {
+        await advanceSettled(clock, 60)
+        expect(plain.value).toBe('graced')
+        expect(forced.state).toBe('pending')
+      }
+      origin.only().reject(down)
+      await settle()
+      expect(forced.error).toBe(down)
+      expect(plain.value).toBe('graced')
+      await Promise.all([writer.close(), cold.close()])
+    }
   })
 
   it("the table's soft timeout passes: the plain joiner gets the graced value, the forced caller waits for its loader", async () => {

@@ -3,6 +3,7 @@
  * layer holds once both have settled. The refresh's caller gets its loader's answer, but its
  * write-back never lands on the put's entry at the put's own version (an equal version is written
  * over, so L2 would hold the loader's value while L1 held the put's, for every other process to read).
+ * A load whose loader reports a newer version than the put's is written back all the same.
  */
 import { describe, expect, it } from 'vitest'
 import { type Id, createTable, memoryL2 } from '../src/index.js'
@@ -142,6 +143,26 @@ describe('a forced refresh meeting a put in progress', () => {
     l2.release()
     await settle()
     expect(put.value).toMatchObject({ applied: true })
+    await table.close()
+  })
+
+  it('a load whose loader reports a newer version than the put: its answer is written back, in both layers', async () => {
+    const { store, l2, table } = await world()
+    const origin = latchedLoader<string>()
+    const read = outcome(table.fetch('a', origin.loader))
+    await settle()
+    const put = outcome(table.put('a', 'put@50', { version: 50 }))
+    await settle() // the put's entry is in L2, its answer held
+    const call = origin.only()
+    call.context.setVersion(100)
+    call.resolve('loaded@100')
+    await settle()
+    expect(read.value).toBe('loaded@100')
+    l2.release()
+    await settle()
+    expect(put.value).toMatchObject({ applied: false, version: 50 })
+    expect(await store.get(NAME, 'a')).toMatchObject({ value: 'loaded@100', version: 100 })
+    expect(table.peek('a')).toBe('loaded@100')
     await table.close()
   })
 })

@@ -301,11 +301,11 @@ export function onDeadline<V>(turn: Turn<V>): void {
 
 /**
  * A released flight failed with `error`: the fail-safe answers its waiters with a graced value when
- * there is one (a forced refresh's callers still get `error`), else they get `error`. A forced
- * refresh that no unforced caller waits on is not absorbed: nobody would take the graced value.
+ * there is one (a forced refresh's callers still get `error`), and holds the origin off for the id;
+ * else they get `error`.
  */
 function failed<V>(turn: Turn<V>, flight: Flight<V>, error: unknown, fromL2: Fallback<V> | undefined): void {
-  const fallback = flight.forced && flight.waiting === flight.forcedWaiting ? undefined : fallbackFor(turn, flight, fromL2)
+  const fallback = fallbackFor(turn, flight, fromL2)
   if (fallback !== undefined) return absorbFailure(turn, flight, error, fallback)
   const { env } = turn
   if (turn.listening) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error }))

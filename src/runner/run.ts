@@ -293,18 +293,16 @@ export function newRun<V>(flight: Flight<V>): FlightRun<V> {
  * What L2's answer to a flight's read means: a live entry no older than what the flight knows is its
  * answer (returned); else a newer entry raises its version (see {@link versionFrom}), and a graced
  * one becomes its fallback. A forced refresh (through a loader or a batch loader) is answered by its
- * loader, never by L2: it takes only the version its answer must carry. Its write-back is not awaited
- * (`l2Answered` stays false): a forced refresh that joins the flight then must not get an answer its
- * loader gave before it asked, and it takes no lease.
+ * loader, never by L2: it takes the version its answer must carry, and a graced entry as the fallback
+ * of the unforced callers who join it (never its own: see `Flight.forcedWaiting`). Its write-back is
+ * not awaited (`l2Answered` stays false): a forced refresh that joins the flight then must not get an
+ * answer its loader gave before it asked, and it takes no lease.
  */
 export function readL2<V>(run: FlightRun<V>, entry: L2Answer<L2Entry | undefined>, { clock, port }: RunnerDeps<V>): FlightResult<V> | undefined {
-  if (run.flight.forced) {
-    versionFrom(run, entry)
-    return undefined
-  }
-  run.l2Answered = entry !== L2_FAILED
+  const { forced } = run.flight
+  if (!forced) run.l2Answered = entry !== L2_FAILED
   if (!versionFrom(run, entry) || entry === undefined || entry === L2_FAILED || entry.kind === 'tombstone') return undefined
-  if (entry.ttl > 0) return fromL2<V>(entry, clock)
+  if (entry.ttl > 0) return forced ? undefined : fromL2<V>(entry, clock)
   run.fallback = { value: entryValue<V>(entry), expiresAt: clock.now() + entry.ttl, version: entry.version, tags: entryTags(entry) }
   port.graced(run.flight, run.fallback) // the soft timeouts may answer it while the flight loads
   return undefined
@@ -363,11 +361,12 @@ export async function writeBack<V>(
   const { flight } = run
   const result = loaderResult(flight.id, run.born, run.version, value, lifetime, reported, deps, tags)
   const { expiresAt } = result
-  // Nothing is written back for a flight a change fenced, nor while a put of its id is in progress
-  // here: that put's entry may be the one this flight read its version from (a forced refresh takes
-  // the version of a newer entry), and an equal version would be written over it. Once the owner
-  // handles the put, the put fences this flight.
-  if (l2 === undefined || expiresAt === undefined || !flight.running || flight.fenced || deps.putting(flight.id)) return result
+  // Nothing is written back for a flight a change fenced, nor, while a put of its id is in progress
+  // here, at a version no newer than the one its run read: that put's entry may be the one it read
+  // its version from (a forced refresh takes the version of a newer entry), and an equal version
+  // would be written over it. Once the owner handles the put, the put fences this flight. An answer
+  // the loader gave a newer version (`setVersion`) is written: L2's guard orders it with the put.
+  if (l2 === undefined || expiresAt === undefined || !flight.running || flight.fenced || (result.version <= run.version && deps.putting(flight.id))) return result
   const release = run.lease !== undefined && l2.releasesWithSet ? run.lease : undefined
   const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace, result.tags), release)
   deps.writing.add(written)
