@@ -109,6 +109,12 @@ export class Mailbox<V, M extends { readonly type: string }> {
    * the gate, so the mailbox decides nothing for it (see {@link miss}). Written only by `#flush`.
    */
   #delivering = false
+  /**
+   * The ids a forced refresh was posted for this turn, until the batch is handed over (`undefined`
+   * while none was). The owner handles it before any later miss of the turn, and it supersedes the
+   * id's flight there: so a later miss of the id takes no flight seen now (see {@link supersede}).
+   */
+  #forced: Set<Id> | undefined = undefined
   /** This turn's stale-while-revalidate refreshes by id, until the batch is handed over. A new map each turn that used it, as {@link #misses}. */
   #refreshes = new Map<Id, Refresh<V>>()
   readonly #deliver: (messages: (M | PlainMiss<V> | Refresh<V>)[]) => void
@@ -139,7 +145,9 @@ export class Mailbox<V, M extends { readonly type: string }> {
       // as its message is handled: the rows, the flights and the gate may change before the processing
       // ends. It joins no flight here, and its message is its own and never the last miss.
       const joining = owner.coalesce && !this.#delivering
-      message = new PlainMiss(id, loader, joining ? owner.flights.joinable(id) : undefined, false, owner.rows.absence(id), tagStale)
+      // A flight a forced refresh of this turn supersedes is not this miss's: the owner finds the refresh's.
+      const seen = joining && this.#forced?.has(id) !== true ? owner.flights.joinable(id) : undefined
+      message = new PlainMiss(id, loader, seen, false, owner.rows.absence(id), tagStale)
       this.post(message)
       if (!joining) return message.promise // with the gate off, a message of its own and no last miss, too
       this.#misses.set(id, message)
@@ -149,16 +157,23 @@ export class Mailbox<V, M extends { readonly type: string }> {
     return message.promise
   }
 
-  /**
-   * A plain forced refresh of `id`: a message of its own (it must not share an unforced miss's
-   * flight), which the owner joins to a flight or starts one with. It is handed over at once, as a
-   * change is: the flight it supersedes is no longer joinable once it is handled, so a read made after
-   * it in the same turn must not share a miss that saw that flight, nor see it joinable.
-   */
+  /** A plain forced refresh of `id`: a message of its own (it must not share an unforced miss's flight), which the owner joins to a flight or starts one with. */
   forcedMiss(id: Id, loader: Origin<V>): Promise<V | undefined> {
     const message = new PlainMiss(id, loader, undefined, true, -1, false)
-    this.send(message)
+    this.supersede(id)
+    this.post(message)
     return message.promise
+  }
+
+  /**
+   * A forced refresh of `id` is posted now (plain, or with options): it supersedes the id's flight
+   * when the owner handles it, so a plain miss made after it in this turn shares no miss made before
+   * it, and takes no flight seen before the owner handled it (see {@link miss}).
+   */
+  supersede(id: Id): void {
+    if (this.#misses.get(id) !== undefined) this.#misses.delete(id)
+    if (this.#last?.id === id) this.#last = undefined
+    ;(this.#forced ??= new Set()).add(id)
   }
 
   /** A caller answered `id`'s graced value at once, `staleness` ms past its expiry: counts it on this turn's refresh of the id. */
@@ -212,6 +227,7 @@ export class Mailbox<V, M extends { readonly type: string }> {
     this.#batch = []
     if (this.#misses.size > 0) this.#misses = new Map()
     if (this.#refreshes.size > 0) this.#refreshes = new Map()
+    this.#forced = undefined
     this.#last = undefined
     const outer = this.#delivering // a batch sent while one is processed is queued by the actor: `deliver` returns at once
     this.#delivering = true

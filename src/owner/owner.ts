@@ -36,11 +36,11 @@ export interface Owner<V> {
   miss(id: Id, loader: Origin<V>, tagStale: boolean): Promise<V | undefined>
   /** A plain read of the id this turn's last plain miss was for: counted on that miss, its promise returned; else `undefined` (see `Mailbox.repeat`). */
   repeat(id: Id): Promise<V | undefined> | undefined
-  /** A plain forced refresh (`forceRefresh`), handed over at once: joins the id's flight or starts one that skips L2. */
+  /** A plain forced refresh (`forceRefresh`): joins the id's flight or starts one that skips L2; a read made after it joins it (see `Mailbox.supersede`). */
   forcedMiss(id: Id, loader: Origin<V>): Promise<V | undefined>
   /** A caller answered `id`'s graced value at once, `staleness` ms past its expiry: the id's refresh flight is started or joined (stale-while-revalidate). */
   refresh(id: Id, loader: Origin<V>, staleness: number): void
-  /** A miss with a signal, a deadline or a soft timeout (or a forced one with any of them, handed over at once): the caller's own promise, which may settle early. */
+  /** A miss with a signal, a deadline or a soft timeout (or a forced one with any of them, see `Mailbox.supersede`): the caller's own promise, which may settle early. */
   wait(id: Id, loader: Origin<V>, options: WaitOptions): Promise<V | undefined>
   /** True when called from the synchronous part of the loader of `id` on this table (a fetch of `id` now would wait on its own load). */
   insideLoaderOf(id: Id): boolean
@@ -233,12 +233,8 @@ class StartedOwner<V> implements Owner<V> {
   }
 
   wait(id: Id, loader: Origin<V>, options: WaitOptions): Promise<V | undefined> {
-    // A forced one is handed over at once, as a plain forced refresh is (see `Mailbox.forcedMiss`).
-    return new Promise<V | undefined>((resolve, reject) => {
-      const message = msg.wait(id, loader, options, resolve, reject)
-      if (options.forced) this.#mailbox.send(message)
-      else this.#mailbox.post(message)
-    })
+    if (options.forced) this.#mailbox.supersede(id)
+    return new Promise<V | undefined>((resolve, reject) => this.#mailbox.post(msg.wait(id, loader, options, resolve, reject)))
   }
 
   post(message: Message<V>): void {
