@@ -99,9 +99,6 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     announceFill(id, version) {
       void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
     },
-    announceRefresh(id, version) {
-      void publish(publisher, id, { table: name, id, version, kind: 'put', origin })
-    },
     announceUnfilled(id, version, lease, failed) {
       void publish(publisher, id, { table: name, id, version, kind: 'unfilled', origin, lease, ...(failed ? { failed: true as const } : {}) })
     },

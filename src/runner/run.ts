@@ -49,12 +49,6 @@ export interface RunnerDeps<V> {
   putting(id: Id): boolean
   /** Tells the other processes that this process, holding the lease of `id`, filled it at `version` (a bus message; nothing without a bus). */
   announceFill(id: Id, version: number): void
-  /**
-   * Tells the other processes that a forced refresh wrote a new value of `id` to L2 at `version` (a
-   * change message, as a put's: each drops its row of the id at that version or older, and reads the
-   * new value from L2; nothing without a bus).
-   */
-  announceRefresh(id: Id, version: number): void
   /** Tells them that this process's flight, holding the lease of `id` under `token`, ended without a fill, `failed` when its loader failed (a bus message; nothing without a bus). */
   announceUnfilled(id: Id, version: number, token: string, failed: boolean): void
   /** Where the runner reports to the owner. */
@@ -383,11 +377,7 @@ export async function writeBack<V>(
     // A fill is announced only when it is in L2 and still this flight's to give (not fenced by a change or a clear).
     run.filled = run.lease !== undefined && answer === 'written' && flight.running && !flight.fenced
     if (run.filled) deps.announceFill(flight.id, result.version)
-  } else {
-    // A forced refresh replaces the entry at the version other processes' rows may hold (a fill's,
-    // a put's): once its value is in L2, they are told to drop them.
-    void written.then((answer) => (answer === 'refused' ? port.refused(flight) : answer === 'written' && flight.forced && deps.announceRefresh(flight.id, result.version)))
-  }
+  } else void written.then((answer) => answer === 'refused' && port.refused(flight))
   return result
 }
 
