@@ -2,6 +2,8 @@
  * `forceRefresh` is answered by the loader, never by what it was asked to replace: not by an
  * unforced flight it met in the same turn (which L2's entry answers), not by a soft timeout with
  * the live row itself, and not by the fail-safe when its loader fails (the caller gets the error).
+ * Its answer replaces what it was asked to replace: with coalescing off, an older flight's answer
+ * landing later is not stored over it, and an answer not to be cached leaves a tombstone in L2.
  */
 import { describe, expect, it } from 'vitest'
 import { createTable, memoryL2 } from '../src/index.js'
@@ -67,5 +69,38 @@ describe('a forced refresh', () => {
     expect(await reader.fetch('a', () => ({ v: 'never' }))).toEqual({ v: 'new' })
     expect(refresher.stats()).toMatchObject({ fenced: 0, fills: 1 })
     await Promise.all([writer.close(), refresher.close(), reader.close()])
+  })
+
+  it('with coalescing off: supersedes the flight of its id in progress, whose older answer, landing later, is not stored', async () => {
+    const table = createTable<Row>({ jitter: 0, sweepInterval: 1e9, clock: manualClock(0) })
+    table.setCoalescing(false)
+    const [plain, fresh] = [latchedLoader<Row>(), latchedLoader<Row>()]
+    const before = outcome(table.fetch('a', plain.loader))
+    await settle()
+    const forced = outcome(table.fetch('a', fresh.loader, { forceRefresh: true }))
+    await settle()
+    fresh.only().resolve({ v: 'forced' })
+    await settle()
+    plain.only().resolve({ v: 'read before' })
+    await settle()
+    expect([before.value, forced.value]).toEqual([{ v: 'read before' }, { v: 'forced' }])
+    expect(table.peek('a')).toEqual({ v: 'forced' })
+    expect(table.stats()).toMatchObject({ fenced: 1, fills: 1 })
+    await table.close()
+  })
+
+  it('whose answer is not to be cached (negativeTtl 0, setTtl(0)): the entry it replaces in L2 gives way to a tombstone', async () => {
+    for (const answer of ['absent', 'setTtl(0)'] as const) {
+      const clock = manualClock(0)
+      const l2 = memoryL2({ clock })
+      const table = createTable<Row | undefined>({ name: 'forced', negativeTtl: 0, jitter: 0, sweepInterval: 1e9, clock, l2 })
+      await table.fetch('a', () => ({ v: 'old' }))
+      const refreshed = await table.fetch('a', (_id, context) => (answer === 'absent' ? undefined : (context.setTtl(0), { v: 'uncached' })), { forceRefresh: true })
+      expect(refreshed).toEqual(answer === 'absent' ? undefined : { v: 'uncached' })
+      await settle()
+      expect(await l2.get('forced', 'a')).toMatchObject({ kind: 'tombstone' })
+      expect(await table.fetch('a', () => ({ v: 'reloaded' }))).toEqual({ v: 'reloaded' })
+      await table.close()
+    }
   })
 })

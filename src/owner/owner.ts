@@ -91,6 +91,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     expiry,
     l2,
     grace: options.grace,
+    tombstoneLife,
     lease: options.lease,
     loading: { id: undefined, batch: undefined },
     writing: new WritesInProgress(),

@@ -97,6 +97,9 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
     return new AnsweredNow(without.value)
   }
   state.counters[C.coalesced] += count - 1
+  // A forced refresh supersedes every flight of its id in progress, the solo ones too (coalescing
+  // off): their answers still go to their callers, but none is stored over its own.
+  if (forced) state.flights.fenceId(id, Number.POSITIVE_INFINITY)
   const started = startFlight(turn, id, loader, slot, forced)
   if (trace !== undefined) tracedStart(started, trace, count)
   return started

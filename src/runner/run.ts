@@ -24,6 +24,8 @@ export interface RunnerDeps<V> {
   l2: L2Facade | undefined
   /** Ms an L2 entry is kept past its row's expiry (the table's `grace`). */
   grace: number
+  /** Ms a tombstone lives (`max(ttl, flight bound)`): what a forced refresh whose answer is not to be cached leaves in L2. */
+  tombstoneLife: number
   /** The table's lease settings, when it has `lease` on (and an L2). */
   lease: LeaseSettings | undefined
   /**
@@ -366,9 +368,13 @@ export async function writeBack<V>(
   // its version from (a forced refresh takes the version of a newer entry), and an equal version
   // would be written over it. Once the owner handles the put, the put fences this flight. An answer
   // the loader gave a newer version (`setVersion`) is written: L2's guard orders it with the put.
-  if (l2 === undefined || expiresAt === undefined || !flight.running || flight.fenced || (result.version <= run.version && deps.putting(flight.id))) return result
+  if (l2 === undefined || !flight.running || flight.fenced || (result.version <= run.version && deps.putting(flight.id))) return result
+  // An answer not to be cached (`negativeTtl` 0, `setTtl(0)`) writes nothing, but for a forced
+  // refresh: the live entry it replaces gives way to a tombstone, as a put's with a `ttl` of 0 does.
+  if (expiresAt === undefined && !flight.forced) return result
   const release = run.lease !== undefined && l2.releasesWithSet ? run.lease : undefined
-  const written = l2.set(flight.id, l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace, result.tags), release)
+  const entry = expiresAt === undefined ? l2Write.tombstone(result.version, deps.tombstoneLife) : l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace, result.tags)
+  const written = l2.set(flight.id, entry, release)
   deps.writing.add(written)
   if (run.l2Answered) {
     const answer = await written
