@@ -57,7 +57,6 @@ describe('the wire format', () => {
       { table: 't', id: 1, version: 1, kind: 'fill', origin: 'o', space: '' },
       { table: 't', id: 'a', version: 1, kind: 'unfilled', origin: 'o', lease: 'l', failed: true, space: 'shop:prod:' },
       { table: 't', kind: 'clear', origin: 'o', space: 'shop:prod:' },
-      { table: 't', kind: 'clear', origin: 'o', taken: true, space: 'shop:prod:' },
       { table: 't', kind: 'clear', origin: 'o', scope: ['a'], version: 3, space: 'shop:prod:' },
       { table: 't', kind: 'tag', tag: 'x', scope: [], version: 3, origin: 'o', space: 'shop:prod:' },
     ]
@@ -225,12 +224,13 @@ describe('decodeWire', () => {
   })
 })
 
-describe('a tag message and a namespace clear on the wire', () => {
+describe('a tag message and a clear on the wire', () => {
   const tag: CoherenceMessage = { table: 'stock', kind: 'tag', tag: 'depot:7', scope: [], version: 7, origin: 'o1', space: 'shop:' }
   const cleared: CoherenceMessage = { table: 'stock', kind: 'clear', scope: ['acme'], version: 7, origin: 'o1', space: 'shop:' }
+  const clearedWhole: CoherenceMessage = { table: 'stock', kind: 'clear', origin: 'o1', space: 'shop:' }
 
-  it('travel with taken: true when the publisher\u2019s L2 minted the version, and without it otherwise', () => {
-    for (const m of [tag, cleared]) {
+  it('travel with taken: true when the publisher\u2019s L2 took them (minted the version; moved to a new generation), and without it otherwise', () => {
+    for (const m of [tag, cleared, clearedWhole]) {
       expect(decodeWire(encodeWire(m))).toEqual({ ok: true, message: m })
       expect(JSON.parse(encodeWire(m))).not.toHaveProperty('taken')
       const taken = { ...m, taken: true } as CoherenceMessage

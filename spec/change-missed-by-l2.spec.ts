@@ -2,7 +2,9 @@
  * A change (put, invalidate) whose L2 write failed stands in this process for as long as L2 may
  * still hold an older entry of its id: the version is kept past its row or tombstone (swept, evicted,
  * or never stored on a full table), until every entry written with the table's lifetimes (its jitter
- * and grace included), or with the replaced row's own longer one, is gone. Then it is forgotten.
+ * and grace included), with a longer one this table wrote (its row may be gone), or with the replaced
+ * row's own longer one, is gone. Then it is forgotten; a clear forgets it only when L2 moved to a new
+ * generation with it (a clear whose L2 failed, here or heard on the bus, does not).
  */
 import { describe, expect, it } from 'vitest'
 import { createTable, localBus, memoryL2 } from '../src/index.js'

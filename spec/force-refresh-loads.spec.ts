@@ -47,7 +47,7 @@ describe('a forced refresh', () => {
     await table.close()
   })
 
-  it('whose loader fails: gets the error, not the row it was asked to replace (no fail-safe)', async () => {
+  it('whose loader fails: gets the error, not the row it was asked to replace (the fail-safe answers only unforced callers)', async () => {
     const clock = manualClock(0)
     const table = createTable<Row>({ ttl: 1_000, jitter: 0, grace: 10_000, sweepInterval: 1e9, clock })
     await table.fetch('a', () => ({ v: 'live' }))

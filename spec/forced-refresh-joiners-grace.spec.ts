@@ -2,7 +2,8 @@
  * Readers who join a forced refresh without forcing one themselves keep what grace promises them:
  * when the origin fails, the fail-safe answers them the graced value, and a soft timeout answers
  * them the graced value while the load goes on. The forced callers still get their loader's answer
- * or its error, never the value they asked to replace.
+ * or its error, never the value they asked to replace. Nor does a forced refresh take grace from the
+ * readers of the flight it superseded: no change made their graced value stale.
  */
 import { describe, expect, it } from 'vitest'
 import { createTable, memoryL2 } from '../src/index.js'
@@ -57,17 +58,18 @@ describe('readers joining a forced refresh', () => {
     await table.close()
   })
 
-  it('the origin fails: a plain read made in that turn, which saw the flight, gets the graced value', async () => {
+  it('the origin fails: a plain read made as the failure arrives gets the graced value, with no load of its own', async () => {
     const { table } = await gracedRow()
     const origin = latchedLoader<string>()
     const forced = outcome(table.fetch('k', origin.loader, { forceRefresh: true }))
     await settle()
     origin.only().reject(down)
-    await Promise.resolve() // the failure is posted; the turn is not handed over yet
+    await Promise.resolve() // the failure is on its way to the owner
     const plain = outcome(table.fetch('k', () => 'never'))
     await settle()
     expect(forced.error).toBe(down)
     expect(plain.value).toBe('graced')
+    expect(table.stats()).toMatchObject({ loads: 2, flights: 2, stale_hits: 1 }) // the row's own load, and the refresh's
     await table.close()
   })
 
@@ -131,5 +133,70 @@ describe('readers joining a forced refresh', () => {
     await settle()
     expect(forced.value).toBe('fresh')
     await table.close()
+  })
+})
+
+describe('readers of a flight a forced refresh superseded', () => {
+  for (const coalescing of [true, false]) {
+    it(`its loader fails: they get the graced value, as no change made it stale (coalescing ${coalescing ? 'on' : 'off'})`, async () => {
+      const { table } = await gracedRow()
+      table.setCoalescing(coalescing)
+      const [superseded, refresh] = [latchedLoader<string>(), latchedLoader<string>()]
+      const before = outcome(table.fetch('k', superseded.loader))
+      await settle()
+      const forced = outcome(table.fetch('k', refresh.loader, { forceRefresh: true }))
+      await settle()
+      superseded.only().reject(down)
+      await settle()
+      expect(before.value).toBe('graced')
+      refresh.only().resolve('fresh')
+      await settle()
+      expect(forced.value).toBe('fresh')
+      expect(table.peek('k')).toBe('fresh')
+      await table.close()
+    })
+  }
+
+  it('a tag of its row is invalidated after the refresh: its loader fails, and they get the error (a change beats grace)', async () => {
+    const clock = manualClock(0)
+    const table = createTable<string>({ name: 'joiners', ttl: 1_000, jitter: 0, grace: 60_000, sweepInterval: 1e9, loadTimeout: 10_000, clock })
+    await table.fetch('k', (_id, context) => (context.setTags(['shelf']), 'graced'))
+    await advanceSettled(clock, 1_500)
+    const [superseded, refresh] = [latchedLoader<string>(), latchedLoader<string>()]
+    const before = outcome(table.fetch('k', superseded.loader))
+    await settle()
+    const forced = outcome(table.fetch('k', refresh.loader, { forceRefresh: true }))
+    await settle()
+    await table.invalidateTags(['shelf'])
+    superseded.only().reject(down)
+    await settle()
+    expect(before.error).toBe(down)
+    refresh.only().resolve('fresh')
+    await settle()
+    expect(forced.value).toBe('fresh')
+    await table.close()
+  })
+
+  it('the table is cleared after the refresh: its loader fails, and they get the error, not the graced entry it read from L2 before', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const options = { name: 'joiners', ttl: 1_000, jitter: 0, grace: 60_000, sweepInterval: 1e9, loadTimeout: 10_000, clock, l2 }
+    const writer = createTable<string>(options)
+    await writer.fetch('k', () => 'graced')
+    clock.set(1_500)
+    const cold = createTable<string>(options)
+    const [superseded, refresh] = [latchedLoader<string>(), latchedLoader<string>()]
+    const before = outcome(cold.fetch('k', superseded.loader)) // reads L2's graced entry, then loads
+    await settle()
+    const forced = outcome(cold.fetch('k', refresh.loader, { forceRefresh: true }))
+    await settle()
+    await cold.clear()
+    superseded.only().reject(down)
+    await settle()
+    expect(before.error).toBe(down)
+    refresh.only().resolve('fresh')
+    await settle()
+    expect(forced.value).toBe('fresh')
+    await Promise.all([writer.close(), cold.close()])
   })
 })

@@ -72,8 +72,10 @@ describe('a read made in the same turn as a forced refresh, after it', () => {
     expect([forced.value, after.value]).toEqual([['FRESH'], ['FRESH']])
     await table.close()
   })
+})
 
-  it('a forced refresh, as every miss: its loader is called after fetch returns, not inside it', async () => {
+describe('a forced refresh, as every miss', () => {
+  it('calls its loader after fetch returns, not inside it', async () => {
     const table = createTable<string>({ name: 'forced-later' })
     for (const options of [{ forceRefresh: true }, { forceRefresh: true, timeout: 1_000 }]) {
       const log: string[] = []

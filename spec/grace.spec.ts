@@ -361,7 +361,7 @@ describe('loader-chosen lifetimes and forced refreshes', () => {
     await table.close()
   })
 
-  it('forceRefresh ignores a live row and the L2 entry (read for its version only), counts a miss, and its answer replaces the row', async () => {
+  it('forceRefresh ignores a live row and the live L2 entry (read for its version), counts a miss, and its answer replaces the row', async () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })
     const table = createTable<string | undefined>({ name: 'f', clock, l2 })

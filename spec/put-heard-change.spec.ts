@@ -10,48 +10,10 @@ import type { Bus, BusDelivery } from '../src/bus/bus.js'
 import { createTable, localBus, memoryL2 } from '../src/index.js'
 import type { L2Store } from '../src/store.js'
 import { chaosL2, manualClock } from '../src/testing.js'
+import { heldWrites } from './support/held-l2.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
 const NAME = 'puts'
-
-/**
- * `store`, with its `set` answers held back until {@link release} (from then on they answer at
- * once, until {@link hold}): the write reaches the store at once (or, with `late`, only on release).
- */
-function heldWrites(store: L2Store, late = false) {
-  const waiting: (() => void)[] = []
-  let holding = true
-  const held: L2Store = {
-    get: (t, i) => store.get(t, i),
-    set: (t, i, entry) => {
-      if (!holding) return store.set(t, i, entry)
-      if (late) return new Promise<boolean>((resolve, reject) => waiting.push(() => void store.set(t, i, entry).then(resolve, reject)))
-      const written = store.set(t, i, entry)
-      return new Promise<boolean>((resolve, reject) => waiting.push(() => void written.then(resolve, reject)))
-    },
-    nextVersion: (t, i, floor) => store.nextVersion(t, i, floor),
-    clear: (t) => store.clear(t),
-    tagVersions: (t, tags) => store.tagVersions!(t, tags),
-    invalidateTags: (t, tags, floor) => store.invalidateTags!(t, tags, floor),
-    ...(store.leases === undefined ? {} : { leases: store.leases }),
-    close: () => store.close(),
-  }
-  return {
-    held,
-    /** Lets every held write answer, and the next ones at once. */
-    release: () => {
-      holding = false
-      waiting.splice(0).forEach((go) => go())
-    },
-    /** Holds the next writes' answers again. */
-    hold: () => {
-      holding = true
-    },
-    get pending() {
-      return waiting.length
-    },
-  }
-}
 
 /** `bus`, as one process sees it: {@link gap} tells its subscribers the bus may have lost messages. */
 function gappyBus(bus: Bus) {

@@ -5,6 +5,7 @@
  *
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"invalidate","origin":"b3f…"}
  *   {"table":"emoji_sets","kind":"clear","origin":"b3f…"}
+ *   {"table":"emoji_sets","kind":"clear","origin":"b3f…","taken":true,"space":"shop:prod:"}
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"fill","origin":"b3f…"}
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"unfilled","origin":"b3f…","lease":"9c1…"}
  *   {"table":"emoji_sets","id":"party","version":17,"kind":"unfilled","origin":"b3f…","lease":"9c1…","failed":true}
@@ -19,9 +20,10 @@
  *   at most `MAX_LEASE_LENGTH`; `failed`, optional: `true` when its loader failed), `"tag"` (a
  *   tag's invalidation: `tag`, a non-empty string of at most `MAX_ID_LENGTH` code units, in the
  *   namespace path `scope`, and the `version` it got), or
- *   `"clear"` (the whole table; with `scope` and `version`, one namespace); a tag and a namespace's
- *   clear carry `taken`, optional: `true` when the publisher's L2 minted the version (the store of
- *   its `space` holds it);
+ *   `"clear"` (the whole table; with `scope` and `version`, one namespace); a tag and a clear carry
+ *   `taken`, optional: `true` when the publisher's L2 took it (a tag's or a namespace's clear: it
+ *   minted the version, so the store of its `space` holds it; the whole table's: it moved to a new
+ *   generation);
  * - `scope` (tags, and a namespace's clear): an array of at most `MAX_NAMESPACE_DEPTH` non-empty
  *   strings of at most `MAX_NAMESPACE_LENGTH` code units each;
  * - `id` (all but clears): a string (at most `MAX_KEY_LENGTH` code units: a caller's id, at most

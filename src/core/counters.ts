@@ -103,7 +103,7 @@ export interface Stats extends Readonly<Record<CounterName, number>> {
   readonly abandoned: number
   /** Answers served from a graced value (fail-safe, back-off, stale-while-revalidate, soft timeout). */
   readonly stale_hits: number
-  /** Failed flights whose waiters got a graced value instead of the error (also in `load_errors`). */
+  /** Failed flights the fail-safe absorbed: a graced value was there, and their waiters got it instead of the error (a forced refresh's own callers get the error); also in `load_errors`. */
   readonly failsafe: number
   /** Completed flights (or puts) for a new id not stored because the table was full and admission refused it. */
   readonly full_skips: number

@@ -86,7 +86,7 @@ export class Flight<V> {
    * never the forced ones. Set by the owner when the first one joins a forced flight.
    */
   forcedShared: SharedCallers<V> | undefined = undefined
-  /** Callers with a signal or a deadline, in arrival order; answered ones stay, marked settled, until a soft-timeout answer drops the list. Created on first join. */
+  /** Callers with a signal or a deadline, in arrival order; answered ones stay, marked settled, until a soft-timeout answer drops them (it keeps the forced ones). Created on first join. */
   waiters: Waiter<V>[] | undefined = undefined
   /** Callers still waiting: plain callers, plus waiters not yet answered. */
   waiting = 0
@@ -94,17 +94,23 @@ export class Flight<V> {
   forcedWaiting = 0
   /** `true` until the owner settles it (done, timed out or abandoned); later results are discarded. */
   running = true
-  /** Set when a newer change of the id arrived mid-flight: its answer still goes to its waiters, but is not stored. */
+  /** Set when a newer change of the id arrived mid-flight, or a forced refresh superseded it: its answer still goes to its waiters, but is not stored. Written by the registry. */
   fenced = false
+  /**
+   * Set, with {@link fenced}, when a forced refresh superseded it: no change made what it had stale,
+   * so its unforced callers keep their graced fallback; a later fence of a change (an id's, a
+   * scope's, a clear's) clears it. Written by the registry.
+   */
+  superseded = false
   /** The stamp of the row the owner stored from this flight's answer (see `RowStore.write`); -1 when it stored none. */
   stored = -1
-  /** The answer, once given: a plain caller whose join arrives later reads it. */
+  /** The answer, once given: an unforced plain caller whose join arrives later reads it. */
   answered: Answer<V> | undefined = undefined
   /** The answer its forced callers got, once given: {@link answered}, unless the fail-safe answered the others a graced value. */
   forcedAnswered: Answer<V> | undefined = undefined
-  /** When the graced value the fail-safe answered with expired, if it did: a plain caller whose join arrives later got a stale answer. */
+  /** When the graced value the fail-safe answered with expired, if it did: an unforced plain caller whose join arrives later got a stale answer. */
   answeredStaleSince: number | undefined = undefined
-  /** The graced value its callers were answered because its soft timeout passed (it expired at `expiresAt`): later joiners get it too. */
+  /** The graced value its callers were answered because its soft timeout passed (it expired at `expiresAt`): later unforced joiners get it too. */
   softened: { value: V | undefined; expiresAt: number } | undefined = undefined
   /** A graced value its runner found in L2 (reported by an `l2.graced` message): the soft timeouts and the fail-safe may answer it. Written by the owner. */
   l2Fallback: Fallback<V> | undefined = undefined
@@ -138,7 +144,7 @@ export class Flight<V> {
     readonly soloFills: number,
     /** When its bound passes, on the table's clock: `loadTimeout`, plus the lease's `wait` and one L2 timeout with a lease. */
     readonly deadline: number,
-    /** A forced refresh: L2 does not answer it, it reads L2 for the version of the entry it replaces only (its answer replaces the row whatever L2 holds). */
+    /** A forced refresh: L2 does not answer it; it reads L2 for the version of the entry it replaces (and a graced value for its unforced joiners), and its answer replaces the row whatever L2 holds. */
     readonly forced: boolean,
     /** Its birth on the tag version clock (see `tags/tag-versions.ts`): an answer with a tag invalidated since is not stored. */
     readonly born: number,
@@ -177,6 +183,7 @@ export class Flight<V> {
   answer(answer: Answer<V>, forced: Answer<V> = answer): void {
     this.answered = answer
     this.forcedAnswered = forced
+    // The unforced callers' promise settles here, not through `settle`: every cold miss runs this.
     const shared = this.shared
     if (shared !== undefined) {
       if (answer.ok) shared.resolve!(answer.value)

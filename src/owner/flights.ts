@@ -82,9 +82,10 @@ export class Flights<V> {
     if (leaseWake !== undefined) defer(() => leaseWake())
     if (early) this.#deadlines.ended()
     // While a joinable flight runs unfenced its map entry is its own (no other flight of its id
-    // starts joinable, and every fence takes the entry of the flight it fences): no read needed.
-    if (!flight.joinable) this.#solo.delete(flight)
-    else if (!flight.fenced) this.#joinable.delete(flight.id)
+    // starts joinable, and every fence takes the entry of the flight it fences): no read needed. A
+    // fenced one may be in the solo set (a superseded flight is kept there).
+    if (flight.joinable && !flight.fenced) this.#joinable.delete(flight.id)
+    else this.#solo.delete(flight)
     this.#running--
   }
 
@@ -95,30 +96,49 @@ export class Flights<V> {
     return expired
   }
 
-  /** Fences `flight` alone (a forced refresh supersedes it): its answer still goes to its callers, but it is no longer joinable and its answer is not stored. */
-  fence(flight: Flight<V>): void {
-    flight.fenced = true
-    if (this.#joinable.get(flight.id) === flight) this.#joinable.delete(flight.id)
+  /**
+   * A forced refresh of `id` is about to start: it supersedes the id's flights in progress (the
+   * joinable one and the solo ones of coalescing off). Each still answers its callers, but is no
+   * longer joinable and its answer is not stored; as no change made it stale, it keeps its graced
+   * fallback (`Flight.superseded`), and stays in the solo set so a later fence of a change reaches it.
+   */
+  supersede(id: Id): void {
+    const flight = this.#joinable.get(id)
+    if (flight !== undefined) {
+      this.#joinable.delete(id)
+      this.#solo.add(flight)
+    }
+    for (const solo of this.#solo) {
+      if (solo.id !== id || solo.fenced) continue
+      solo.fenced = true
+      solo.superseded = true
+    }
   }
 
   /** Fences the flights of `id` that started from a version no newer than `version` (a change of the id at `version`). */
   fenceId(id: Id, version: number): void {
     const flight = this.#joinable.get(id)
-    if (flight !== undefined && flight.version <= version) this.fence(flight)
-    for (const solo of this.#solo) if (solo.id === id && solo.version <= version) solo.fenced = true
+    if (flight !== undefined && flight.version <= version) this.#fence(flight)
+    for (const solo of this.#solo) if (solo.id === id && solo.version <= version) fencedByChange(solo)
   }
 
   /** Fences every flight of an id `scope` holds (tags of the scope invalidated). */
   fenceScope(scope: Scope): void {
-    for (const [id, flight] of this.#joinable) if (scope.holds(id)) this.fence(flight)
-    for (const flight of this.#solo) if (scope.holds(flight.id)) flight.fenced = true
+    for (const [id, flight] of this.#joinable) if (scope.holds(id)) this.#fence(flight)
+    for (const flight of this.#solo) if (scope.holds(flight.id)) fencedByChange(flight)
   }
 
   /** Fences every flight (a clear, a bus gap). */
   fenceAll(): void {
     for (const flight of this.#joinable.values()) flight.fenced = true
-    for (const flight of this.#solo) flight.fenced = true
+    for (const flight of this.#solo) fencedByChange(flight)
     this.#joinable.clear()
+  }
+
+  /** Fences the joinable `flight` for a change: no longer joinable, its answer not stored. */
+  #fence(flight: Flight<V>): void {
+    flight.fenced = true
+    this.#joinable.delete(flight.id)
   }
 
   /**
@@ -165,6 +185,12 @@ interface Expiring {
   readonly deadline: number
   /** False once it ended on its own; an ended entry is skipped and dropped. */
   readonly running: boolean
+}
+
+/** Marks `flight` fenced by a change (an id's, a scope's, a clear's): its answer is not stored, and no graced value answers its callers (a superseded flight's no longer either). */
+function fencedByChange<V>(flight: Flight<V>): void {
+  flight.fenced = true
+  flight.superseded = false
 }
 
 /**

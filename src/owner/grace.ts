@@ -1,8 +1,8 @@
 /**
  * The owner's use of graced values: a row's value kept `grace` ms past its expiry, which answers
  * callers when the origin fails (the fail-safe, then its back-off) or is slow (a soft timeout), and
- * which a stale-while-revalidate read took at once. A change always beats grace: a fenced flight has
- * no fallback, and a change leaves a fresh row or a tombstone where the graced value was.
+ * which a stale-while-revalidate read took at once. A change always beats grace: a flight a change
+ * fenced has no fallback, and a change leaves a fresh row or a tombstone where the graced value was.
  */
 import { C } from '../core/counters.js'
 import { emitSafely } from '../core/events.js'
@@ -22,13 +22,14 @@ export type StaleReason = 'swr' | 'failsafe' | 'backoff' | 'soft'
  * The graced value a flight's callers may get: the newest one known (see {@link newer}), its row's
  * (fresh or within grace) or one the flight found in L2 within its grace (`fromL2`, by default the
  * one its runner reported: `Flight.l2Fallback`); an L2 value older than what the table knows never
- * answers. None without grace, and none for a fenced flight (a change beats grace). A forced
+ * answers. None without grace, and none for a flight a change fenced (a change beats grace; one a
+ * forced refresh superseded keeps it: see `Flight.superseded`). A forced
  * refresh's own callers never take it (its loader answers them, or its error): only the unforced
  * callers who joined it do (see `Flight.forcedWaiting`).
  */
 export function fallbackFor<V>(turn: Turn<V>, flight: Flight<V>, fromL2: Fallback<V> | undefined = flight.l2Fallback): Fallback<V> | undefined {
   const { state, env } = turn
-  if (env.grace === 0 || flight.fenced) return undefined
+  if (env.grace === 0 || (flight.fenced && !flight.superseded)) return undefined
   const now = env.clock.now()
   const own = heldFallback(turn, state.rows.find(flight.id))
   const l2 = fromL2 !== undefined && fromL2.expiresAt + env.grace > now && fromL2.version >= known(state, flight.id) ? fromL2 : undefined
@@ -69,8 +70,8 @@ export function servedStale<V>(turn: Turn<V>, id: Id, callers: number, expiresAt
 }
 
 /**
- * The fail-safe: a failed flight's callers get the graced value instead of `error` (still emitted as
- * an `error` event), and the origin is not tried again for the id for `graceBackoff` ms (within the
+ * The fail-safe: a failed flight's unforced callers get the graced value instead of `error` (still
+ * emitted as an `error` event; a forced refresh's own callers get `error`), and the origin is not tried again for the id for `graceBackoff` ms (within the
  * grace): the graced row is re-armed, stored first when it came from L2.
  */
 export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknown, fallback: Fallback<V>): void {
@@ -144,7 +145,7 @@ export function softAnswer<V>(turn: Turn<V>, flight: Flight<V>): Flight<V>['soft
   return softened !== undefined && softened.expiresAt + turn.env.grace > turn.env.clock.now() ? softened : undefined
 }
 
-/** A flight's soft timeout passed: its callers, and those who join it from now on, get the graced value; the flight goes on. */
+/** A flight's soft timeout passed: its unforced callers, and those who join it from now on, get the graced value; the flight goes on. */
 export function onSoftTimeout<V>(turn: Turn<V>, flight: Flight<V>): void {
   flight.softTimer = undefined
   if (!flight.running) return

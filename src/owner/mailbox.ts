@@ -34,7 +34,7 @@ export class PlainMiss<V> implements SharedCallers<V> {
     readonly loader: Origin<V>,
     /** The joinable flight the mailbox saw for the id, if any. */
     readonly flight: Flight<V> | undefined,
-    /** A forced refresh (`forceRefresh`): no live row answers it, and a flight it starts skips L2. */
+    /** A forced refresh (`forceRefresh`): no live row answers it, and a flight it starts takes no answer from L2. */
     readonly forced: boolean,
     /** The rows' proof, as the message was made, that the id had no row (see `RowStore.absence`); -1: none. */
     readonly absence: number,
@@ -99,7 +99,8 @@ export class Mailbox<V, M extends { readonly type: string }> {
   #misses = new Map<Id, PlainMiss<V>>()
   /**
    * The last of them that is the base table's (a namespace's key, marked, never is): a herd repeats
-   * one id, and a repeat needs no lookup. Forgotten when a loader is entered (see {@link repeat}).
+   * one id, and a repeat needs no lookup. Forgotten when a loader is entered (see {@link repeat}) and
+   * when a forced refresh of its id is posted (see {@link supersede}).
    */
   #last: PlainMiss<V> | undefined = undefined
   /**
@@ -113,6 +114,7 @@ export class Mailbox<V, M extends { readonly type: string }> {
    * The ids a forced refresh was posted for this turn, until the batch is handed over (`undefined`
    * while none was). The owner handles it before any later miss of the turn, and it supersedes the
    * id's flight there: so a later miss of the id takes no flight seen now (see {@link supersede}).
+   * Written only by {@link supersede}; `#flush` drops it.
    */
   #forced: Set<Id> | undefined = undefined
   /** This turn's stale-while-revalidate refreshes by id, until the batch is handed over. A new map each turn that used it, as {@link #misses}. */

@@ -59,9 +59,9 @@ function holdOffGraced<V>(turn: Turn<V>, id: Id): void {
  * far (it threw, or the table closed), with its end message.
  */
 export function onPutProgress<V>(turn: Turn<V>, put: PutInProgress, began: boolean): void {
+  if (!began) return endPut(turn.state, put)
   const { puts } = turn.state
   const ofId = puts.get(put.id)
-  if (!began) return endPut(turn.state, put)
   if (ofId === undefined) puts.set(put.id, new Set([put]))
   else ofId.add(put)
 }

@@ -36,7 +36,7 @@ export interface Owner<V> {
   miss(id: Id, loader: Origin<V>, tagStale: boolean): Promise<V | undefined>
   /** A plain read of the id this turn's last plain miss was for: counted on that miss, its promise returned; else `undefined` (see `Mailbox.repeat`). */
   repeat(id: Id): Promise<V | undefined> | undefined
-  /** A plain forced refresh (`forceRefresh`): joins the id's flight or starts one that skips L2; a read made after it joins it (see `Mailbox.supersede`). */
+  /** A plain forced refresh (`forceRefresh`): joins the id's flight or starts one that takes no answer from L2; a read made after it joins it (see `Mailbox.supersede`). */
   forcedMiss(id: Id, loader: Origin<V>): Promise<V | undefined>
   /** A caller answered `id`'s graced value at once, `staleness` ms past its expiry: the id's refresh flight is started or joined (stale-while-revalidate). */
   refresh(id: Id, loader: Origin<V>, staleness: number): void

@@ -44,7 +44,7 @@ type Placement<V> = Flight<V> | AnsweredNow<V>
 /** How the callers of one miss came: their number, whether they force a refresh, whether they already hold an answer. A plain miss's message is its own. */
 interface Callers<V> {
   readonly count: number
-  /** A forced refresh: no live row nor graced value answers it, and a flight it starts skips L2. */
+  /** A forced refresh: no live row nor graced value answers it, and a flight it starts takes no answer from L2. */
   readonly forced: boolean
   /** Stale-while-revalidate callers, already answered: they only need a flight to run (nothing soft, nothing stale counted again). */
   readonly answered?: boolean
@@ -71,12 +71,9 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
   // last waiter left by cancellation): it has nothing to give, so the callers look afresh.
   const live = seen !== undefined && (seen.running || seen.answered !== undefined) ? seen : undefined
   let flight = live ?? (state.coalesce ? state.flights.joinable(id) : undefined)
-  if (forced && flight !== undefined && !flight.forced) {
-    // A forced refresh supersedes an unforced flight (which may answer from L2 or the row's era):
-    // that flight still answers its own callers, but is no longer joined nor stored.
-    if (flight.running) state.flights.fence(flight)
-    flight = undefined
-  }
+  // A forced refresh joins no unforced flight (which may answer from L2 or the row's era): it
+  // supersedes it, below, as it starts.
+  if (forced && flight !== undefined && !flight.forced) flight = undefined
   if (flight !== undefined) {
     state.counters[C.coalesced] += count
     tracedJoin(flight, trace, count)
@@ -99,7 +96,7 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
   state.counters[C.coalesced] += count - 1
   // A forced refresh supersedes every flight of its id in progress, the solo ones too (coalescing
   // off): their answers still go to their callers, but none is stored over its own.
-  if (forced) state.flights.fenceId(id, Number.POSITIVE_INFINITY)
+  if (forced) state.flights.supersede(id)
   const started = startFlight(turn, id, loader, slot, forced)
   if (trace !== undefined) tracedStart(started, trace, count)
   return started
@@ -221,7 +218,7 @@ function abortReason(signal: AbortSignal): unknown {
 /**
  * Starts a flight for `id`, whose row is at `slot` (-1: no row): registered (joinable while the
  * gate is on), counted, bounded by `env.flightBound` (and by the soft timeout, when there is a graced
- * value). A `forced` one (a forced refresh) skips the L2 read. Its runner starts once the transition commits.
+ * value). A `forced` one (a forced refresh) takes no answer from L2. Its runner starts once the transition commits.
  */
 function startFlight<V>(turn: Turn<V>, id: Id, loader: Origin<V>, slot: number, forced: boolean): Flight<V> {
   const { state, env } = turn

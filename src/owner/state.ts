@@ -40,7 +40,7 @@ export interface OwnerState<V> {
    * no older entry of the id L2 may still hold is left (`forgetAt`), whatever becomes of the id's row
    * or tombstone meanwhile (swept, evicted, or none stored on a full table), so that this process
    * never reads back what its change replaced (see `known`). Written by the owner's change handlers
-   * (`rememberMissedByL2`), pruned by the sweeper's tick, emptied by a clear.
+   * (`rememberMissedByL2`), pruned by the sweeper's tick, emptied by a clear L2 took (see `onClear`).
    */
   readonly missedByL2: Map<Id, { version: number; forgetAt: number }>
   /** The owner's counters (see `counters.ts`). */

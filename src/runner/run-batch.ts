@@ -1,8 +1,8 @@
 /**
  * The runner of a batch: the flights one tick started with the same batch loader (see
  * `batch-window.ts`), loaded in one origin call. Per id it does what `runFlight` does for one (see
- * `load.ts`): L2 first, for every id, in one round trip (a forced refresh takes from it only the
- * version of the entry it replaces, see `readL2`); the batch loader is asked only for the ids L2 did
+ * `load.ts`): L2 first, for every id, in one round trip (a forced refresh takes from it the version of
+ * the entry it replaces and a graced value for its unforced joiners, never an answer: see `readL2`); the batch loader is asked only for the ids L2 did
  * not answer and whose flights still run; each answer is written back to L2 (the writes go out together) and
  * posted to the owner as that flight's result. What the batch loader answers is checked here: an
  * `Error` in an id's place fails that id alone; a hole in an array is an absent id, as an entry of
@@ -35,7 +35,7 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
   const runs = flights.map(newRun)
   let pending = runs
   if (l2 !== undefined) {
-    // Forced runs read L2 too, in the same round trip, for the version their answer carries only (see `readL2`).
+    // Forced runs read L2 too, in the same round trip, for the version their answer carries and a graced fallback (see `readL2`).
     const entries = await l2.getMany(runs.map((run) => run.flight.id))
     const answered = new Set<FlightRun<V>>()
     runs.forEach((run, i) => {

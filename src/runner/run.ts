@@ -45,8 +45,7 @@ export interface RunnerDeps<V> {
   bornNow(): number
   /**
    * True while a put of `id` made here is in progress, not yet handled by the owner (see
-   * `OwnerState.puts`): its entry in L2, or the one it is about to write, is newer than any answer a
-   * flight of the id loaded meanwhile. Reads only.
+   * `OwnerState.puts`): its entry in L2 may be the one a flight of the id read its version from. Reads only.
    */
   putting(id: Id): boolean
   /** Tells the other processes that this process, holding the lease of `id`, filled it at `version` (a bus message; nothing without a bus). */
@@ -84,7 +83,7 @@ export class WritesInProgress {
 
 /**
  * Runs one flight's load to its result: L2 first (an entry no older than the flight's version and
- * not past its logical lifetime answers, with its remaining lifetime; a forced refresh skips this);
+ * not past its logical lifetime answers, with its remaining lifetime; never a forced refresh);
  * with a lease, the id's lease next (see `lease.ts`: this flight may answer from another process's
  * fill instead of loading); else the loader, whose answer is written back to L2 (version-guarded)
  * with the row's own expiry and the table's grace. A plain function that never throws (with an L2, an
@@ -110,7 +109,7 @@ async function runWithL2<V>(flight: Flight<V>, loader: RunLoader<V>, l2: L2Facad
   const { port } = deps
   const run = newRun(flight)
   if (flight.forced) {
-    readL2(run, await l2.get(flight.id), deps) // for the version its answer carries only
+    readL2(run, await l2.get(flight.id), deps) // for the version its answer carries, and a graced fallback; never an answer
     return loadFlight(run, loader, deps)
   }
   if (deps.lease !== undefined && l2.readsWithLease) return readWithLease(run, l2, deps.lease, loader, deps)
@@ -366,8 +365,9 @@ export async function writeBack<V>(
   // Nothing is written back for a flight a change fenced, nor, while a put of its id is in progress
   // here, at a version no newer than the one its run read: that put's entry may be the one it read
   // its version from (a forced refresh takes the version of a newer entry), and an equal version
-  // would be written over it. Once the owner handles the put, the put fences this flight. An answer
-  // the loader gave a newer version (`setVersion`) is written: L2's guard orders it with the put.
+  // would be written over it. Once the owner has handled the put, it is no longer in progress (an
+  // applied put has fenced this flight). An answer the loader gave a newer version (`setVersion`) is
+  // written: L2's guard orders it with the put.
   if (l2 === undefined || !flight.running || flight.fenced || (result.version <= run.version && deps.putting(flight.id))) return result
   // An answer not to be cached (`negativeTtl` 0, `setTtl(0)`) writes nothing, but for a forced
   // refresh: the live entry it replaces gives way to a tombstone, as a put's with a `ttl` of 0 does.
