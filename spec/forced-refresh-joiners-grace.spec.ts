@@ -6,7 +6,7 @@
  * readers of the flight it superseded: no change made their graced value stale.
  */
 import { describe, expect, it } from 'vitest'
-import { createTable, memoryL2 } from '../src/index.js'
+import { createTable, localBus, memoryL2 } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
 
@@ -198,5 +198,53 @@ describe('readers of a flight a forced refresh superseded', () => {
     await settle()
     expect(forced.value).toBe('fresh')
     await Promise.all([writer.close(), cold.close()])
+  })
+
+  it('its loader fails after the refresh left no row: they get the graced value, but it is not stored, and a later read tries the origin', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const options = { name: 'joiners', ttl: 1_000, jitter: 0, grace: 60_000, sweepInterval: 1e9, loadTimeout: 10_000, clock, l2 }
+    const writer = createTable<string>(options)
+    await writer.fetch('k', () => 'graced')
+    clock.set(1_500)
+    const cold = createTable<string>(options)
+    const [superseded, refresh] = [latchedLoader<string>(), latchedLoader<string>()]
+    const before = outcome(cold.fetch('k', superseded.loader)) // reads L2's graced entry, then loads
+    await settle()
+    const forced = outcome(cold.fetch('k', refresh.loader, { forceRefresh: true }))
+    await settle()
+    refresh.only().context.setTtl(0) // the refresh's answer is not to be cached: no row, a tombstone in L2
+    refresh.only().resolve('uncached')
+    await settle()
+    expect(forced.value).toBe('uncached')
+    superseded.only().reject(down)
+    await settle()
+    expect(before.value).toBe('graced')
+    expect(cold.peek('k')).toBeUndefined()
+    expect(await cold.fetch('k', () => 'loaded')).toBe('loaded') // no back-off held it off
+    await Promise.all([writer.close(), cold.close()])
+  })
+
+  it("it waits on another process's lease: it takes that process's fill, with no load of its own", async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const bus = localBus()
+    const options = { name: 'joiners', ttl: 10_000, jitter: 0, sweepInterval: 1e9, loadTimeout: 10_000, clock, l2, bus, lease: { ttl: 3_000, wait: 6_000 } }
+    const [holder, waiter] = [createTable<string>(options), createTable<string>(options)]
+    const [holderOrigin, waiterOrigin, refresh] = [latchedLoader<string>(), latchedLoader<string>(), latchedLoader<string>()]
+    const held = outcome(holder.fetch('k', holderOrigin.loader))
+    await settle()
+    const before = outcome(waiter.fetch('k', waiterOrigin.loader)) // waits on the holder's lease
+    await settle()
+    const forced = outcome(waiter.fetch('k', refresh.loader, { forceRefresh: true }))
+    await settle()
+    holderOrigin.only().resolve('filled')
+    for (let i = 0; i < 5; i++) await settle()
+    expect([held.value, before.value]).toEqual(['filled', 'filled'])
+    expect(waiterOrigin.calls).toHaveLength(0)
+    refresh.only().resolve('forced')
+    await settle()
+    expect(forced.value).toBe('forced')
+    await Promise.all([holder.close(), waiter.close()])
   })
 })

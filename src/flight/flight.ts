@@ -154,6 +154,11 @@ export class Flight<V> {
     readonly origin: Origin<V>,
   ) {}
 
+  /** True when a change fenced it (a forced refresh's supersession alone does not): nothing it holds or finds answers as fresh or graced. */
+  get fencedByChange(): boolean {
+    return this.fenced && !this.superseded
+  }
+
   /** Adds a waiter with a signal or a deadline (it may leave early). */
   join(waiter: Waiter<V>): void {
     waiter.flight = this

@@ -119,19 +119,19 @@ export class Flights<V> {
   fenceId(id: Id, version: number): void {
     const flight = this.#joinable.get(id)
     if (flight !== undefined && flight.version <= version) this.#fence(flight)
-    for (const solo of this.#solo) if (solo.id === id && solo.version <= version) fencedByChange(solo)
+    for (const solo of this.#solo) if (solo.id === id && solo.version <= version) fenceForChange(solo)
   }
 
   /** Fences every flight of an id `scope` holds (tags of the scope invalidated). */
   fenceScope(scope: Scope): void {
     for (const [id, flight] of this.#joinable) if (scope.holds(id)) this.#fence(flight)
-    for (const flight of this.#solo) if (scope.holds(flight.id)) fencedByChange(flight)
+    for (const flight of this.#solo) if (scope.holds(flight.id)) fenceForChange(flight)
   }
 
   /** Fences every flight (a clear, a bus gap). */
   fenceAll(): void {
     for (const flight of this.#joinable.values()) flight.fenced = true
-    for (const flight of this.#solo) fencedByChange(flight)
+    for (const flight of this.#solo) fenceForChange(flight)
     this.#joinable.clear()
   }
 
@@ -188,7 +188,7 @@ interface Expiring {
 }
 
 /** Marks `flight` fenced by a change (an id's, a scope's, a clear's): its answer is not stored, and no graced value answers its callers (a superseded flight's no longer either). */
-function fencedByChange<V>(flight: Flight<V>): void {
+function fenceForChange<V>(flight: Flight<V>): void {
   flight.fenced = true
   flight.superseded = false
 }

@@ -29,7 +29,7 @@ export type StaleReason = 'swr' | 'failsafe' | 'backoff' | 'soft'
  */
 export function fallbackFor<V>(turn: Turn<V>, flight: Flight<V>, fromL2: Fallback<V> | undefined = flight.l2Fallback): Fallback<V> | undefined {
   const { state, env } = turn
-  if (env.grace === 0 || (flight.fenced && !flight.superseded)) return undefined
+  if (env.grace === 0 || flight.fencedByChange) return undefined
   const now = env.clock.now()
   const own = heldFallback(turn, state.rows.find(flight.id))
   const l2 = fromL2 !== undefined && fromL2.expiresAt + env.grace > now && fromL2.version >= known(state, flight.id) ? fromL2 : undefined
@@ -82,6 +82,9 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
   tracedStale(flight.waiters)
   flight.answer({ ok: true, value: fallback.value }, { ok: false, error })
   flight.answeredStaleSince = fallback.expiresAt
+  // A superseded flight's answers are never stored: nor is its fail-safe's, and it holds nothing off
+  // (the forced refresh that superseded it has the row's say).
+  if (flight.fenced) return
   let slot = state.rows.find(flight.id)
   // The row is re-armed when it holds the value answered; stored first when that came from L2 (newer, or the row has none).
   const held = heldFallback(turn, slot)

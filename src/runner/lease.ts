@@ -125,11 +125,12 @@ export async function waitForLease<V>(flight: Flight<V>, deps: LeaseDeps, token:
     const ended = await wakeOrPause(flight, clock, Math.min(pause, Math.max(0, deadline - clock.now())))
     if (!flight.running) return { kind: 'gone' }
     let gaveUp = ended?.lease
-    // The holder's loader failed: so does this flight (unless a change fenced it: it loads afresh),
+    // The holder's loader failed: so does this flight (unless a change fenced it: it loads afresh; a
+    // forced refresh's supersession alone is no change),
     // when that holder's lease is the one it waits on: a holder whose lease ran out and was taken
     // over fails alone, and this flight waits on for the new holder's fill (that lease is not the
     // failed holder's to release: the look skips it, and stays within `LEASE_L2_CALLS`).
-    if (ended?.failed === true && !flight.fenced) {
+    if (ended?.failed === true && !flight.fencedByChange) {
       const another = await l2.leaseHeldByAnother(flight.id, ended.lease)
       if (!flight.running) return { kind: 'gone' }
       if (!another) return failedUnlessFilled(flight, l2, version)
@@ -186,13 +187,13 @@ function afterLook<V>(flight: Flight<V>, entry: L2Answer<L2Entry | undefined>, v
   const fill = fillIn(entry, version, flight)
   if (fill !== undefined) return { kind: 'filled', entry: fill }
   if (entry !== L2_FAILED && entry?.kind === 'tombstone' && entry.version > version) return { kind: 'load', version: entry.version }
-  if (entry === L2_FAILED || flight.fenced) return { kind: 'load', version }
+  if (entry === L2_FAILED || flight.fencedByChange) return { kind: 'load', version }
   return undefined
 }
 
-/** `entry` when it is a fill this flight may answer with (a live value or negative row, no older than `version`, the flight not fenced); else undefined. */
+/** `entry` when it is a fill this flight may answer with (a live value or negative row, no older than `version`, the flight not fenced by a change); else undefined. */
 function fillIn<V>(entry: L2Answer<L2Entry | undefined> | undefined, version: number, flight: Flight<V>): L2Entry | undefined {
-  const fill = entry !== L2_FAILED && entry !== undefined && entry.kind !== 'tombstone' && entry.version >= version && entry.ttl > 0 && !flight.fenced
+  const fill = entry !== L2_FAILED && entry !== undefined && entry.kind !== 'tombstone' && entry.version >= version && entry.ttl > 0 && !flight.fencedByChange
   return fill ? (entry as L2Entry) : undefined
 }
 
