@@ -247,4 +247,31 @@ describe('readers of a flight a forced refresh superseded', () => {
     expect(forced.value).toBe('forced')
     await Promise.all([holder.close(), waiter.close()])
   })
+
+  it("it waits on another process's lease that runs out: it loads on its own without the lease, so a third process takes it and loads at once", async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const bus = localBus()
+    const options = { name: 'joiners', ttl: 10_000, jitter: 0, sweepInterval: 1e9, loadTimeout: 10_000, clock, l2, bus, lease: { ttl: 3_000, wait: 6_000 } }
+    const [holder, waiter, third] = [createTable<string>(options), createTable<string>(options), createTable<string>(options)]
+    const [holderOrigin, waiterOrigin, refresh, thirdOrigin] = [latchedLoader<string>(), latchedLoader<string>(), latchedLoader<string>(), latchedLoader<string>()]
+    void outcome(holder.fetch('k', holderOrigin.loader)) // takes the lease; its loader stalls
+    await settle()
+    const before = outcome(waiter.fetch('k', waiterOrigin.loader)) // waits on that lease
+    await settle()
+    const forced = outcome(waiter.fetch('k', refresh.loader, { forceRefresh: true }))
+    await settle()
+    await advanceSettled(clock, 3_500) // the holder's lease runs out: the superseded waiter looks again
+    expect(waiterOrigin.calls).toHaveLength(1)
+    const late = outcome(third.fetch('k', thirdOrigin.loader))
+    await settle()
+    expect(thirdOrigin.calls).toHaveLength(1) // the lease was free to take
+    waiterOrigin.only().resolve('own load')
+    thirdOrigin.only().resolve('third')
+    refresh.only().resolve('forced')
+    holderOrigin.only().resolve('late holder')
+    await settle()
+    expect([before.value, forced.value, late.value]).toEqual(['own load', 'forced', 'third'])
+    await Promise.all([holder.close(), waiter.close(), third.close()])
+  })
 })

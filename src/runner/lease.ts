@@ -187,7 +187,8 @@ function afterLook<V>(flight: Flight<V>, entry: L2Answer<L2Entry | undefined>, v
   const fill = fillIn(entry, version, flight)
   if (fill !== undefined) return { kind: 'filled', entry: fill }
   if (entry !== L2_FAILED && entry?.kind === 'tombstone' && entry.version > version) return { kind: 'load', version: entry.version }
-  if (entry === L2_FAILED || flight.fencedByChange) return { kind: 'load', version }
+  // A fenced flight (by a change, or superseded) never takes the lease: its answer would fill nothing.
+  if (entry === L2_FAILED || flight.fenced) return { kind: 'load', version }
   return undefined
 }
 
