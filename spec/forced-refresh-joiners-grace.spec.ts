@@ -274,4 +274,23 @@ describe('readers of a flight a forced refresh superseded', () => {
     expect([before.value, forced.value, late.value]).toEqual(['own load', 'forced', 'third'])
     await Promise.all([holder.close(), waiter.close(), third.close()])
   })
+
+  it('its loader fails after the refresh stored a fresh row: they get that fresh value, which no stale answer is counted for', async () => {
+    const table = createTable<string>({ name: 'joiners', ttl: 1_000, jitter: 0, grace: 60_000, sweepInterval: 1e9, loadTimeout: 10_000, clock: manualClock(0) })
+    const stale: number[] = []
+    table.events.on('stale', (event) => stale.push(event.staleness))
+    const [superseded, refresh] = [latchedLoader<string>(), latchedLoader<string>()]
+    const before = outcome(table.fetch('k', superseded.loader))
+    await settle()
+    const forced = outcome(table.fetch('k', refresh.loader, { forceRefresh: true }))
+    await settle()
+    refresh.only().resolve('fresh')
+    await settle()
+    superseded.only().reject(down)
+    await settle()
+    expect([before.value, forced.value]).toEqual(['fresh', 'fresh'])
+    expect(table.stats()).toMatchObject({ stale_hits: 0, load_errors: 1 })
+    expect(stale).toEqual([])
+    await table.close()
+  })
 })

@@ -78,10 +78,15 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
   const { state, env } = turn
   state.counters[C.failsafe]++
   if (turn.listening) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error }))
-  servedStale(turn, flight.id, flight.waiting - flight.forcedWaiting, fallback.expiresAt, 'failsafe')
-  tracedStale(flight.waiters)
+  // The value may be live: a row another flight stored meanwhile (a forced refresh that superseded
+  // this one, or a solo flight of coalescing off). Its callers then get a fresh answer, not a stale one.
+  const stale = fallback.expiresAt <= env.clock.now()
+  if (stale) {
+    servedStale(turn, flight.id, flight.waiting - flight.forcedWaiting, fallback.expiresAt, 'failsafe')
+    tracedStale(flight.waiters)
+  }
   flight.answer({ ok: true, value: fallback.value }, { ok: false, error })
-  flight.answeredStaleSince = fallback.expiresAt
+  if (stale) flight.answeredStaleSince = fallback.expiresAt
   // A superseded flight's answers are never stored: nor is its fail-safe's, and it holds nothing off
   // (the forced refresh that superseded it has the row's say).
   if (flight.fenced) return
