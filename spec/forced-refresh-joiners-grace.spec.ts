@@ -21,6 +21,27 @@ async function gracedRow(options: { softTimeout?: number } = {}) {
 
 const down = new Error('origin down')
 
+/**
+ * Another process wrote `k` ('graced', now past its ttl, within its grace) to the L2 this cold
+ * process shares; here a plain read started a flight (which read that graced entry) and a forced
+ * refresh superseded it. Both loaders are held.
+ */
+async function supersededInColdProcess() {
+  const clock = manualClock(0)
+  const l2 = memoryL2({ clock })
+  const options = { name: 'joiners', ttl: 1_000, jitter: 0, grace: 60_000, sweepInterval: 1e9, loadTimeout: 10_000, clock, l2 }
+  const writer = createTable<string>(options)
+  await writer.fetch('k', () => 'graced')
+  clock.set(1_500)
+  const cold = createTable<string>(options)
+  const [superseded, refresh] = [latchedLoader<string>(), latchedLoader<string>()]
+  const before = outcome(cold.fetch('k', superseded.loader))
+  await settle()
+  const forced = outcome(cold.fetch('k', refresh.loader, { forceRefresh: true }))
+  await settle()
+  return { writer, cold, superseded, refresh, before, forced }
+}
+
 describe('readers joining a forced refresh', () => {
   it('the origin fails: a plain joiner gets the graced value, the forced caller the error', async () => {
     const { table } = await gracedRow()
@@ -178,18 +199,7 @@ describe('readers of a flight a forced refresh superseded', () => {
   })
 
   it('the table is cleared after the refresh: its loader fails, and they get the error, not the graced entry it read from L2 before', async () => {
-    const clock = manualClock(0)
-    const l2 = memoryL2({ clock })
-    const options = { name: 'joiners', ttl: 1_000, jitter: 0, grace: 60_000, sweepInterval: 1e9, loadTimeout: 10_000, clock, l2 }
-    const writer = createTable<string>(options)
-    await writer.fetch('k', () => 'graced')
-    clock.set(1_500)
-    const cold = createTable<string>(options)
-    const [superseded, refresh] = [latchedLoader<string>(), latchedLoader<string>()]
-    const before = outcome(cold.fetch('k', superseded.loader)) // reads L2's graced entry, then loads
-    await settle()
-    const forced = outcome(cold.fetch('k', refresh.loader, { forceRefresh: true }))
-    await settle()
+    const { writer, cold, superseded, refresh, before, forced } = await supersededInColdProcess()
     await cold.clear()
     superseded.only().reject(down)
     await settle()
@@ -201,18 +211,7 @@ describe('readers of a flight a forced refresh superseded', () => {
   })
 
   it('its loader fails after the refresh left no row: they get the graced value, but it is not stored, and a later read tries the origin', async () => {
-    const clock = manualClock(0)
-    const l2 = memoryL2({ clock })
-    const options = { name: 'joiners', ttl: 1_000, jitter: 0, grace: 60_000, sweepInterval: 1e9, loadTimeout: 10_000, clock, l2 }
-    const writer = createTable<string>(options)
-    await writer.fetch('k', () => 'graced')
-    clock.set(1_500)
-    const cold = createTable<string>(options)
-    const [superseded, refresh] = [latchedLoader<string>(), latchedLoader<string>()]
-    const before = outcome(cold.fetch('k', superseded.loader)) // reads L2's graced entry, then loads
-    await settle()
-    const forced = outcome(cold.fetch('k', refresh.loader, { forceRefresh: true }))
-    await settle()
+    const { writer, cold, superseded, refresh, before, forced } = await supersededInColdProcess()
     refresh.only().context.setTtl(0) // the refresh's answer is not to be cached: no row, a tombstone in L2
     refresh.only().resolve('uncached')
     await settle()
