@@ -175,9 +175,12 @@ export class Flight<V> {
     // The shared promise a flight holds is always one its callers' miss lent it, with its own resolve.
     if (this.shared !== undefined) this.shared.resolve!(value)
     this.shared = undefined
-    const forced = this.forcedWaiting > 0 ? this.waiters?.filter((waiter) => waiter.forced) : undefined
-    for (const waiter of this.waiters ?? []) if (!waiter.forced) waiter.resolve(value)
-    this.waiters = forced?.length ? forced : undefined
+    let forced: Waiter<V>[] | undefined
+    for (const waiter of this.waiters ?? []) {
+      if (waiter.forced) (forced ??= []).push(waiter)
+      else waiter.resolve(value)
+    }
+    this.waiters = forced
     this.waiting = this.forcedWaiting
   }
 

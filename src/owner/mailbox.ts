@@ -173,7 +173,7 @@ export class Mailbox<V, M extends { readonly type: string }> {
    * it, and takes no flight seen before the owner handled it (see {@link miss}).
    */
   supersede(id: Id): void {
-    if (this.#misses.get(id) !== undefined) this.#misses.delete(id)
+    this.#misses.delete(id)
     if (this.#last?.id === id) this.#last = undefined
     ;(this.#forced ??= new Set()).add(id)
   }

@@ -126,10 +126,10 @@ export async function waitForLease<V>(flight: Flight<V>, deps: LeaseDeps, token:
     if (!flight.running) return { kind: 'gone' }
     let gaveUp = ended?.lease
     // The holder's loader failed: so does this flight (unless a change fenced it: it loads afresh; a
-    // forced refresh's supersession alone is no change),
-    // when that holder's lease is the one it waits on: a holder whose lease ran out and was taken
-    // over fails alone, and this flight waits on for the new holder's fill (that lease is not the
-    // failed holder's to release: the look skips it, and stays within `LEASE_L2_CALLS`).
+    // forced refresh's supersession is no change), when that holder's lease is the one it waits on:
+    // a holder whose lease ran out and was taken over fails alone, and this flight waits on for the
+    // new holder's fill (that lease is not the failed holder's to release: the look skips it, and
+    // stays within `LEASE_L2_CALLS`).
     if (ended?.failed === true && !flight.fencedByChange) {
       const another = await l2.leaseHeldByAnother(flight.id, ended.lease)
       if (!flight.running) return { kind: 'gone' }
