@@ -243,7 +243,7 @@ describe('a herd across processes with leases', () => {
     await close()
   })
 
-  it('a lease call that fails after L2 answered the read means a local load, and the table goes on', async () => {
+  it('a lease call that fails after L2 answered the read means a local load, counted as no lease role, and the table goes on', async () => {
     const clock = manualClock(0)
     const l2 = chaosL2(memoryL2({ clock }), clock)
     l2.fail('lease', { kind: 'throw' })
@@ -256,6 +256,8 @@ describe('a herd across processes with leases', () => {
     for (let i = 0; i < 4; i++) await settle()
     expect(answers.every((a) => a.state === 'fulfilled')).toBe(true)
     expect(sum(tables, 'l2_errors')).toBe(2)
+    // Neither waited on another holder: a local load counts no lease role.
+    expect([sum(tables, 'loads'), sum(tables, 'lease_acquired'), sum(tables, 'lease_lost')]).toEqual([2, 0, 0])
     l2.heal()
     await close()
   })

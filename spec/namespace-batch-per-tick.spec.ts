@@ -57,4 +57,17 @@ describe('one batch per tick in a namespace', () => {
     expect(calls).toEqual([['a', 'b']])
     await table.close()
   })
+
+  it('a batch loader that sorts its ids in place and answers a Map gives each id its own value in a namespace, as on the base table', async () => {
+    const { table } = setup()
+    const sorting = async (ids: Id[]) => {
+      ids.sort() // as for an IN list
+      return new Map(ids.map((id) => [id, `s${String(id)}`]))
+    }
+    const view = table.namespace('acme')
+    expect(await view.fetchMany(['z', 'y', 'x'], sorting)).toEqual(['sz', 'sy', 'sx'])
+    expect(await table.fetchMany(['z', 'y', 'x'], sorting)).toEqual(['sz', 'sy', 'sx'])
+    expect([view.peek('z'), view.peek('x')]).toEqual(['sz', 'sx']) // stored under their own keys too
+    await table.close()
+  })
 })

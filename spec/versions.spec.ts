@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MAX_VERSION } from '../src/limits.js'
-import { createTable, localBus, memoryL2 } from '../src/index.js'
+import { type BatchLoaderContext, createTable, localBus, memoryL2 } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { chaosL2 } from '../src/testing.js'
 import { clockVersion, mintVersion } from '../src/core/versions.js'
@@ -165,5 +165,20 @@ describe('versions of two sources: the data’s own and minted ones', () => {
     // A later minted change is above: it is applied.
     expect(await cold.put('k', 'minted')).toMatchObject({ applied: true, l2: 'written' })
     await Promise.all([fed.close(), cold.close()])
+  })
+
+  it('on a table without L2, a batch loader’s refused setVersion fails its id alone: the other ids are answered and stored, and nothing is left unhandled', async () => {
+    const batchLoader = (ids: readonly string[], { setVersion }: BatchLoaderContext<string>) => {
+      setVersion('a', 5)
+      return ids.map((id) => `v-${id}`)
+    }
+    const table = createTable<string, string>({ name: 'no-l2', clock: manualClock(T0), jitter: 0, sweepInterval: 1e9, batchLoader })
+    await table.invalidate('a') // a clock version, minted here: a data version below it is refused
+    const answers = await Promise.allSettled([table.get('a'), table.get('b')]) // one batch call
+    expect(answers[0]).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ name: 'RangeError', message: expect.stringMatching(/version 5 is the data's own/) }) })
+    expect(answers[1]).toEqual({ status: 'fulfilled', value: 'v-b' })
+    expect(table.peek('b')).toBe('v-b')
+    expect(table.stats()).toMatchObject({ batch_loads: 1, load_errors: 1, fills: 1, inflight: 0 })
+    await table.close()
   })
 })

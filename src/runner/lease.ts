@@ -43,8 +43,12 @@ export type LeaseOutcome =
   | { kind: 'hold'; token: string; role: LeaseRole }
   /** Another holder filled the id: the flight answers from this entry (`lease_waited`). */
   | { kind: 'filled'; entry: L2Entry }
-  /** It loads without the lease, from `version` (L2 failed, or the wait ended; a newer tombstone may have raised it). */
-  | { kind: 'load'; version: number }
+  /**
+   * It loads without the lease, from `version` (L2 failed, or the wait ended; a newer tombstone may
+   * have raised it); `role` is `lease_lost` when it waited on another holder first, `undefined` when
+   * its first ask failed (L2 down: a local load, as without the option).
+   */
+  | { kind: 'load'; version: number; role: 'lease_lost' | undefined }
   /** The flight was released while it waited: nothing more to do. */
   | { kind: 'gone' }
   /** The holder's loader failed: the flight fails with it, without calling the origin (its callers get a graced value where there is one: the fail-safe). */
@@ -64,7 +68,7 @@ export interface LeaseDeps {
 export async function takeLeaseOrWait<V>(flight: Flight<V>, deps: LeaseDeps, version: number): Promise<LeaseOutcome> {
   const token = leaseToken()
   const first = await deps.l2.leaseAcquire(flight.id, token, deps.lease.ttl)
-  if (first === L2_FAILED) return { kind: 'load', version }
+  if (first === L2_FAILED) return { kind: 'load', version, role: undefined }
   if (first) return taken(flight, deps, token, version, 'lease_acquired', await deps.l2.get(flight.id))
   return waitForLease(flight, deps, token, version)
 }
@@ -107,7 +111,7 @@ export async function askLeases<V>(runs: readonly { flight: Flight<V>; version: 
   let next = 0
   return runs.map(({ flight, version }, i): FirstAsk => {
     const first = firsts[i]
-    if (first === L2_FAILED) return { kind: 'load', version }
+    if (first === L2_FAILED) return { kind: 'load', version, role: undefined }
     if (first === false) return { kind: 'wait', token }
     return taken(flight, deps, token, version, 'lease_acquired', entries[next++])
   })
@@ -138,7 +142,7 @@ export async function waitForLease<V>(flight: Flight<V>, deps: LeaseDeps, token:
     }
     const looked = l2.readsWithLease ? await lookWithLease(flight, deps, token, version, gaveUp) : await look(flight, deps, token, version, gaveUp)
     if (looked !== undefined) return looked
-    if (clock.now() >= deadline) return { kind: 'load', version }
+    if (clock.now() >= deadline) return { kind: 'load', version, role: 'lease_lost' }
     pause = Math.min(2 * pause, LONGEST_LOOK_MS)
   }
 }
@@ -163,18 +167,18 @@ async function look<V>(flight: Flight<V>, deps: LeaseDeps, token: string, versio
   const seen = afterLook(flight, entry, version)
   if (seen !== undefined) return seen
   // A holder that said it gave up may have lost its release: its lease goes (compare-and-delete on its token).
-  if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version }
+  if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version, role: 'lease_lost' }
   const again = await l2.leaseAcquire(flight.id, token, lease.ttl)
   if (again === true) return taken(flight, deps, token, version, 'lease_lost', await l2.get(flight.id))
-  return again === L2_FAILED ? { kind: 'load', version } : undefined
+  return again === L2_FAILED ? { kind: 'load', version, role: 'lease_lost' } : undefined
 }
 
 /** {@link look} on a store that reads and tries the lease in one step (`readOrAcquire`): no read once more is needed after taking it. */
 async function lookWithLease<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, gaveUp: string | undefined): Promise<LeaseOutcome | undefined> {
   const { l2, lease } = deps
-  if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version }
+  if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version, role: 'lease_lost' }
   const read = await l2.leaseReadOrAcquire(flight.id, token, lease.ttl, version)
-  if (read === L2_FAILED) return { kind: 'load', version }
+  if (read === L2_FAILED) return { kind: 'load', version, role: 'lease_lost' }
   const seen = flight.running ? afterLook(flight, read.entry, version) : { kind: 'gone' as const }
   if (read.lease !== 'taken') return seen
   if (seen === undefined) return { kind: 'hold', token, role: 'lease_lost' }
@@ -186,9 +190,9 @@ async function lookWithLease<V>(flight: Flight<V>, deps: LeaseDeps, token: strin
 function afterLook<V>(flight: Flight<V>, entry: L2Answer<L2Entry | undefined>, version: number): LeaseOutcome | undefined {
   const fill = fillIn(entry, version, flight)
   if (fill !== undefined) return { kind: 'filled', entry: fill }
-  if (entry !== L2_FAILED && entry?.kind === 'tombstone' && entry.version > version) return { kind: 'load', version: entry.version }
+  if (entry !== L2_FAILED && entry?.kind === 'tombstone' && entry.version > version) return { kind: 'load', version: entry.version, role: 'lease_lost' }
   // A fenced flight (by a change, or superseded) never takes the lease: its answer would fill nothing.
-  if (entry === L2_FAILED || flight.fenced) return { kind: 'load', version }
+  if (entry === L2_FAILED || flight.fenced) return { kind: 'load', version, role: 'lease_lost' }
   return undefined
 }
 

@@ -25,7 +25,7 @@ import type { LeaseSettings } from '../table/options.js'
 import { type Flight, type FlightResult, checkLifetime, checkReportedVersion } from '../flight/flight.js'
 import { checkTags } from '../tags/scope.js'
 import { askLeases, waitForLease } from './lease.js'
-import { type FlightRun, type RunnerDeps, endLease, fromL2, loadAfterLease, loaderResult, newRun, readL2, takeOutcome, writeBack } from './run.js'
+import { type FlightRun, type RunnerDeps, endLease, fromL2, loadAfterLease, loaderResultOrFailure, newRun, readL2, takeOutcome, writeBack } from './run.js'
 import type { BatchLoaderContext } from '../core/loader.js'
 import type { Batch, RunBatchAnswer, RunLoader } from '../owner/loader.js'
 
@@ -69,7 +69,7 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
     pending.forEach((run, i) => {
       const answer = answers[i]!
       const result: FlightResult<V> = answer.ok
-        ? loaderResult(run.flight.id, run.born, run.version, answer.value, context.lifetimes.get(run.flight.id), context.versions.get(run.flight.id), deps, context.tags.get(run.flight.id))
+        ? loaderResultOrFailure(run.flight.id, run.born, run.version, answer.value, context.lifetimes.get(run.flight.id), context.versions.get(run.flight.id), deps, context.tags.get(run.flight.id))
         : { ok: false, error: answer.error, fallback: undefined }
       port.done(run.flight, result)
     })

@@ -184,11 +184,29 @@ function loadWithoutL2<V>(flight: Flight<V>, loader: RunLoader<V>, deps: RunnerD
   )
 }
 
-/** The result of a flight without L2 whose loader, called at `born`, answered `value` (see {@link loaderResult}), or of its failure if that throws. */
+/** The result of a flight without L2 whose loader, called at `born`, answered `value` (see {@link loaderResultOrFailure}). */
 function loadedResult<V>(flight: Flight<V>, born: number, value: V | undefined, deps: RunnerDeps<V>): FlightResult<V> {
   const { context } = flight
+  return loaderResultOrFailure(flight.id, born, flight.version, value, context.lifetime, context.reported, deps, context.tags)
+}
+
+/**
+ * {@link loaderResult} on a table without L2, or the flight's failure when it throws (a version the
+ * id cannot take, see `checkDataVersion`): that id fails alone, and its loader's other ids (a batch
+ * call's) are answered as usual.
+ */
+export function loaderResultOrFailure<V>(
+  id: Id,
+  born: number,
+  version: number,
+  value: V | undefined,
+  lifetime: number | undefined,
+  reported: number | undefined,
+  deps: RunnerDeps<V>,
+  tags?: readonly string[],
+): FlightResult<V> {
   try {
-    return loaderResult(flight.id, born, flight.version, value, context.lifetime, context.reported, deps, context.tags)
+    return loaderResult(id, born, version, value, lifetime, reported, deps, tags)
   } catch (error) {
     return { ok: false, error, fallback: undefined }
   }
@@ -202,7 +220,7 @@ export function takeOutcome<V>(run: FlightRun<V>, outcome: LeaseOutcome & { kind
     run.role = outcome.role
   } else {
     run.version = outcome.version
-    run.role = 'lease_lost'
+    run.role = outcome.role
   }
 }
 

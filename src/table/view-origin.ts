@@ -32,8 +32,9 @@ export function viewBatch<V>(batch: Batch<V>, scope: Scope): Batch<V> {
         setTtl: (id, ms) => context.setTtl(keyOf.get(id) ?? id, ms),
         setTags: (id, tags) => context.setTags(keyOf.get(id) ?? id, tags),
       }
+      // A loader may reorder the ids it is given (sorting them for a query is common): a `Map` answer is keyed back by id, never by position.
       const answer = batch.load(ids, view)
-      return isThenable(answer) ? Promise.resolve(answer).then((settled) => keyedBack(settled, ids, keys)) : keyedBack(answer, ids, keys)
+      return isThenable(answer) ? Promise.resolve(answer).then((settled) => keyedBack(settled, keyOf)) : keyedBack(answer, keyOf)
     },
     batch.maxBatchSize,
     batch.loader,
@@ -41,13 +42,14 @@ export function viewBatch<V>(batch: Batch<V>, scope: Scope): Batch<V> {
   )
 }
 
-/** A `Map` answer by the callers' ids, as one by keys; anything else as it is (the batch runner judges it). */
-function keyedBack<V>(answer: RunBatchAnswer<V>, ids: Id[], keys: Id[]): RunBatchAnswer<V> {
+/** A `Map` answer by the callers' ids, as one by keys (`keyOf`: each asked id's key; an id not asked is dropped); anything else as it is (the batch runner judges it). */
+function keyedBack<V>(answer: RunBatchAnswer<V>, keyOf: ReadonlyMap<Id, Id>): RunBatchAnswer<V> {
   if (!(answer instanceof Map)) return answer
   const byKey = new Map<Id, V | undefined | Error>()
-  ids.forEach((id, i) => {
-    if (answer.has(id)) byKey.set(keys[i]!, answer.get(id))
-  })
+  for (const [id, value] of answer) {
+    const key = keyOf.get(id)
+    if (key !== undefined) byKey.set(key, value)
+  }
   return byKey
 }
 
