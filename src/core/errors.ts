@@ -116,10 +116,13 @@ export abstract class TableError extends EchoStoreError {
   }
 }
 
+/** The calls a {@link TableClosedError} names. */
+export type ClosedCall = 'fetch' | 'fetchMany' | 'get' | 'getMany' | 'peek' | 'has' | 'put' | 'invalidate' | 'clear' | 'invalidateTags' | 'namespace'
+
 /** A fetch, put, invalidate or clear on a table that has been closed. Create a new table, or call it before `close()`. */
 export class TableClosedError extends TableError {
   readonly code = 'ECHOSTORE_TABLE_CLOSED'
-  constructor(table: string, id: Id | undefined, op: 'fetch' | 'fetchMany' | 'get' | 'getMany' | 'put' | 'invalidate' | 'clear' | 'invalidateTags' | 'namespace' = 'fetch') {
+  constructor(table: string, id: Id | undefined, op: ClosedCall = 'fetch') {
     super(table, id, `table "${table}" is closed; ${op}(${id === undefined ? '' : showId(id)}) was refused`)
   }
 }
@@ -151,7 +154,7 @@ export class LoadTimeoutError extends TableError {
     super(
       table,
       id,
-      `loading ${showId(id)} for table "${table}" took longer than ${bound === loadTimeout ? `loadTimeout (${loadTimeout} ms)` : `${bound} ms (loadTimeout ${loadTimeout} ms, after waiting for another process's lease)`}; ` +
+      `loading ${showId(id)} for table "${table}" took longer than ${bound === loadTimeout ? `loadTimeout (${loadTimeout} ms)` : `${bound} ms (its bound with a lease: loadTimeout ${loadTimeout} ms, plus the lease's wait and L2 timeouts it may spend waiting for another process's fill)`}; ` +
         'the loader was aborted through its signal. Raise loadTimeout or make the loader faster.',
     )
   }

@@ -14,7 +14,7 @@ import type { LeaseRole } from '../runner/lease.js'
 import type { RunnerPort } from '../runner/port.js'
 import { createActor } from 'xstate'
 import { TableClosedError } from '../core/errors.js'
-import type { Id } from '../core/id.js'
+import { type Id, callerIdOf } from '../core/id.js'
 import { L2Facade } from '../l2/facade.js'
 import type { ResolvedOptions } from '../table/options.js'
 import { Sweeper } from './sweep-timer.js'
@@ -24,7 +24,7 @@ import { type TableEvents, emitSafely } from '../core/events.js'
 import { type Expiry, jitterSpread } from '../rows/expiry.js'
 import type { Origin } from './loader.js'
 import { guardInspector } from './inspector.js'
-import { ownerLogic } from './logic.js'
+import { Handover, ownerLogic } from './logic.js'
 import { Mailbox } from './mailbox.js'
 import { type Message, type WaitOptions, msg } from './messages.js'
 import { type OwnerEnv, type OwnerState, initialState } from './state.js'
@@ -127,7 +127,8 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     send,
     closing: () => owner.closed,
   }
-  const actor = createActor(ownerLogic(env, state), options.inspect === undefined ? {} : { inspect: guardInspector(options.inspect) })
+  const handover = new Handover()
+  const actor = createActor(ownerLogic(env, state, handover), options.inspect === undefined ? {} : { inspect: guardInspector(options.inspect) })
   const stopped = new Promise<void>((resolve) => {
     // Once the owner has stopped, no L2 call of this table keeps a timer on its clock.
     const stop = () => (l2?.stop(), resolve())
@@ -137,19 +138,35 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const closed = options.closeStores ? stopped.then(() => closeStores(options)) : stopped
   const owner = new StartedOwner<V>(state, mailbox, env.runner, l2, publisher, stopped, closed)
 
+  /**
+   * Hands a batch to the actor, or, once it has stopped, refuses its messages. Handed over while the
+   * actor processes a batch (from a `sizeOf`, an inspector, an abort listener the owner fires), it
+   * waits in xstate's mailbox: counted in `handover`, so the owner does not stop before taking it.
+   */
   function deliver(messages: Message<V>[]): void {
-    if (actor.getSnapshot().status === 'active') actor.send({ type: 'batch', messages })
-    else for (const message of messages) refuse(message)
+    if (actor.getSnapshot().status !== 'active') {
+      for (const message of messages) refuse(message)
+      return
+    }
+    handover.handed++
+    actor.send({ type: 'batch', messages })
   }
 
-  /** Answers a message that reached a stopped owner: nothing is left pending (every message with a reply is answered here). */
+  /**
+   * Answers a message that reached a stopped owner: nothing is left pending (every message with a
+   * reply is answered here), and a count is still counted (a late runner's failed publish, a late L2
+   * outcome). The stopped owner is the counters' one writer then: its transition runs no more.
+   */
   function refuse(message: Message<V>): void {
     switch (message.type) {
+      case 'count':
+        state.counters[C[message.counter]]++
+        return
       case 'miss':
         // Callers holding a flight's shared promise are answered by that flight, which the stopped owner no longer runs.
-        return (message.reject ?? message.flight?.shared?.reject)?.(new TableClosedError(name, message.id))
+        return (message.reject ?? message.flight?.shared?.reject)?.(new TableClosedError(name, callerIdOf(message.id)))
       case 'wait':
-        return message.reject(new TableClosedError(name, message.id))
+        return message.reject(new TableClosedError(name, callerIdOf(message.id)))
       case 'put':
       case 'invalidate':
         return message.reply(false, message.version)
@@ -256,7 +273,8 @@ class StartedOwner<V> implements Owner<V> {
  * object made for it), a graced L2 entry and a late L2 refusal as messages; the loader's call is
  * counted here, as it happens, with no owner turn. The origin-work counters (`loads`, `batch_loads`,
  * `batch_ids`, `lease_acquired`, `lease_lost`) are written only by {@link loading} and
- * {@link loadingBatch}, every other owner counter only by the transition.
+ * {@link loadingBatch}, every other owner counter only by the transition (or, once the owner has
+ * stopped, by its `refuse`, which counts a late `count` message).
  */
 class OwnerPort<V> implements RunnerPort<V> {
   constructor(

@@ -150,15 +150,21 @@ export class Changes<V> {
   async clear(): Promise<ClearResult> {
     const { owner, name, closed } = this.deps
     if (closed()) throw new TableClosedError(name, undefined, 'clear')
-    // Flights in progress are fenced before L2 moves (one answering in between must not write into
-    // the next generation), and again with the rows (one started in between read the old one).
-    if (owner.l2 !== undefined) await new Promise<void>((resolve) => owner.send(msg.fence(resolve)))
-    // A write-back already on its way must land before L2 moves (and be cleared), not after it.
-    await owner.writesSettled()
-    // Closed meanwhile: L2 is not asked (see `#openL2`); the clear settles as one whose L2 failed.
-    const l2 = this.#openL2()
-    if (owner.l2 !== undefined && l2 === undefined) return { l2: 'failed', broadcast: false }
-    const cleared = l2 === undefined ? 'none' : await l2.clear()
+    let cleared: 'cleared' | 'none' | typeof L2_FAILED = 'none'
+    if (owner.l2 !== undefined) {
+      // Flights in progress are fenced before L2 moves (one answering in between must not write into
+      // the next generation), and again with the rows (one started in between read the old one).
+      await new Promise<void>((resolve) => owner.send(msg.fence(resolve)))
+      // A write-back already on its way must land before L2 moves (and be cleared), not after it.
+      await owner.writesSettled()
+      const l2 = this.#openL2()
+      cleared = l2 === undefined ? L2_FAILED : await l2.clear()
+      // Closed meanwhile (L2 is then not asked, see `#openL2`; or it closed while L2 moved): the clear
+      // goes no further, since a stopped owner keeps the rows, and settles as one whose L2 failed, unbroadcast.
+      if (closed()) return { l2: 'failed', broadcast: false }
+    }
+    // Without L2 the rows go in the turn of the call, which found the table open: a clear made
+    // before `close()` reaches the owner before it stops (a stopped owner would only answer it).
     const moved = cleared === 'cleared'
     await new Promise<void>((resolve) => owner.send(msg.clear(moved, resolve)))
     const broadcast = await this.#publish(undefined, { table: name, kind: 'clear', origin: this.deps.origin, ...(moved ? { taken: true as const } : {}) })
@@ -206,7 +212,8 @@ export class Changes<V> {
     const { owner, clock } = this.deps
     // The millisecond's last version: rows another process loaded earlier in it are older too.
     const floor = Math.max(least, owner.state.versions.floor(clock.now()))
-    const minted = owner.l2 === undefined ? undefined : await owner.l2.invalidateTags(keys, floor)
+    const l2 = this.#openL2()
+    const minted = owner.l2 === undefined ? undefined : l2 === undefined ? L2_FAILED : await l2.invalidateTags(keys, floor)
     const taken = minted !== undefined && minted !== L2_FAILED
     const versions = taken ? minted : keys.map(() => floor)
     const applied = await new Promise<boolean>((resolve) => owner.send(msg.tags(keys, versions, taken, scope, resolve)))
@@ -247,7 +254,8 @@ export class Changes<V> {
 
   /** L2 refused a change with the caller's version `given`: refused loudly when what L2 holds is a minted version above it (see `checkDataVersion`). */
   async #checkRefused(id: Id, given: number, op: 'put' | 'invalidate'): Promise<void> {
-    const held = await this.deps.owner.l2!.get(id)
+    const l2 = this.#openL2()
+    const held = l2 === undefined ? L2_FAILED : await l2.get(id)
     if (held !== L2_FAILED && held !== undefined) checkDataVersion(given, held.version, `${op}(${showId(id)})`)
   }
 
@@ -263,13 +271,17 @@ export class Changes<V> {
     if (l2 === undefined) return 'failed'
     if (version < known(this.deps.owner.state, id)) return 'refused'
     const written = await l2.set(id, entry)
-    return l2Outcome(written === 'unfit' && entry !== unfit ? await l2.set(id, unfit) : written)
+    if (written !== 'unfit' || entry === unfit) return l2Outcome(written)
+    // The tombstone in its place: not once the table closed meanwhile (L2 keeps the entry it holds, so 'failed').
+    const again = this.#openL2()
+    return l2Outcome(again === undefined ? L2_FAILED : await again.set(id, unfit))
   }
 
   /**
    * The table's L2 while the table is open; `undefined` once it closed: a change racing `close()`
    * asks L2 nothing more (a call after the owner stopped has no bound, and might never settle), so
-   * it settles with `l2: 'failed'`.
+   * it settles with `l2: 'failed'` (a refusal L2 already gave stands). Every L2 call of a change is
+   * made on what this answers just before it, never on a facade read before an await.
    */
   #openL2(): L2Facade | undefined {
     return this.deps.closed() ? undefined : this.deps.owner.l2

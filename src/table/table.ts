@@ -275,12 +275,14 @@ export class Table<V, K extends Id = string> {
    * Stops the sweeper, refuses new fetches (`TableClosedError`), lets flights in progress answer
    * their waiters (each within its bound: `loadTimeout`, plus a lease's wait and one L2 timeout),
    * then stops the owner; with `closeStores`, then closes the `l2` and `bus` it was given.
-   * Idempotent: every call returns the same promise, which resolves once all that is done.
+   * Idempotent: every call returns the same promise, which resolves once all that is done. On a
+   * namespace view: the view refuses further calls, nothing shared is closed, and every call returns
+   * the same promise, already resolved.
    */
   close(): Promise<void> {
     if (this.#scope !== ROOT_SCOPE) {
       this.#viewClosed = true
-      return Promise.resolve()
+      return VIEW_CLOSED
     }
     if (!this.#owner.closed) this.#unsubscribe?.()
     return this.#owner.close()
@@ -299,7 +301,7 @@ export class Table<V, K extends Id = string> {
 
   /** The key of `id` in this table's scope; throws a TypeError/RangeError naming `op` for an id no caller may give, and `TableClosedError` on a closed view. */
   #keyOf(op: 'peek' | 'has' | 'put' | 'invalidate', id: Id): Id {
-    if (this.#viewClosed) throw new TableClosedError(this.name, id, op === 'peek' || op === 'has' ? undefined : op)
+    if (this.#viewClosed) throw new TableClosedError(this.name, id, op)
     const bad = badCallerId(op, id)
     if (bad !== undefined) throw bad
     return this.#scope.key(id)
@@ -340,8 +342,8 @@ export class Table<V, K extends Id = string> {
       if (!isMarked(id) && !this.#owner.closed) return this.#read(id, origin, undefined)
     }
     if (this.#scope !== ROOT_SCOPE || isMarked(id)) return this.#fetchInScope(op, id, origin, options)
-    if (fetchWatched.hasSubscribers) return this.#traced(id, id, origin, options)
-    return this.#readChecked(id, origin, options)
+    if (fetchWatched.hasSubscribers) return this.#traced(op, id, id, origin, options)
+    return this.#readChecked(op, id, origin, options)
   }
 
   /** {@link #fetch} in a namespace view, or of a marked id: refused, or read under its key with the caller's id given to the loader. */
@@ -350,9 +352,9 @@ export class Table<V, K extends Id = string> {
     if (refused !== undefined) return Promise.reject(refused)
     const key = this.#scope.key(id)
     const load = typeof origin === 'function' ? viewLoader(origin, id) : this.#viewOrigin!
-    if (fetchWatched.hasSubscribers) return this.#traced(id, key, load, options)
+    if (fetchWatched.hasSubscribers) return this.#traced(op, id, key, load, options)
     if (options === undefined && (typeof load === 'function' || load instanceof Batch) && !this.#owner.closed) return this.#read(key, load, undefined)
-    return this.#readChecked(key, load, options)
+    return this.#readChecked(op, key, load, options)
   }
 
   /**
@@ -369,8 +371,8 @@ export class Table<V, K extends Id = string> {
   }
 
   /** A read of `key` under `echostore:fetch`, while someone subscribes to it: its record names the caller's `id`. */
-  #traced(id: Id, key: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
-    return traceFetch(this.name, { id }, (trace) => this.#readChecked(key, origin, options, trace))
+  #traced(op: 'fetch' | 'get', id: Id, key: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
+    return traceFetch(this.name, { id }, (trace) => this.#readChecked(op, key, origin, options, trace))
   }
 
   /** {@link #readMany}, under `echostore:fetch` when someone subscribes to it. */
@@ -404,7 +406,7 @@ export class Table<V, K extends Id = string> {
       }
       // A view's own `loader` is asked with the caller's id.
       const load = typeof origin === 'function' && given !== ids ? viewLoader(origin, given[i]!) : origin
-      pending.push(trace !== undefined ? this.#readChecked(id, load, options, trace.part()) : options === undefined ? this.#read(id, load, undefined) : this.#readChecked(id, load, options))
+      pending.push(trace !== undefined ? this.#readChecked(op, id, load, options, trace.part()) : options === undefined ? this.#read(id, load, undefined) : this.#readChecked(op, id, load, options))
       pendingAt.push(i)
     }
     if (pending.length === 0) return values
@@ -458,7 +460,8 @@ export class Table<V, K extends Id = string> {
 
   /** A read {@link #read} found no live row for (or that forces a refresh): it joins or starts the id's flight, or takes a graced value. */
   #miss(id: Id, loader: Origin<V>, read: FetchOptions | undefined, trace: FetchTrace | undefined): Promise<V | undefined> {
-    if (read === undefined && !isKey(id)) return this.#readChecked(id, loader, undefined)
+    // An id that is no key is refused as one, before anything else is checked.
+    if (read === undefined && !isKey(id)) return this.#readChecked('fetch', id, loader, undefined)
     if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, callerIdOf(id)))
     this.#reads[R.misses]++
     const tagStale = this.#rows.tagged && this.#rows.staleByTags(id)
@@ -480,12 +483,13 @@ export class Table<V, K extends Id = string> {
 
   /**
    * A fetch off the plain path: the id (or a view's key), loader and options validated, then
-   * {@link #read}. Never throws: bad input rejects, naming the caller's id.
+   * {@link #read}. Never throws: bad input rejects, naming the caller's id; a closed table's
+   * refusal names the call, `op`, too.
    */
-  #readChecked(id: Id, loader: Origin<V>, options: FetchOptions | undefined, trace?: FetchTrace): Promise<V | undefined> {
+  #readChecked(op: ReadCall, id: Id, loader: Origin<V>, options: FetchOptions | undefined, trace?: FetchTrace): Promise<V | undefined> {
     if (!isKey(id)) return Promise.reject(badId('fetch', id))
     if (typeof loader !== 'function' && !(loader instanceof Batch)) return Promise.reject(badArgument(TypeError, `fetch(${showId(callerIdOf(id))}) needs a loader function, got ${describe(loader)}`))
-    if (this.#owner.closed) return Promise.reject(new TableClosedError(this.name, callerIdOf(id)))
+    if (this.#owner.closed) return Promise.reject(new TableClosedError(this.name, callerIdOf(id), op))
     let read: FetchOptions
     try {
       read = readFetchOptions(id, options)
@@ -575,6 +579,12 @@ class ViewOf<V, K extends Id> {
     readonly scope: Scope,
   ) {}
 }
+
+/** The read calls that go through `#readChecked`. */
+type ReadCall = 'fetch' | 'get' | 'fetchMany' | 'getMany'
+
+/** What a view's `close()` returns, every call: closing a view closes nothing shared, so it is done at once (the table's own `close()` returns the same promise every call too). */
+const VIEW_CLOSED: Promise<void> = Promise.resolve()
 
 /** The error of `get`/`getMany` on a table without its own loader. */
 function noOrigin(op: 'get' | 'getMany'): TypeError {
