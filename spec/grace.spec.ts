@@ -248,6 +248,43 @@ describe('soft timeouts', () => {
     await table.close()
   })
 
+  it("as a fetch option, replaces the table's for that caller: longer or shorter, and for a caller joining after the table's passed", async () => {
+    const { clock, table, stale } = await gracedTable({ softTimeout: 100 })
+    const origin = latchedLoader<string>()
+    const plain = outcome(table.fetch('k', origin.loader))
+    const patient = outcome(table.fetch('k', origin.loader, { softTimeout: 500 }))
+    const hurried = outcome(table.fetch('k', origin.loader, { softTimeout: 50 }))
+    await settle()
+    clock.advance(50)
+    await settle()
+    expect([plain.state, patient.state, hurried]).toEqual(['pending', 'pending', { state: 'fulfilled', value: 'v1' }])
+    clock.advance(50) // the table's passes: the plain caller takes it, the patient one waits for its own
+    await settle()
+    expect([plain, patient.state]).toEqual([{ state: 'fulfilled', value: 'v1' }, 'pending'])
+    const late = outcome(table.fetch('k', origin.loader, { softTimeout: 300 })) // joins after the table's passed
+    await settle()
+    expect(late.state).toBe('pending')
+    clock.advance(299)
+    await settle()
+    expect([patient.state, late.state]).toEqual(['pending', 'pending'])
+    clock.advance(1)
+    await settle()
+    expect([patient.state, late]).toEqual(['pending', { state: 'fulfilled', value: 'v1' }])
+    clock.advance(100) // 500 ms since the patient caller's fetch
+    await settle()
+    expect(patient).toMatchObject({ state: 'fulfilled', value: 'v1' })
+    expect(stale.map((event) => [event.reason, event.callers])).toEqual([
+      ['soft', 1],
+      ['soft', 1],
+      ['soft', 1],
+      ['soft', 1],
+    ])
+    origin.only().resolve('v2')
+    await settle()
+    expect(table.stats()).toMatchObject({ stale_hits: 4, loads: 2, inflight: 0 })
+    await table.close()
+  })
+
   it('answer a graced L2 entry another process wrote, in a process whose L1 is cold: table-wide, and per fetch even when L2 answered after it passed', async () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })

@@ -168,20 +168,29 @@ export class Flight<V> {
   }
 
   /**
-   * Answers every unforced caller waiting now with `value` while the flight goes on (its soft timeout
-   * passed); later callers get promises of their own. A forced refresh's callers wait on.
+   * Answers with `value` every caller waiting now that takes the table's soft timeout (its soft
+   * timeout passed) while the flight goes on: the unforced plain callers, and the waiters that
+   * {@link Waiter.takesTableSoftTimeout}; later callers get promises of their own. A forced
+   * refresh's callers, and waiters with a soft timeout of their own, wait on. Returns how many it answered.
    */
-  answerEarly(value: V | undefined): void {
+  answerEarly(value: V | undefined): number {
+    const before = this.waiting
     // The shared promise a flight holds is always one its callers' miss lent it, with its own resolve.
     if (this.shared !== undefined) this.shared.resolve!(value)
     this.shared = undefined
-    let forced: Waiter<V>[] | undefined
+    let kept: Waiter<V>[] | undefined
+    let keptForced = 0
     for (const waiter of this.waiters ?? []) {
-      if (waiter.forced) (forced ??= []).push(waiter)
-      else waiter.resolve(value)
+      if (waiter.takesTableSoftTimeout) waiter.resolve(value)
+      else if (!waiter.settled) {
+        ;(kept ??= []).push(waiter)
+        if (waiter.forced) keptForced++
+      }
     }
-    this.waiters = forced
-    this.waiting = this.forcedWaiting
+    this.waiters = kept
+    // Still waiting: the forced plain callers (every forced waiter still waiting is kept), and the kept waiters.
+    this.waiting = this.forcedWaiting - keptForced + (kept?.length ?? 0)
+    return before - this.waiting
   }
 
   /**

@@ -37,6 +37,15 @@ export class Waiter<V> {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * True while the table's soft timeout answers it a graced value early: it is still waiting, it is
+   * no forced refresh's caller (its loader answers it), and it brought no soft timeout of its own
+   * (that one replaces the table's for it).
+   */
+  get takesTableSoftTimeout(): boolean {
+    return !this.settled && !this.forced && this.softTimeout === undefined
+  }
+
   /** Arms the caller's deadline and soft timeout and listens to its signal; each calls `leave` once. Does nothing once answered. */
   listen(leave: (reason: 'timeout' | 'cancel' | 'soft') => void): void {
     if (this.settled) return

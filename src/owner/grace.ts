@@ -153,14 +153,17 @@ export function softAnswer<V>(turn: Turn<V>, flight: Flight<V>): Flight<V>['soft
   return softened !== undefined && softened.expiresAt + turn.env.grace > turn.env.clock.now() ? softened : undefined
 }
 
-/** A flight's soft timeout passed: its unforced callers, and those who join it from now on, get the graced value; the flight goes on. */
+/**
+ * A flight's soft timeout (the table's) passed: its callers that take it (unforced, without a soft
+ * timeout of their own, see `Waiter.takesTableSoftTimeout`), and those who join it from now on, get
+ * the graced value; the flight goes on.
+ */
 export function onSoftTimeout<V>(turn: Turn<V>, flight: Flight<V>): void {
   flight.softTimer = undefined
   if (!flight.running) return
   const fallback = fallbackFor(turn, flight)
   if (fallback === undefined) return
-  servedStale(turn, flight.id, flight.waiting - flight.forcedWaiting, fallback.expiresAt, 'soft')
   flight.softened = { value: fallback.value, expiresAt: fallback.expiresAt }
-  tracedStale(flight.waiters)
-  flight.answerEarly(fallback.value)
+  for (const waiter of flight.waiters ?? []) if (waiter.trace !== undefined && waiter.takesTableSoftTimeout) waiter.trace.stale = true
+  servedStale(turn, flight.id, flight.answerEarly(fallback.value), fallback.expiresAt, 'soft')
 }

@@ -54,6 +54,8 @@ interface Callers<V> {
   readonly trace?: FetchTrace | undefined
   /** The rows' proof that the id had no row when the callers missed (see `RowStore.absence`), if any. */
   readonly absence?: number
+  /** A caller with a soft timeout of its own: it replaces the table's for it. */
+  readonly ownSoftTimeout?: boolean
 }
 
 /**
@@ -65,7 +67,7 @@ interface Callers<V> {
  */
 function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Callers<V>): Placement<V> {
   const { state } = turn
-  const { count, forced, answered, flight: seen, trace, absence = -1 } = callers
+  const { count, forced, answered, flight: seen, trace, absence = -1, ownSoftTimeout } = callers
   state.rows.countRequests(id, count)
   // The flight the mailbox saw may have been released earlier in this batch without an answer (its
   // last waiter left by cancellation): it has nothing to give, so the callers look afresh.
@@ -77,8 +79,9 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
   if (flight !== undefined) {
     state.counters[C.coalesced] += count
     tracedJoin(flight, trace, count)
-    // A forced refresh's callers are answered by its loader, never by a graced value.
-    const soft = answered || forced ? undefined : softAnswer(turn, flight)
+    // A forced refresh's callers are answered by its loader, never by a graced value; a caller with
+    // a soft timeout of its own waits for that one, not the table's.
+    const soft = answered || forced || ownSoftTimeout === true ? undefined : softAnswer(turn, flight)
     if (soft === undefined) return flight
     // Its soft timeout passed: joiners get the graced value at once, while it lasts.
     servedStale(turn, id, count, soft.expiresAt, 'soft')
@@ -157,7 +160,7 @@ export function onWait<V>(turn: Turn<V>, wait: WaitMessage<V>): void {
   const waiter = new Waiter<V>(wait.signal, wait.timeout, wait.softTimeout, wait.resolve, wait.reject, env.clock)
   waiter.trace = wait.trace
   waiter.forced = wait.forced
-  const placed = joinOrStart(turn, wait.id, wait.loader, { count: 1, forced: wait.forced, answered: false, trace: wait.trace })
+  const placed = joinOrStart(turn, wait.id, wait.loader, { count: 1, forced: wait.forced, answered: false, trace: wait.trace, ownSoftTimeout: wait.softTimeout !== undefined })
   if (placed instanceof AnsweredNow) {
     waiter.resolve(placed.value)
     return
