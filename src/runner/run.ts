@@ -178,16 +178,11 @@ function loadWithoutL2<V>(flight: Flight<V>, loader: RunLoader<V>, deps: RunnerD
   } catch (error) {
     return deps.port.done(flight, { ok: false, error, fallback: undefined })
   }
+  const { context } = flight
   Promise.resolve(pending).then(
-    (value) => deps.port.done(flight, loadedResult(flight, born, value, deps)),
+    (value) => deps.port.done(flight, loaderResultOrFailure(flight.id, born, flight.version, value, context.lifetime, context.reported, deps, context.tags)),
     (error: unknown) => deps.port.done(flight, { ok: false, error, fallback: undefined }),
   )
-}
-
-/** The result of a flight without L2 whose loader, called at `born`, answered `value` (see {@link loaderResultOrFailure}). */
-function loadedResult<V>(flight: Flight<V>, born: number, value: V | undefined, deps: RunnerDeps<V>): FlightResult<V> {
-  const { context } = flight
-  return loaderResultOrFailure(flight.id, born, flight.version, value, context.lifetime, context.reported, deps, context.tags)
 }
 
 /**
