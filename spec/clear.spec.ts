@@ -99,10 +99,17 @@ describe('clear', () => {
     await Promise.all([table.close(), l2.close()])
   })
 
-  it('is refused once the table is closed', async () => {
+  it('is refused once the table is closed, with a TableClosedError that names the table and carries id: undefined', async () => {
     const table = createTable<string | undefined>({ name: 'c' })
     await table.close()
     await expect(table.clear()).rejects.toBeInstanceOf(TableClosedError)
     await expect(table.clear()).rejects.toThrow('table "c" is closed; clear() was refused')
+    const error = (await table.clear().then(
+      () => undefined,
+      (reason: unknown) => reason,
+    )) as TableClosedError
+    expect(error).toMatchObject({ code: 'ECHOSTORE_TABLE_CLOSED', table: 'c' })
+    expect('id' in error).toBe(true)
+    expect(error.id).toBeUndefined()
   })
 })

@@ -181,6 +181,27 @@ describe('the stale write-back race', () => {
     await Promise.all([a.close(), b.close()])
   })
 
+  it('without a bus, a flight whose write-back L2 refuses (it holds a newer entry) answers its waiters, stores nothing, and counts fenced', async () => {
+    const { l2, make } = world({ bus: false })
+    const [a, b] = [make(), make()]
+    const origin = latchedLoader<string>()
+    const waiter = a.fetch('k', origin.loader)
+    await settle() // a's flight has read L2 (nothing) and called its loader
+    expect(origin.calls).toHaveLength(1)
+
+    expect(await b.put('k', 'new')).toMatchObject({ applied: true, l2: 'written', broadcast: false })
+    origin.only().resolve('old')
+    expect(await waiter).toBe('old')
+    await settle()
+    expect(a.stats()).toMatchObject({ fenced: 1, fills: 0, coh_applied: 0 }) // nothing was heard: L2 refused the write-back
+    expect(a.peek('k')).toBeUndefined()
+    expect(await l2.get(NAME, 'k')).toMatchObject({ kind: 'value', value: 'new' })
+    let loads = 0
+    expect(await a.fetch('k', () => (loads++, 'from origin'))).toBe('new')
+    expect(loads).toBe(0)
+    await Promise.all([a.close(), b.close()])
+  })
+
   describe('with coalescing off: flights are not joinable, and still store nothing stale', () => {
     for (const via of ['local invalidate', 'bus invalidate', 'bus put'] as const) {
       for (const withL2 of [true, false]) {

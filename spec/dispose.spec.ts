@@ -31,6 +31,7 @@ describe('await using and closeStores', () => {
       bus = local
     }
     await expect(store.get('t', 'a')).rejects.toBeInstanceOf(L2ClosedError)
+    await expect(store.get('t', 'a')).rejects.toMatchObject({ code: 'ECHOSTORE_L2_CLOSED' })
     await expect(bus.publish(message)).rejects.toBeInstanceOf(BusClosedError)
   })
 
@@ -48,6 +49,7 @@ describe('await using and closeStores', () => {
     expect(await reader).toBe('v')
     await closing
     await expect(l2.get('t', 'a')).rejects.toBeInstanceOf(L2ClosedError)
+    await expect(l2.set('t', 'a', { kind: 'value', value: 'v', version: 1, ttl: 1_000 })).rejects.toMatchObject({ code: 'ECHOSTORE_L2_CLOSED' })
     await expect(bus.publish(message)).rejects.toBeInstanceOf(BusClosedError)
   })
 

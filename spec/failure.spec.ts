@@ -62,7 +62,7 @@ describe('a failed fill answers every waiter with the one error and caches nothi
     for (const waiter of waiters) {
       expect(waiter.state).toBe('rejected')
       expect(waiter.error).toBeInstanceOf(LoadTimeoutError)
-      expect(waiter.error).toMatchObject({ code: 'ECHOSTORE_LOAD_TIMEOUT', table: 'slow', id: 'k' })
+      expect(waiter.error).toMatchObject({ code: 'ECHOSTORE_LOAD_TIMEOUT', table: 'slow', id: 'k', loadTimeout: 500 })
     }
     expect(waiters[0]!.error).toBe(waiters[1]!.error)
     expect(signal.aborted).toBe(true)
@@ -77,6 +77,20 @@ describe('a failed fill answers every waiter with the one error and caches nothi
     expect(origin.calls).toHaveLength(2)
     origin.calls[1]!.resolve('fresh')
     expect(await again).toBe('fresh')
+    await table.close()
+  })
+
+  it('LoadTimeoutError carries the loadTimeout that passed, and its message names it with the table and the id', async () => {
+    const clock = manualClock()
+    const table = createTable<string | undefined>({ name: 'slow', clock, loadTimeout: 750 })
+    const waiter = outcome(table.fetch('k', latchedLoader<string>().loader))
+    await settle()
+    clock.advance(750)
+    await settle()
+    expect(waiter.error).toBeInstanceOf(LoadTimeoutError)
+    const error = waiter.error as LoadTimeoutError
+    expect(error.loadTimeout).toBe(750)
+    expect(error.message).toBe('echostore: loading "k" for table "slow" took longer than loadTimeout (750 ms); the loader was aborted through its signal. Raise loadTimeout or make the loader faster.')
     await table.close()
   })
 

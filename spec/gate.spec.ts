@@ -51,6 +51,28 @@ describe('the coalescing gate', () => {
     await table.close()
   })
 
+  it('turning it on again makes new misses coalesce at once, while the solo flights started with it off still run', async () => {
+    const table = createTable<string | undefined>({ clock: manualClock() })
+    const origin = latchedLoader<string>()
+    table.setCoalescing(false)
+    const solo = [table.fetch('k', origin.loader), table.fetch('k', origin.loader)]
+    await settle()
+    expect(origin.calls).toHaveLength(2)
+    table.setCoalescing(true)
+    const again = [table.fetch('k', origin.loader), table.fetch('k', origin.loader), table.fetch('k', origin.loader)]
+    await settle()
+    // One new flight for the three, none joining a solo flight (that belongs to its caller alone).
+    expect(origin.calls).toHaveLength(3)
+    expect(table.stats()).toMatchObject({ misses: 5, flights: 3, coalesced: 2, inflight: 3 })
+    origin.calls[0]!.resolve('solo-1')
+    origin.calls[1]!.resolve('solo-2')
+    origin.calls[2]!.resolve('shared')
+    expect(await Promise.all(solo)).toEqual(['solo-1', 'solo-2'])
+    expect(await Promise.all(again)).toEqual(['shared', 'shared', 'shared'])
+    expect(table.stats()).toMatchObject({ inflight: 0 })
+    await table.close()
+  })
+
   it('refuses a non-boolean with a TypeError', async () => {
     const table = createTable<string | undefined>({ clock: manualClock() })
     expect(() => table.setCoalescing('no' as unknown as boolean)).toThrow(TypeError)

@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { TableClosedError, createTable } from '../src/index.js'
+import { manualClock } from '../src/testing.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
 type Row = { v: string }
@@ -83,4 +84,36 @@ describe('an inspect observer that throws', () => {
       expect(warnings.some((w) => /inspect/.test(w.message))).toBe(true)
     })
   }
+})
+
+describe('the process warning of a throwing listener or inspector', () => {
+  it('a throwing event listener is reported as an EchoStoreListenerWarning naming the event, and the fetch is answered', async () => {
+    const table = createTable<Row>({ name: 'w', clock: manualClock() })
+    table.events.on('fill', () => {
+      throw new Error('listener broke')
+    })
+    expect(await table.fetch('a', () => ({ v: 'one' }))).toEqual({ v: 'one' })
+    await settle()
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]!.name).toBe('EchoStoreListenerWarning')
+    expect(warnings[0]!.message).toBe("echostore: a 'fill' event listener threw (listener broke); the table went on")
+    expect(await table.fetch('a', () => ({ v: 'never' }))).toEqual({ v: 'one' }) // the fill was stored
+    await table.close()
+  })
+
+  it('a throwing inspect observer is reported as an EchoStoreListenerWarning, and the fetch is answered', async () => {
+    let throws = 1
+    const table = createTable<Row>({
+      clock: manualClock(),
+      inspect: () => {
+        if (throws-- > 0) throw new Error('observer broke')
+      },
+    })
+    expect(await table.fetch('a', () => ({ v: 'one' }))).toEqual({ v: 'one' })
+    await settle()
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]!.name).toBe('EchoStoreListenerWarning')
+    expect(warnings[0]!.message).toBe('echostore: an inspect observer threw (observer broke); the table went on')
+    await table.close()
+  })
 })

@@ -89,6 +89,18 @@ describe('jittered expiry: rows filled together do not expire together', () => {
     for (const count of counts.values()) expect(count).toBeGreaterThan(800) // 1000 expected each
   })
 
+  it('jitter applies to a loader’s setTtl and to a put’s ttl: ttl ± trunc(ms·jitter) of the lifetime given', async () => {
+    const clock = manualClock(0)
+    const table = createTable<string | undefined, Id>({ ttl: 100_000, jitter: 0.5, clock, random: () => 0, sweepInterval: 1e9 })
+    await table.fetch('loaded', (_, { setTtl }) => (setTtl(1_000), 'v'))
+    await table.put('put', 'v', { ttl: 1_000 })
+    clock.set(499)
+    expect([table.has('loaded'), table.has('put')]).toEqual([true, true])
+    clock.set(500) // random() = 0 draws the earliest expiry: 1000 − trunc(1000 × 0.5)
+    expect([table.has('loaded'), table.has('put')]).toEqual([false, false])
+    await table.close()
+  })
+
   it('negative rows use negativeTtl with the same jitter rule', async () => {
     const clock = manualClock(0)
     const table = createTable<string | undefined, Id>({ ttl: 10_000, negativeTtl: 1_000, jitter: 0.2, clock, random: () => 0, sweepInterval: 1e9 })

@@ -71,6 +71,7 @@ describe('chaosL2', () => {
     await chaos.set('t', 'g', entry('fine'))
     chaos.fail('get', { kind: 'corrupt' })
     await expect(chaos.get('t', 'g')).rejects.toBeInstanceOf(L2CorruptEntryError)
+    await expect(chaos.get('t', 'g')).rejects.toMatchObject({ code: 'ECHOSTORE_L2_CORRUPT' })
     expect(() => chaos.fail('set', { kind: 'corrupt' })).toThrow(TypeError)
   })
 

@@ -95,7 +95,7 @@ describeRedis('redisL2 on Redis', () => {
     for (const value of [1n, cycle]) {
       const error = await store.set('enc', 'big', { kind: 'value', value, version: 1, ttl: 5_000 }).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(L2UnfitValueError)
-      expect(error).toMatchObject({ reason: 'codec', key: l2Key(prefix, 'enc', 'big') })
+      expect(error).toMatchObject({ code: 'ECHOSTORE_L2_UNFIT', reason: 'codec', key: l2Key(prefix, 'enc', 'big') })
     }
     expect(await raw().exists(l2Key(prefix, 'enc', 'big'))).toBe(0)
     await store.close()
@@ -105,13 +105,13 @@ describeRedis('redisL2 on Redis', () => {
     const small = redisL2({ url: REDIS_URL, prefix, maxValueBytes: 1_000 })
     const large = redisL2({ url: REDIS_URL, prefix })
     const big = 'x'.repeat(2_000)
-    await expect(small.set('size', 'a', { kind: 'value', value: big, version: 1, ttl: 5_000 })).rejects.toMatchObject({ reason: 'size' })
+    await expect(small.set('size', 'a', { kind: 'value', value: big, version: 1, ttl: 5_000 })).rejects.toMatchObject({ code: 'ECHOSTORE_L2_UNFIT', reason: 'size' })
     expect(await raw().exists(l2Key(prefix, 'size', 'a'))).toBe(0)
     expect(await small.set('size', 'a', { kind: 'value', value: 'x'.repeat(900), version: 1, ttl: 5_000 })).toBe(true)
     expect(await large.set('size', 'b', { kind: 'value', value: big, version: 1, ttl: 5_000 })).toBe(true)
     const error = await small.get('size', 'b').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(L2UnfitValueError)
-    expect(error).toMatchObject({ reason: 'size' })
+    expect(error).toMatchObject({ code: 'ECHOSTORE_L2_UNFIT', reason: 'size' })
     expect((await large.get('size', 'b'))?.value).toBe(big)
     for (const bad of [0, 1.5, -1, '1k']) expect(() => redisL2({ url: REDIS_URL, prefix, maxValueBytes: bad as number })).toThrow(/maxValueBytes/)
     await Promise.all([small.close(), large.close()])
@@ -236,7 +236,7 @@ describeRedis('redisL2 on Redis', () => {
       await raw().set(key, payload, 'PX', 5_000)
       const error = await store.get('corrupt', _label).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(L2CorruptEntryError)
-      expect((error as L2CorruptEntryError).key).toBe(key)
+      expect(error).toMatchObject({ code: 'ECHOSTORE_L2_CORRUPT', key })
       expect(({} as Record<string, unknown>).polluted).toBeUndefined()
       expect(Object.prototype).not.toHaveProperty('polluted')
       // A write replaces the unreadable entry (its header, when readable, still fences lower versions).

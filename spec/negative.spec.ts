@@ -42,6 +42,26 @@ describe('negative caching: undefined means absent, null is a value', () => {
     await table.close()
   })
 
+  it('put(id, undefined) writes a negative row for negativeTtl: has is true, peek undefined, a fetch is a negative hit until it expires', async () => {
+    const clock = manualClock(0)
+    const table = createTable<string | undefined>({ ttl: 60_000, negativeTtl: 1_000, jitter: 0, sweepInterval: 1e9, clock })
+    await table.fetch('a', () => 'v') // an old row the put replaces
+    expect(await table.put('a', undefined)).toMatchObject({ applied: true })
+    expect(table.has('a')).toBe(true)
+    expect(table.peek('a')).toBeUndefined()
+    let loads = 0
+    const loader = () => (loads++, 'loaded')
+    clock.set(999)
+    expect(await table.fetch('a', loader)).toBeUndefined()
+    expect(loads).toBe(0)
+    expect(table.stats()).toMatchObject({ hits: 1, negative_hits: 1 })
+    clock.set(1_000) // negativeTtl, not ttl, is its lifetime
+    expect(table.has('a')).toBe(false)
+    expect(await table.fetch('a', loader)).toBe('loaded')
+    expect(loads).toBe(1)
+    await table.close()
+  })
+
   it('null is an ordinary value, cached for the full ttl', async () => {
     const clock = manualClock(0)
     const table = createTable<string | null | undefined>({ ttl: 60_000, jitter: 0, clock })

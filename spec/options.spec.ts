@@ -82,12 +82,21 @@ describe('null options: undefined takes the default, null is refused, naming the
     'loader',
     'batchLoader',
     'maxBatchSize',
+    'maxSize',
+    'sizeOf',
   ]
 
   it.each(tableOptions)('createTable({ %s: null }) → TypeError naming it; undefined takes its default', (option) => {
     expect(() => createTable({ [option]: null } as never)).toThrow(TypeError)
     expect(() => createTable({ [option]: null } as never)).toThrow(`createTable: option "${option}" is null: omit it (or pass undefined) for its default`)
     createTable({ [option]: undefined, clock: manualClock() } as never).close()
+  })
+
+  it('maxSize: null and sizeOf: null are refused naming the null one, even beside a valid partner', () => {
+    expect(() => createTable({ maxSize: null, sizeOf: () => 1 } as never)).toThrow(TypeError)
+    expect(() => createTable({ maxSize: null, sizeOf: () => 1 } as never)).toThrow('createTable: option "maxSize" is null: omit it (or pass undefined) for its default')
+    expect(() => createTable({ maxSize: 10, sizeOf: null } as never)).toThrow(TypeError)
+    expect(() => createTable({ maxSize: 10, sizeOf: null } as never)).toThrow('createTable: option "sizeOf" is null: omit it (or pass undefined) for its default')
   })
 
   it('lease settings, memoryL2, fetch, put, invalidate and invalidateTags options refuse null too, and take undefined as the default', async () => {
@@ -115,5 +124,58 @@ describe('null options: undefined takes the default, null is refused, naming the
     const options = { url: 'redis://127.0.0.1:1', [option]: null }
     expect(() => redisL2(options as never)).toThrow(TypeError)
     expect(() => redisL2(options as never)).toThrow(new RegExp(`\`${option}\``))
+  })
+})
+
+describe('unknown options are refused at run time by put, invalidate and invalidateTags, and nothing is changed', () => {
+  it('put rejects with a TypeError naming the option and the known ones, and stores nothing', async () => {
+    const table = createTable<string>({ clock: manualClock() })
+    const refused = table.put('a', 'v', { verison: 3 } as never)
+    await expect(refused).rejects.toBeInstanceOf(TypeError)
+    await expect(refused).rejects.toMatchObject({ code: 'ECHOSTORE_BAD_ARGUMENT' })
+    await expect(refused).rejects.toThrow('echostore: put("a"): unknown option "verison" (known: version, ttl, tags)')
+    expect(table.peek('a')).toBeUndefined()
+    expect(table.size).toBe(0)
+    await table.close()
+  })
+
+  it('invalidate rejects with a TypeError naming the option and the known ones, and leaves the row', async () => {
+    const table = createTable<string>({ clock: manualClock() })
+    await table.put('a', 'v')
+    const refused = table.invalidate('a', { verison: 3 } as never)
+    await expect(refused).rejects.toBeInstanceOf(TypeError)
+    await expect(refused).rejects.toMatchObject({ code: 'ECHOSTORE_BAD_ARGUMENT' })
+    await expect(refused).rejects.toThrow('echostore: invalidate("a"): unknown option "verison" (known: version)')
+    expect(table.peek('a')).toBe('v')
+    await table.close()
+  })
+
+  it('invalidateTags rejects with a TypeError naming the option and the known ones, and invalidates nothing', async () => {
+    const table = createTable<string>({ clock: manualClock() })
+    await table.fetch('a', (_, { setTags }) => (setTags(['t']), 'v'))
+    const refused = table.invalidateTags(['t'], { verison: 3 } as never)
+    await expect(refused).rejects.toBeInstanceOf(TypeError)
+    await expect(refused).rejects.toMatchObject({ code: 'ECHOSTORE_BAD_ARGUMENT' })
+    await expect(refused).rejects.toThrow('echostore: invalidateTags(tags): unknown option "verison" (known: version)')
+    expect(table.peek('a')).toBe('v')
+    expect(table.stats().tag_invalidations).toBe(0)
+    await table.close()
+  })
+})
+
+describe('an L2 store’s timeout is a timer length', () => {
+  const store = (timeout: number) => {
+    const { get, set, nextVersion, clear, close } = memoryL2()
+    return { get, set, nextVersion, clear, close, timeout }
+  }
+
+  it('above 2^31 − 1 ms is refused by createTable with a RangeError naming it', () => {
+    expect(() => createTable({ l2: store(2 ** 31) })).toThrow(RangeError)
+    expect(() => createTable({ l2: store(2 ** 31) })).toThrow('option "l2.timeout" must be a number of ms in [1, 2147483647], got 2147483648')
+  })
+
+  it('of exactly 2^31 − 1 ms is taken', async () => {
+    const table = createTable({ l2: store(2 ** 31 - 1), clock: manualClock() })
+    await table.close()
   })
 })

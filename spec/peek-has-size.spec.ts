@@ -60,6 +60,34 @@ describe('peek, has and size', () => {
     await table.close()
   })
 
+  // Two rows fill a table of two, and one of them, a, is read by `touch`; then a new id c is read
+  // until it is held. What the table does then shows what the touches left behind.
+  async function touchThenAdmit(touch: (table: ReturnType<typeof createTable<string, Id>>) => unknown) {
+    const table = createTable<string, Id>({ capacity: 2, sweepInterval: 1e9, clock: manualClock(0) })
+    await table.fetch('a', () => 'A')
+    await table.fetch('b', () => 'B')
+    for (let i = 0; i < 20; i++) await touch(table)
+    let reads = 0
+    while (!table.has('c') && reads < 10) {
+      reads++
+      await table.fetch('c', () => 'C')
+    }
+    const { evictions, full_skips, size } = table.stats()
+    const held = { a: table.has('a'), b: table.has('b'), c: table.has('c') }
+    await table.close()
+    return { reads, held, evictions, full_skips, size }
+  }
+
+  it('peek and has leave no mark of use for eviction: a row only peeked at or checked goes as if never read', async () => {
+    const untouched = await touchThenAdmit(() => {})
+    expect(untouched).toEqual({ reads: 1, held: { a: false, b: true, c: true }, evictions: 1, full_skips: 0, size: 2 })
+    expect(await touchThenAdmit((table) => table.peek('a'))).toEqual(untouched)
+    expect(await touchThenAdmit((table) => table.has('a'))).toEqual(untouched)
+    // A hit is a mark of use: the same new id is refused once before it gets in.
+    const hit = await touchThenAdmit((table) => table.fetch('a', () => 'never'))
+    expect(hit).toMatchObject({ reads: 2, full_skips: 1 })
+  })
+
   it('refuses a bad id, synchronously, naming the call', () => {
     const table = createTable<string | undefined, Id>()
     expect(() => table.peek({} as never)).toThrow(TypeError)

@@ -43,6 +43,27 @@ describe('stale-while-revalidate with per-call options', () => {
   }
 })
 
+describe('stale-while-revalidate and forceRefresh', () => {
+  it('does not apply to a forced refresh: it waits for its load and answers the loader’s value, never the graced one', async () => {
+    const { table } = await gracedTable({ staleWhileRevalidate: true })
+    const stale: unknown[] = []
+    table.events.on('stale', (event) => stale.push(event))
+    const origin = latchedLoader<Row>()
+    const forced = outcome(table.fetch('a', origin.loader, { forceRefresh: true }))
+    await settle()
+    expect(origin.calls).toHaveLength(1)
+    expect(forced.state).toBe('pending') // no graced answer at once
+    origin.only().resolve({ v: 'new' })
+    await settle()
+    expect(forced.state).toBe('fulfilled')
+    expect(forced.value).toEqual({ v: 'new' })
+    expect(table.stats().stale_hits).toBe(0)
+    expect(stale).toEqual([])
+    expect(table.peek('a')).toEqual({ v: 'new' })
+    await table.close()
+  })
+})
+
 describe('the fail-safe for a caller joining in the turn its flight failed', () => {
   it('counts the graced answer in stale_hits and emits a stale event', async () => {
     const { table } = await gracedTable({ staleWhileRevalidate: false })
