@@ -4,7 +4,7 @@
  * (`full_skips`), and its waiters still get their answer.
  */
 import { describe, expect, it } from 'vitest'
-import { type Id, createTable } from '../src/index.js'
+import { type Id, createTable, localBus, memoryL2 } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { latchedLoader, settle } from './support/latch.js'
 
@@ -89,5 +89,32 @@ describe('capacity', () => {
     expect(table.stats()).toMatchObject({ size: 1, full_skips: 2, evictions: 1 })
     expect(await table.fetch('b', () => 'never')).toBe('B')
     await table.close()
+  })
+
+  it('a put that admission refuses stores nothing in L1 (full_skips) but still counts as applied: L2 and the bus still get it', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const bus = localBus()
+    const full = createTable<string, Id>({ name: 'p', capacity: 1, clock, l2, bus })
+    const other = createTable<string, Id>({ name: 'p', clock, l2, bus })
+    await other.fetch('b', () => 'old b') // another process holds b, and so does L2
+    for (let i = 0; i < 4; i++) await full.fetch('a', () => 'A', { forceRefresh: i > 0 }) // a, asked for often, fills the table
+    expect(await full.put('b', 'B')).toMatchObject({ applied: true, l2: 'written', broadcast: true })
+    await settle()
+    expect(full.stats()).toMatchObject({ full_skips: 1, evictions: 0, size: 1 })
+    expect(full.has('b')).toBe(false)
+    expect(full.has('a')).toBe(true)
+    // The bus reached the other process: its old row is gone, and its next read finds the put in L2.
+    expect(other.stats().coh_applied).toBe(1)
+    expect(other.peek('b')).toBeUndefined()
+    expect(await other.fetch('b', () => 'loaded')).toBe('B')
+    // A process that never read b reads the put from L2, as does the refusing table itself.
+    const cold = createTable<string, Id>({ name: 'p', clock, l2 })
+    expect(await cold.fetch('b', () => 'loaded')).toBe('B')
+    expect(await full.fetch('b', () => 'loaded')).toBe('B')
+    // Nobody loaded b again: each read of it was answered by the put's L2 entry.
+    expect([full.stats().loads, other.stats().loads, cold.stats().loads]).toEqual([4, 1, 0])
+    expect([full.stats().l2_hits, other.stats().l2_hits, cold.stats().l2_hits]).toEqual([1, 1, 1])
+    await Promise.all([full.close(), other.close(), cold.close()])
   })
 })

@@ -67,7 +67,7 @@ describe('eviction with admission', () => {
         const clock = manualClock(0)
         for (const id of read) rows.live(id, clock)
         for (let i = 0; i < 20; i++) rows.countRequests('newcomer', 1) // asked for often: admitted over any victim
-        expect(rows.evictFor('newcomer', Number.POSITIVE_INFINITY)).toBe(true)
+        expect(rows.evictFor('newcomer', Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY)).toBe(true)
         const evicted = Array.from({ length: capacity }, (_, id) => id).filter((id) => rows.find(id) < 0)
         expect(evicted).toHaveLength(1)
         if (read.size < capacity) expect(read.has(evicted[0]!)).toBe(false)
@@ -117,15 +117,15 @@ describe('eviction with admission', () => {
     rows.countRequests('new', 3)
     // The hand cycles the 1,000 unread rows: each refuses 'new' (3 ≤ 9), then (3 ≤ 9 >> 1 = 4) after
     // its 8th refusal; after its 16th, 9 >> 2 = 2 < 3 and the first of them gives way.
-    for (let call = 1; call <= 16 * capacity; call++) expect(rows.evictFor('new', 0)).toBe(false)
-    expect(rows.evictFor('new', 0)).toBe(true)
+    for (let call = 1; call <= 16 * capacity; call++) expect(rows.evictFor('new', 0, Number.NEGATIVE_INFINITY)).toBe(false)
+    expect(rows.evictFor('new', 0, Number.NEGATIVE_INFINITY)).toBe(true)
     expect(rows.has(0)).toBe(false)
     // A read wipes the count: row 1, read now, is passed over (its visited bit cleared); row 2,
     // unread with 16 refusals, gives way.
     expect(rows.live(1, clock)).toBe(1)
     rows.write('new', -1, 1e12, 0)
     rows.countRequests('newer', 3)
-    expect(rows.evictFor('newer', 0)).toBe(true)
+    expect(rows.evictFor('newer', 0, Number.NEGATIVE_INFINITY)).toBe(true)
     expect([rows.has(1), rows.has(2)]).toEqual([true, false])
   })
 })

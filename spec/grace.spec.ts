@@ -128,6 +128,30 @@ describe('the fail-safe', () => {
     await Promise.all([a.close(), b.close()])
   })
 
+  it('holds the origin off on a full table too: the graced value from L2 is stored whatever admission says', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const options = { name: 'shared', ttl: TTL, jitter: 0, grace: GRACE, graceBackoff: 5_000, sweepInterval: 1e9, clock, l2 }
+    const a = createTable<string | undefined>(options)
+    const b = createTable<string | undefined>({ ...options, capacity: 1 })
+    expect(await a.fetch('k', () => 'from A')).toBe('from A')
+    for (let i = 0; i < 5; i++) await b.fetch('hot', () => 'H') // b is full of a row read often
+    clock.set(TTL + 2_000) // k's entry is past its ttl, within its grace in L2
+    await b.fetch('hot', () => 'H')
+    let calls = 0
+    const failing = () => {
+      calls++
+      return Promise.reject(new Error('origin down'))
+    }
+    for (let i = 0; i < 4; i++) {
+      expect(await b.fetch('k', failing)).toBe('from A')
+      clock.advance(100) // within graceBackoff
+    }
+    expect(calls).toBe(1)
+    expect(b.stats()).toMatchObject({ failsafe: 1, stale_hits: 4, load_errors: 1, full_skips: 0, evictions: 1 })
+    await Promise.all([a.close(), b.close()])
+  })
+
   it('answers the newest graced value it knows: a newer one its flight read in L2 beats its own older row', async () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })

@@ -154,17 +154,53 @@ describe('maxSize', () => {
     await table.close()
   })
 
-  it('a change heard on the bus is weighed like a fill', async () => {
-    const l2 = memoryL2()
+  it('a change heard on the bus leaves a tombstone of weight 0 without calling sizeOf; the value is weighed when a read fills it from L2', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
     const bus = localBus()
-    const writer = createTable<string, Id>({ name: 't', l2, bus, clock: manualClock() })
-    const reader = createTable<string, Id>({ name: 't', l2, bus, maxSize: 100, sizeOf, clock: manualClock() })
+    const weighed: string[] = []
+    const writer = createTable<string, Id>({ name: 't', l2, bus, clock })
+    const reader = createTable<string, Id>({ name: 't', l2, bus, maxSize: 100, sizeOf: (value) => (weighed.push(value), value.length), clock })
     await reader.fetch('a', () => ofWeight(10))
+    expect(weighed).toEqual([ofWeight(10)])
+    expect(reader.stats()).toMatchObject({ weight: 10, size: 1 })
     await writer.put('a', ofWeight(60))
     await new Promise((resolve) => setImmediate(resolve))
-    expect(reader.stats().weight).toBeLessThanOrEqual(100)
-    expect([0, 60]).toContain(reader.stats().weight)
+    expect(reader.stats()).toMatchObject({ coh_applied: 1, weight: 0, size: 1 }) // the row is now a tombstone
+    expect(reader.has('a')).toBe(false)
+    expect(weighed).toEqual([ofWeight(10)]) // sizeOf was not called for the change
+    let loads = 0
+    expect(await reader.fetch('a', () => (loads++, 'never'))).toBe(ofWeight(60))
+    expect(loads).toBe(0) // filled from the put's L2 entry
+    expect(weighed).toEqual([ofWeight(10), ofWeight(60)])
+    expect(reader.stats()).toMatchObject({ weight: 60, size: 1 })
     await Promise.all([writer.close(), reader.close()])
+  })
+
+  it('a sizeOf that throws on a replacement drops the id’s old row: a put or a forced refresh answers, and no stale value stays', async () => {
+    let broken = false
+    const table = createTable<string, Id>({
+      maxSize: 100,
+      sizeOf: (value) => {
+        if (broken) throw new Error('cannot weigh')
+        return value.length
+      },
+      clock: manualClock(),
+    })
+    await table.fetch('a', () => 'old')
+    await table.fetch('b', () => 'old')
+    expect(table.stats()).toMatchObject({ weight: 6, size: 2 })
+    broken = true
+    expect(await table.put('a', 'new')).toMatchObject({ applied: true })
+    expect(table.peek('a')).toBeUndefined()
+    expect(table.has('a')).toBe(false)
+    expect(await table.fetch('b', () => 'fresh', { forceRefresh: true })).toBe('fresh')
+    expect(table.peek('b')).toBeUndefined()
+    expect(table.has('b')).toBe(false)
+    expect(table.stats()).toMatchObject({ sizeof_errors: 2, weight: 0 })
+    broken = false
+    expect(await table.fetch('a', () => 'reloaded')).toBe('reloaded') // nothing left to answer: a load
+    await table.close()
   })
 
   it('under any mix of fills, puts and invalidations of sizes over four orders of magnitude, the weight held never passes maxSize and equals the rows’ weights', async () => {

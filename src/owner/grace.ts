@@ -94,7 +94,8 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
   // The row is re-armed when it holds the value answered; stored first when that came from L2 (newer, or the row has none).
   const held = heldFallback(turn, slot)
   if (held === undefined || newer(fallback, held)) {
-    if (fill(turn, flight, fallback.value, fallback.expiresAt, fallback.version, slot, fallback.tags) < 0) return
+    // Admitted whatever admission says: the row is where the back-off is held, and the id is being read (its flight had callers).
+    if (fill(turn, flight, fallback.value, fallback.expiresAt, fallback.version, slot, fallback.tags, true) < 0) return
     slot = state.rows.find(flight.id)
   }
   state.rows.holdOff(slot, env.clock.now() + env.graceBackoff)

@@ -50,7 +50,7 @@ export function forgetMissedByL2<V>(state: OwnerState<V>, now: number): void {
  * evicts the hands' victims when admission lets it in (see `RowStore.makeRoom`). A write not stored
  * drops the id's old row, which no longer holds what the origin has.
  */
-export function store<V>(turn: Turn<V>, id: Id, value: V | undefined, expiresAt: number | undefined, version: number, slot = turn.state.rows.find(id), tags?: RowTags): number {
+export function store<V>(turn: Turn<V>, id: Id, value: V | undefined, expiresAt: number | undefined, version: number, slot = turn.state.rows.find(id), tags?: RowTags, admitted = false): number {
   const { rows, counters } = turn.state
   if (expiresAt === undefined) return drop(turn, id, version) // not cacheable (negativeTtl 0)
   // A negative row holds no value: it weighs nothing, and `capacity` bounds it.
@@ -61,7 +61,7 @@ export function store<V>(turn: Turn<V>, id: Id, value: V | undefined, expiresAt:
     return drop(turn, id, version)
   }
   if (rows.needsRoom(slot, weight)) {
-    const evicted = rows.makeRoom(id, slot, weight, keepTombstonesAfter(turn))
+    const evicted = rows.makeRoom(id, slot, weight, keepTombstonesAfter(turn), turn.env.clock.now(), admitted)
     if (evicted < 0) {
       counters[C.full_skips]++
       return slot < 0 ? -1 : drop(turn, id, version)
@@ -107,10 +107,14 @@ function badWeight<V>(turn: Turn<V>, id: Id, what: string, cause?: unknown): -1 
   return -1
 }
 
-/** Stores `flight`'s answer (or its fail-safe's graced value) as its id's row, as {@link store} does; a solo flight's write is counted in `soloFills` (see `Flight.slot`). */
-export function fill<V>(turn: Turn<V>, flight: Flight<V>, value: V | undefined, expiresAt: number | undefined, version: number, slot: number, tags?: RowTags): number {
+/**
+ * Stores `flight`'s answer (or its fail-safe's graced value, `admitted` whatever admission says: it
+ * holds the origin off for the id) as its id's row, as {@link store} does; a solo flight's write is
+ * counted in `soloFills` (see `Flight.slot`).
+ */
+export function fill<V>(turn: Turn<V>, flight: Flight<V>, value: V | undefined, expiresAt: number | undefined, version: number, slot: number, tags?: RowTags, admitted = false): number {
   if (!flight.joinable) turn.state.soloFills++
-  return store(turn, flight.id, value, expiresAt, version, slot, tags)
+  return store(turn, flight.id, value, expiresAt, version, slot, tags, admitted)
 }
 
 /** The forget time after which a tombstone may still fence a running flight: one younger than a flight's bound stays. */

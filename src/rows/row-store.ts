@@ -73,7 +73,9 @@ export function newSweepCursor(shards?: readonly number[], putOff?: { into: numb
  * read again. A victim that keeps its place counts one refusal; every {@link REFUSALS_PER_HALVING}
  * refusals without a hit halve the frequency it is weighed with, so rows that were popular once and
  * are read no more give way to the new popular ones without waiting for the sketch to age (see
- * {@link RowStore.makeRoom}).
+ * {@link RowStore.makeRoom}). A row the hand meets that the sweeper would reclaim already (past its
+ * expiry plus the grace, or stale by its tags) goes without the admission test, visited or not:
+ * expired rows go first, between sweeps too.
  *
  * With a `maxSize`, each row also has a weight (its value's `sizeOf`, given to {@link RowStore.write};
  * negative rows and tombstones weigh 0) and the rows held never weigh more than `maxSize` in all: a
@@ -101,6 +103,10 @@ export class RowStore<V> {
   #sketchRows = 0
   /** The victims {@link RowStore.makeRoom} has chosen so far for a weighed write: reused, emptied by every call. */
   readonly #chosen = new Set<number>()
+  /** Rows the last {@link #victim} walk passed (the slot it stopped at included). */
+  #walked = 0
+  /** True when the slot the last {@link #victim} walk stopped at is reclaimable: it goes without the admission test. */
+  #victimReclaimable = false
   readonly #index: IdIndex
   /** Rows held now, tombstones included. */
   #size = 0
@@ -314,12 +320,18 @@ export class RowStore<V> {
    * {@link needsRoom} says so; returns how many rows it evicted, or -1 when it evicted none and the
    * row must not be written. Without a `maxSize`, one victim (see {@link evictFor}). With one, the
    * hands walk from `id`'s shard on, choosing victims (never `id`'s own row; a row weighing 0 only
-   * when a row is needed) until they free enough rows and weight: a new id is refused (each victim
-   * counting one refusal) as soon as the victims' frequencies together reach its own; a row
-   * replacing `id`'s never is (its old value must not stay), and the hands walk until there is room.
+   * when a row is needed) until they free enough rows and weight: a new id (or one holding only a
+   * tombstone: it has no old value) is refused (each victim counting one refusal) as soon as the
+   * frequencies of the victims not yet reclaimable at `now` together reach its own (a reclaimable
+   * one costs nothing: see {@link #victim}); a row replacing `id`'s value or negative row never is
+   * (its old value must not stay): the hands walk past any young tombstones, three laps of each
+   * shard if need be, until there is room, which the other rows' weight always makes (a value is
+   * never heavier than `maxSize`). `admitted`: the write goes in as a replacement does, whatever
+   * admission would say (the fail-safe's graced value, which holds the origin off for the id). `now`
+   * is the owner's clock reading.
    */
-  makeRoom(id: Id, found: number, weight: number, keepTombstonesAfter: number): number {
-    if (this.#weights === undefined) return this.evictFor(id, keepTombstonesAfter) ? 1 : -1
+  makeRoom(id: Id, found: number, weight: number, keepTombstonesAfter: number, now: number, admitted: boolean): number {
+    if (this.#weights === undefined) return this.evictFor(id, keepTombstonesAfter, now, admitted) ? 1 : -1
     const weights = this.#weights
     const chosen = this.#chosen
     chosen.clear()
@@ -327,22 +339,27 @@ export class RowStore<V> {
     const weightNeeded = this.#weight + weight - (found < 0 ? 0 : weights[found]!) - this.#maxSize
     const hash = hashId(id)
     const sketch = this.#filter()
-    const worth = found < 0 ? sketch.frequency(hash) : Number.POSITIVE_INFINITY
+    const replacing = admitted || (found >= 0 && this.#expires[found]! > 0)
+    const worth = replacing ? Number.POSITIVE_INFINITY : sketch.frequency(hash)
     const shards = this.#index.shards
     let cost = 0
     let freed = 0
     let shard = hash & (shards - 1)
     for (let tried = 0; tried < shards && (chosen.size < rowsNeeded || freed < weightNeeded); tried++, shard = (shard + 1) & (shards - 1)) {
-      // Each call moves the hand on; in three laps of the shard every row that may go was offered unvisited.
-      for (let passes = 3 * this.#index.shard(shard).size + 1; passes > 0 && (chosen.size < rowsNeeded || freed < weightNeeded); passes--) {
-        const slot = this.#victim(shard, keepTombstonesAfter)
+      // In three laps of the shard every row that may go was offered unvisited. A newcomer's walk
+      // leaves a shard after {@link HAND_STEPS} rows that may not go (young tombstones); a
+      // replacement's walks on to the laps' end.
+      for (let left = 3 * this.#index.shard(shard).size + 1; left > 0 && (chosen.size < rowsNeeded || freed < weightNeeded); left -= this.#walked) {
+        const slot = this.#victim(shard, keepTombstonesAfter, now, replacing ? left : Math.min(HAND_STEPS, left))
         if (slot < 0) break
         if (slot === found || chosen.has(slot) || (weights[slot] === 0 && chosen.size >= rowsNeeded)) continue
-        cost += this.#worthOf(slot, sketch)
-        if (cost >= worth) {
-          chosen.add(slot)
-          this.#refuse(chosen)
-          return -1
+        if (!this.#victimReclaimable) {
+          cost += this.#worthOf(slot, sketch)
+          if (cost >= worth) {
+            chosen.add(slot)
+            this.#refuse(chosen)
+            return -1
+          }
         }
         chosen.add(slot)
         freed += weights[slot]!
@@ -375,23 +392,23 @@ export class RowStore<V> {
   /**
    * Makes room for `id`, which has no row, in a full store: the hand of `id`'s shard (or, when that
    * shard is empty, of the next) walks at most {@link HAND_STEPS} rows, clearing visited bits, to the
-   * first unvisited row that may go (a tombstone whose forget time is after `keepTombstonesAfter`
-   * stays: it may still fence a running flight); `id` takes its place if the admission filter has
-   * seen it more often than the victim, whose frequency halves for every
-   * {@link REFUSALS_PER_HALVING} admissions it refused since it was last read. Returns true when it
-   * evicted the victim, false when `id` is refused (nothing changed but the hand, the visited bits
-   * and the victim's refusal count).
+   * first row reclaimable at `now` or unvisited that may go (see {@link #victim}); a reclaimable one
+   * goes at once, and `id` takes an unvisited one's place if the admission filter has seen it more
+   * often than the victim, whose frequency halves for every {@link REFUSALS_PER_HALVING} admissions
+   * it refused since it was last read (`admitted`: whatever the filter says, see {@link makeRoom}).
+   * Returns true when it evicted the victim, false when `id` is refused (nothing changed but the
+   * hand, the visited bits and the victim's refusal count).
    */
-  evictFor(id: Id, keepTombstonesAfter: number): boolean {
+  evictFor(id: Id, keepTombstonesAfter: number, now: number, admitted = false): boolean {
     const hash = hashId(id)
     const shards = this.#index.shards
     let shard = hash & (shards - 1)
     while (this.#index.shard(shard).size === 0) shard = (shard + 1) & (shards - 1)
-    const victim = this.#victim(shard, keepTombstonesAfter)
+    const victim = this.#victim(shard, keepTombstonesAfter, now, HAND_STEPS)
     if (victim < 0) return false
     const victimId = this.#ids[victim]!
     const sketch = this.#filter()
-    if (sketch.frequency(hash) <= this.#worthOf(victim, sketch)) {
+    if (!admitted && !this.#victimReclaimable && sketch.frequency(hash) <= this.#worthOf(victim, sketch)) {
       this.#visited[victim] = Math.min((this.#visited[victim]! >>> 1) + 1, MAX_REFUSALS) << 1
       return false
     }
@@ -400,22 +417,40 @@ export class RowStore<V> {
     return true
   }
 
-  /** The slot the hand of `shard` stops at (-1: none within its steps), clearing the visited bits it passes and counting them in the filter. */
-  #victim(shard: number, keepTombstonesAfter: number): number {
+  /**
+   * The slot the hand of `shard` stops at within `steps` rows (-1: none), clearing the visited bits
+   * it passes and counting them in the filter. It passes over a tombstone whose forget time is after
+   * `keepTombstonesAfter` (it may still fence a running flight), and stops at the first row that is
+   * reclaimable at `now` (what the sweeper would reclaim: see {@link #reclaimAtSlot}; a row within
+   * its grace holds a graced value and is not), visited or not, or else unvisited; after `steps`
+   * rows without one, at the last visited row it cleared (-1: none). Sets {@link #victimReclaimable}
+   * (a reclaimable victim goes without the admission test: expired rows go first) and {@link #walked}.
+   */
+  #victim(shard: number, keepTombstonesAfter: number, now: number, steps: number): number {
     const visited = this.#visited
     const expires = this.#expires
     let candidate = -1
-    for (let step = 0; step < HAND_STEPS; step++) {
+    this.#victimReclaimable = false
+    for (let step = 0; step < steps; step++) {
       let next = (this.#hands[shard] ??= this.#index.shard(shard).values()).next()
       if (next.done === true) next = (this.#hands[shard] = this.#index.shard(shard).values()).next()
-      if (next.done === true) return candidate
+      if (next.done === true) {
+        this.#walked = step
+        return candidate
+      }
       const slot = next.value
       if (expires[slot]! < 0 && -expires[slot]! > keepTombstonesAfter) continue // may fence a flight
-      if ((visited[slot]! & 1) === 0) return slot
-      visited[slot] = 0
-      this.#filter().increment(hashId(this.#ids[slot]!))
-      candidate = slot
+      if (this.#reclaimAtSlot(slot) <= now) this.#victimReclaimable = true
+      else if ((visited[slot]! & 1) !== 0) {
+        visited[slot] = 0
+        this.#filter().increment(hashId(this.#ids[slot]!))
+        candidate = slot
+        continue
+      }
+      this.#walked = step + 1
+      return slot
     }
+    this.#walked = steps
     return candidate
   }
 
