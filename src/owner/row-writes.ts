@@ -123,15 +123,7 @@ function keepTombstonesAfter<V>(turn: Turn<V>): number {
   return clock.now() + tombstoneLife - flightBound
 }
 
-/**
- * Replaces the row with a tombstone remembering `version` for `tombstoneLife`: `max(ttl, flight
- * bound)` (none for a new id on a full table). Only where there is something to fence: a row (or
- * tombstone), a flight or a put in progress of the id, whose next read must not take an older entry
- * from L2 or an older answer. A change about an id the table does not hold leaves nothing: it uses
- * no capacity (young tombstones are never evicted, so enough of them would keep every new id out).
- */
+/** Replaces the row with a tombstone remembering `version` for `tombstoneLife`: `max(ttl, flight bound)` (none for a new id on a full table). */
 export function bury<V>(turn: Turn<V>, id: Id, version: number): void {
-  const { rows, flights, puts } = turn.state
-  if (!rows.has(id) && !flights.has(id) && !puts.has(id)) return
-  rows.bury(id, version, turn.env.clock.now() + turn.env.tombstoneLife)
+  turn.state.rows.bury(id, version, turn.env.clock.now() + turn.env.tombstoneLife)
 }
