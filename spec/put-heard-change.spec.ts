@@ -176,6 +176,40 @@ describe('a put waiting on L2 while a newer change of its id is heard', () => {
     await close()
   })
 
+  it('a clear of this table still on its way to L2 fences it, and the row it would have replaced goes at once: a read after the put resolved gets the put’s value', async () => {
+    const clock = manualClock(0)
+    const store = memoryL2({ clock })
+    const waiting: (() => void)[] = []
+    let holding = false
+    const held = <T>(call: () => Promise<T>) => (holding ? new Promise<T>((resolve, reject) => waiting.push(() => void call().then(resolve, reject))) : call())
+    const l2: L2Store = {
+      get: (t, i) => store.get(t, i),
+      nextVersion: (t, i, floor) => store.nextVersion(t, i, floor),
+      set: (t, i, entry) => held(() => store.set(t, i, entry)),
+      clear: (t) => held(() => store.clear(t)),
+      close: async () => {},
+    }
+    const table = createTable<string>({ name: NAME, clock, l2 })
+    expect(await table.fetch('k', () => 'v0')).toBe('v0')
+    holding = true
+    const put = outcome(table.put('k', 'v1', { version: 1 }))
+    await settle()
+    const cleared = outcome(table.clear()) // fences the put
+    await settle()
+    expect(waiting).toHaveLength(2) // the put's write, then the clear's L2 call
+    waiting.shift()!() // the put's write answers; the clear's is still on its way
+    await settle()
+    expect(put.value).toMatchObject({ applied: false, l2: 'written' })
+    expect(cleared.state).toBe('pending')
+    expect(table.peek('k')).toBeUndefined() // the value the put replaced is no longer served
+    expect(await table.fetch('k', () => 'origin')).toBe('v1') // from L2, where the put landed
+    holding = false
+    waiting.splice(0).forEach((go) => go())
+    await settle()
+    expect(cleared.value).toMatchObject({ l2: 'cleared' })
+    await table.close()
+  })
+
   it('with tags, in a namespace: a newer put heard fences it', async () => {
     const { writes, a, b, close } = world()
     const put = outcome(a.namespace('n').put('k', 'v1', { version: 1, tags: ['t'] }))

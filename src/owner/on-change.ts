@@ -89,7 +89,14 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
   const { state } = turn
   endPut(state, put.progress)
   state.rows.countRequests(id, 1)
-  if (version < known(state, id) || version <= put.progress.fencedAt) return put.reply(false, version)
+  if (version < known(state, id)) return put.reply(false, version)
+  if (version <= put.progress.fencedAt) {
+    // A clear, a bus gap or a change heard from another process fenced it while L2 took its value:
+    // the row it would have replaced holds what the put replaced, so it goes too (a tombstone at
+    // the put's version), and the next read goes to L2, rather than serve that row until the clear ends.
+    bury(turn, id, version)
+    return put.reply(false, version)
+  }
   if (put.refused) {
     // L2 holds something newer than this put: what this table holds is older still, so it goes
     // (a tombstone at the put's version), and the next read finds the newer entry in L2.
