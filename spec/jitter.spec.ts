@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type Id, createTable } from '../src/index.js'
+import { type Id, createTable, memoryL2 } from '../src/index.js'
+import { MAX_TTL } from '../src/limits.js'
 import { manualClock } from '../src/testing.js'
 import { jitterSpread, jitteredExpiry } from '../src/rows/expiry.js'
 import { seeded as seededRandom } from '../examples/support/prng.js'
@@ -54,7 +55,7 @@ describe('jittered expiry: rows filled together do not expire together', () => {
         fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
         (now, ttl, jitter, draw) => {
           const spread = jitterSpread(ttl, jitter)
-          const offset = jitteredExpiry(now, ttl, spread, () => draw) - now - ttl
+          const offset = jitteredExpiry(now, ttl, spread, () => draw, Number.POSITIVE_INFINITY) - now - ttl
           expect(Number.isInteger(offset)).toBe(true)
           expect(Math.abs(offset)).toBeLessThanOrEqual(spread)
         },
@@ -70,7 +71,7 @@ describe('jittered expiry: rows filled together do not expire together', () => {
         fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
         (ttl, jitter, draw) => {
           const spread = jitterSpread(ttl, jitter)
-          const at = jitteredExpiry(0, ttl, spread, () => draw)
+          const at = jitteredExpiry(0, ttl, spread, () => draw, Number.POSITIVE_INFINITY)
           expect(at).toBeGreaterThanOrEqual(ttl - spread)
           expect(at).toBeLessThanOrEqual(ttl + spread)
         },
@@ -82,7 +83,7 @@ describe('jittered expiry: rows filled together do not expire together', () => {
     const counts = new Map<number, number>()
     const random = seededRandom(7)
     for (let i = 0; i < 11_000; i++) {
-      const offset = jitteredExpiry(0, 100, 5, random) - 100
+      const offset = jitteredExpiry(0, 100, 5, random, Number.POSITIVE_INFINITY) - 100
       counts.set(offset, (counts.get(offset) ?? 0) + 1)
     }
     expect([...counts.keys()].sort((a, b) => a - b)).toEqual([-5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5])
@@ -99,6 +100,23 @@ describe('jittered expiry: rows filled together do not expire together', () => {
     clock.set(500) // random() = 0 draws the earliest expiry: 1000 − trunc(1000 × 0.5)
     expect([table.has('loaded'), table.has('put')]).toEqual([false, false])
     await table.close()
+  })
+
+  it('no row lives longer than a year, jittered up or not, so another process reads a year-long entry from L2 as a hit', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const options = { name: 'year', ttl: MAX_TTL, jitter: 0.1, random: () => 0.999, clock, l2, sweepInterval: 1e9 }
+    const [a, b] = [createTable<string>(options), createTable<string>(options)]
+    await a.fetch('k', () => 'from A')
+    await a.put('p', 'put by A', { ttl: MAX_TTL })
+    expect(await l2.get('year', 'k')).toMatchObject({ ttl: MAX_TTL })
+    expect([await b.fetch('k', () => 'loaded by B'), await b.fetch('p', () => 'loaded by B')]).toEqual(['from A', 'put by A'])
+    expect(b.stats()).toMatchObject({ l2_hits: 2, loads: 0, l2_errors: 0 })
+    clock.set(MAX_TTL - 1)
+    expect(a.has('k')).toBe(true)
+    clock.set(MAX_TTL)
+    expect(a.has('k')).toBe(false)
+    await Promise.all([a.close(), b.close()])
   })
 
   it('negative rows use negativeTtl with the same jitter rule', async () => {

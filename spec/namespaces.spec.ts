@@ -143,6 +143,26 @@ describe('namespace ids', () => {
     }
   })
 
+  it('names the caller\u2019s id when it refuses a data version below a minted one: a put, an invalidate, a loader\u2019s setVersion', async () => {
+    for (const shared of [false, true]) {
+      const clock = manualClock(1_700_000_000_000)
+      const table = createTable<string>({ name: 'acct', clock, ...(shared ? { l2: memoryL2({ clock }) } : {}) })
+      const acme = table.namespace('acme')
+      await acme.invalidate('user-7') // a minted (clock) version: a data version below it is refused
+      const refusals = [
+        await acme.put('user-7', 'v', { version: 5 }).catch((e: unknown) => e),
+        await acme.invalidate('user-7', { version: 5 }).catch((e: unknown) => e),
+        await acme.fetch('user-7', (_id, { setVersion }) => (setVersion(5), 'v')).catch((e: unknown) => e),
+      ]
+      expect(refusals.map((error) => (error as Error).message)).toEqual([
+        expect.stringMatching(/^echostore: put\("user-7"\): version 5 is the data's own/),
+        expect.stringMatching(/^echostore: invalidate\("user-7"\): version 5 is the data's own/),
+        expect.stringMatching(/^echostore: the loader of "user-7": setVersion: version 5 is the data's own/),
+      ])
+      await table.close()
+    }
+  })
+
   it('names the caller\u2019s id in the SelfFetchError of a loader that fetches its own id', async () => {
     const { here } = twoProcesses()
     const acme = here.namespace('acme')

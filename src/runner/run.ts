@@ -2,7 +2,7 @@ import { loadWatched, traceLoad } from '../core/channels.js'
 import { LeaseHolderFailedError, showId } from '../core/errors.js'
 import { checkDataVersion } from '../core/versions.js'
 import type { Clock } from '../core/clock.js'
-import { type Id, isMarked } from '../core/id.js'
+import { type Id, callerIdOf, isMarked } from '../core/id.js'
 import type { Expiry } from '../rows/expiry.js'
 import { type L2Answer, type L2Facade, L2_FAILED } from '../l2/facade.js'
 import type { L2Entry } from '../l2/store.js'
@@ -350,7 +350,7 @@ export function loaderResult<V>(
   { clock, expiry }: RunnerDeps<V>,
   tags?: readonly string[],
 ): FlightResult<V> & { ok: true } {
-  const answered = reported === undefined ? version : checkDataVersion(reported, version, `the loader of ${showId(id)}: setVersion`)
+  const answered = reported === undefined ? version : checkDataVersion(reported, version, `the loader of ${showId(callerIdOf(id))}: setVersion`)
   const expiresAt = expiry.draw(value, clock.now(), lifetime)
   // A base table's row without tags carries no tag keys (see `rowTagKeys`): its common load asks nothing more.
   const keys = tags === undefined && !isMarked(id) ? undefined : rowTagKeys(id, tags)

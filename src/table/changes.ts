@@ -242,7 +242,7 @@ export class Changes<V> {
    */
   async #versionOf(id: Id, given: number | undefined, op: 'put' | 'invalidate'): Promise<number> {
     const { owner, clock, name } = this.deps
-    if (given !== undefined) return checkDataVersion(given, known(owner.state, id), `${op}(${showId(id)})`)
+    if (given !== undefined) return checkDataVersion(given, known(owner.state, id), `${op}(${showId(callerIdOf(id))})`)
     const floor = mintVersion(known(owner.state, id), clock.now())
     if (floor === undefined) {
       throw badArgument(RangeError, `${op}(${showId(callerIdOf(id))}) on table "${name}": the id already holds version ${MAX_VERSION}, the largest there is; give no version above it`)
@@ -256,7 +256,7 @@ export class Changes<V> {
   async #checkRefused(id: Id, given: number, op: 'put' | 'invalidate'): Promise<void> {
     const l2 = this.#openL2()
     const held = l2 === undefined ? L2_FAILED : await l2.get(id)
-    if (held !== L2_FAILED && held !== undefined) checkDataVersion(given, held.version, `${op}(${showId(id)})`)
+    if (held !== L2_FAILED && held !== undefined) checkDataVersion(given, held.version, `${op}(${showId(callerIdOf(id))})`)
   }
 
   /**

@@ -15,7 +15,7 @@ import type { BatchLoader, Loader } from '../core/loader.js'
 import { Batch, type Origin, type RunBatchLoader, type RunLoader } from '../owner/loader.js'
 import { msg } from '../owner/messages.js'
 import { type Owner, startOwner } from '../owner/owner.js'
-import { type TableOptions, flightBoundOf, resolveOptions } from './options.js'
+import { MAX_TTL, type TableOptions, flightBoundOf, resolveOptions } from './options.js'
 import { readOptions } from './read-options.js'
 import { NOT_LIVE, type RowStore } from '../rows/row-store.js'
 import { ROOT_SCOPE, type Scope, badCallerId } from '../tags/scope.js'
@@ -109,7 +109,7 @@ export class Table<V, K extends Id = string> {
     this.#staleWhileRevalidate = resolved.staleWhileRevalidate
     this.#origin = resolved.origin as Origin<V> | undefined
     this.#maxBatchSize = resolved.maxBatchSize
-    const expiry = expiryPolicy(resolved.ttl, resolved.negativeTtl, resolved.jitter, resolved.random)
+    const expiry = expiryPolicy(resolved.ttl, resolved.negativeTtl, resolved.jitter, resolved.random, MAX_TTL)
     const flightBound = flightBoundOf(resolved)
     // A tombstone outlives any flight it may fence, and the rows of its id's lifetime.
     const tombstoneLife = Math.max(resolved.ttl, flightBound)
