@@ -92,6 +92,19 @@ describe('the span tree of a herd', () => {
     await users.close()
   })
 
+  it('stale answers count each graced answer, a batch read\u2019s ids one by one, as stale_hits does', async () => {
+    const clock = manualClock(0)
+    const table = createTable<string>({ name: 'sa', ttl: 1_000, jitter: 0, grace: 10_000, staleWhileRevalidate: true, clock, sweepInterval: 1e9, loader: (id) => `v-${String(id)}` })
+    await table.getMany(['a', 'b', 'c'])
+    clock.advance(1_500)
+    await table.getMany(['a', 'b']) // two graced answers
+    await table.getMany(['c', 'z']) // one graced answer and a miss
+    await settle()
+    expect(table.stats().stale_hits).toBe(3)
+    expect(by(await sdk.points(METRIC_NAMES.staleAnswers), 'echostore.table')).toEqual({ sa: 3 })
+    await table.close()
+  })
+
   it('a fetch made by a loader is a child of that loader span', async () => {
     const teams = createTable<string>({ name: 'teams' })
     const users = createTable<string>({ name: 'users' })

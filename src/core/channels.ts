@@ -11,12 +11,17 @@ import type { Id } from './id.js'
 /** How one fetch was answered: a live row (`hit`), a negative row (`negative`), the flight this caller started (`miss`), one it joined (`coalesced`), a graced value (`stale`), or an error. */
 export type FetchOutcome = 'hit' | 'negative' | 'miss' | 'coalesced' | 'stale' | 'error'
 
-/** The context of `echostore:fetch`: the table and the id (or ids, for a batch read); `outcome` once it settled, and `result` or `error` as Node's tracing channels set them. */
+/**
+ * The context of `echostore:fetch`: the table and the id (or ids, for a batch read); `outcome` and
+ * `stale` (how many of its answers were graced values: a batch read's ids one by one) once it
+ * resolved, and `result` or `error` as Node's tracing channels set them.
+ */
 export interface FetchChannelContext {
   table: string
   id?: Id
   ids?: readonly Id[]
   outcome?: FetchOutcome
+  stale?: number
   result?: unknown
   error?: unknown
 }

@@ -63,6 +63,12 @@ export class FetchTrace {
     if (this.parts !== undefined) return combined(this.parts.map((part) => part.resolved()))
     return this.outcome ?? (this.stale ? 'stale' : this.started ? 'miss' : 'coalesced')
   }
+
+  /** How many of its answers were graced values: a batch read's ids one by one, else 1 or 0. */
+  staleAnswers(): number {
+    if (this.parts !== undefined) return this.parts.reduce((sum, part) => sum + part.staleAnswers(), 0)
+    return this.resolved() === 'stale' ? 1 : 0
+  }
 }
 
 /** The outcome of a batch read whose ids had `outcomes` (see {@link FetchTrace.resolved}). */
@@ -103,6 +109,7 @@ export function traceFetch<T>(table: string, ids: { id: Id } | { ids: readonly I
     return read(trace).then(
       (value) => {
         context.outcome = trace.resolved()
+        context.stale = trace.staleAnswers()
         settleTraced(context, trace, false, value)
         return value
       },

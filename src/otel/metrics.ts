@@ -33,9 +33,9 @@ export function subscribeMetrics(meter: Api.Meter, onError: (error: unknown) => 
   const began = new WeakMap<object, number>()
 
   const onFetch: TracingHandlers<FetchChannelContext> = {
-    asyncEnd({ table, outcome = 'error' }) {
+    asyncEnd({ table, outcome = 'error', stale: graced = 0 }) {
       fetches.add(1, { [TABLE]: table, [OUTCOME]: outcome })
-      if (outcome === 'stale') stale.add(1, { [TABLE]: table })
+      if (graced > 0) stale.add(graced, { [TABLE]: table })
     },
   }
   /** Handlers that time each call from `start` to `asyncEnd` and hand the seconds to `ended`. */
