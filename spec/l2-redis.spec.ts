@@ -1,3 +1,4 @@
+import { once } from 'node:events'
 import { Cluster, Redis } from 'ioredis'
 import { describe, expect, it } from 'vitest'
 import { v8Codec } from '../src/l2/codec.js'
@@ -271,6 +272,7 @@ describeRedis('redisL2 on Redis', () => {
 
   it('with a given client: uses it, and close() leaves it open', async () => {
     const client = new Redis(REDIS_URL)
+    await once(client, 'ready') // a given client is used once ready: calls before are refused, as during an outage
     const store = redisL2({ client, prefix })
     await store.set('given', 'a', { kind: 'value', value: 'shared', version: 1, ttl: 5_000 })
     expect((await store.get('given', 'a'))?.value).toBe('shared')

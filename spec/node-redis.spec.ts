@@ -4,6 +4,7 @@
  * closes, a call that fails fast while the client is offline whatever its settings, a gap after the
  * subscriber drops, and tables on ioredis and on node-redis sharing one L2 and one bus.
  */
+import { once } from 'node:events'
 import { Redis } from 'ioredis'
 import { createClient } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -161,6 +162,7 @@ describeRedis('node-redis clients', () => {
   it('shares L2 entries and bus messages between a table on ioredis and a table on node-redis', async () => {
     const shared = testPrefix('mixed')
     const ioClient = new Redis(REDIS_URL)
+    await once(ioClient, 'ready') // a given client is used once ready, as the node-redis one is once connected
     const nrClient = await nodeRedisClient(3)
     const [ioL2, nrL2] = [redisL2({ client: ioClient, prefix: shared, timeout: 1_000 }), redisL2({ client: nrClient, prefix: shared, timeout: 1_000 })]
     const [ioBus, nrBus] = [redisBus({ client: ioClient, namespace: shared }), redisBus({ client: nrClient, namespace: shared })]

@@ -3,6 +3,7 @@
  * replica, 3 sentinels) with an ioredis and a node-redis client, through an iovalkey client (an ioredis fork of the same API), and on a
  * Valkey server when `valkey-server` is installed: the L2 and bus contracts on each.
  */
+import { once } from 'node:events'
 import { Redis } from 'ioredis'
 import Valkey from 'iovalkey'
 import { createSentinel } from 'redis'
@@ -68,15 +69,16 @@ describeTopology('through Sentinel, on a node-redis createSentinel() client', ()
 })
 
 describeRedis('through an iovalkey client', () => {
-  const clients: Valkey[] = []
-  afterAll(() => clients.forEach((c) => c.disconnect()))
+  // Ready before the suites use it: a given client is refused every call while it is not ready.
+  let client: Valkey | undefined
+  beforeAll(async () => {
+    client = new Valkey(REDIS_URL)
+    await once(client, 'ready')
+  })
+  afterAll(() => client?.disconnect())
   contracts(
     'iovalkey',
-    () => {
-      const client = new Valkey(REDIS_URL)
-      clients.push(client)
-      return { client }
-    },
+    () => ({ client: client! }),
     () => new Redis(REDIS_URL),
   )
 })

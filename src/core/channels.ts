@@ -12,9 +12,9 @@ import type { Id } from './id.js'
 export type FetchOutcome = 'hit' | 'negative' | 'miss' | 'coalesced' | 'stale' | 'error'
 
 /**
- * The context of `echostore:fetch`: the table and the id (or ids, for a batch read); `outcome` and
- * `stale` (how many of its answers were graced values: a batch read's ids one by one) once it
- * resolved, and `result` or `error` as Node's tracing channels set them.
+ * The context of `echostore:fetch`: the table and the id (or ids, for a batch read); `outcome` once it
+ * resolved, and `stale` when some of its answers were graced values (how many: a batch read's ids
+ * one by one), and `result` or `error` as Node's tracing channels set them.
  */
 export interface FetchChannelContext {
   table: string

@@ -109,7 +109,8 @@ export function traceFetch<T>(table: string, ids: { id: Id } | { ids: readonly I
     return read(trace).then(
       (value) => {
         context.outcome = trace.resolved()
-        context.stale = trace.staleAnswers()
+        const stale = trace.staleAnswers()
+        if (stale > 0) context.stale = stale
         settleTraced(context, trace, false, value)
         return value
       },

@@ -30,6 +30,7 @@ import { openConnection, validateConnection, type RedisConnectionOptions } from 
 import type { Subscription } from './driver.js'
 import type { Bus, BusDelivery, CoherenceMessage } from '../bus/bus.js'
 import { MAX_TABLE_LENGTH, decodeWire, encodeWire, publishable } from '../bus/message.js'
+import { PUBLISH_TIMEOUT } from '../bus/publish.js'
 
 /** The namespace used when none is given: `redisL2`'s default prefix. */
 export const DEFAULT_NAMESPACE = 'echostore:'
@@ -93,14 +94,16 @@ const GAP: BusDelivery = Object.freeze({ type: 'gap' })
  * `client` / `url` / `sentinels` is given or an option has the wrong type. `publish` rejects with a
  * `TypeError` for a malformed message, and with code `ECHOSTORE_BUS_CLOSED` after `close()`; it
  * resolves once Redis has accepted the message. `close()` unsubscribes and quits the connections the
- * bus opened (dropping at once those that are not up); a publish still unanswered when it finishes
+ * bus opened (dropping at once those that are not up, and those that did not answer within
+ * `PUBLISH_TIMEOUT`, so it settles even while Redis is frozen); a publish still unanswered when it finishes
  * (queued during an outage) rejects with code `ECHOSTORE_BUS_CLOSED`.
  */
 export function redisBus(options: RedisBusOptions): RedisBus {
   validate(options)
   const { namespace = DEFAULT_NAMESPACE, onHandlerError, sharded: wantSharded } = options
   const channel = options.channel ?? `${namespace}coherence`
-  const connection = openConnection('redisBus', options)
+  // close() waits for a graceful unsubscribe and quit no longer than a table waits for a publish.
+  const connection = openConnection('redisBus', options, PUBLISH_TIMEOUT)
   const channelBytes = Buffer.from(channel)
 
   // Written by subscribe, unsubscribe and close; delivery iterates a snapshot.
@@ -180,7 +183,7 @@ export function redisBus(options: RedisBusOptions): RedisBus {
     (made) => {
       planned = true
       // Made after close() gave up waiting for it: take it down at once.
-      if (closed) void made.subscription.close()
+      if (closed) void made.subscription.close(PUBLISH_TIMEOUT)
     },
     () => {},
   )
@@ -253,8 +256,8 @@ export function redisBus(options: RedisBusOptions): RedisBus {
       closing = (async () => {
         // No plan yet (a url unanswered, a cluster not answering): never wait for it (a given client
         // may never answer); a plan made later is taken down as it is made.
-        if (planned) await (await plan).subscription.close()
-        await connection.close()
+        // The subscriber and the publishing connection are closed together, each within PUBLISH_TIMEOUT.
+        await Promise.all([planned ? plan.then((made) => made.subscription.close(PUBLISH_TIMEOUT)) : undefined, connection.close()])
         // A quit connection has answered everything sent before it; only stranded commands remain.
         for (const reject of unanswered) reject(new BusClosedError('redisBus', 'a publish was still waiting for Redis'))
         unanswered.clear()

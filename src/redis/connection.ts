@@ -76,9 +76,10 @@ export interface RedisConnectionOptions {
 /**
  * Options for a single-node connection EchoStore opens itself, chosen to fail fast and never crash:
  * - the offline queue stays on, so calls made before the first connect wait for it instead of failing
- *   at startup; `maxRetriesPerRequest: 1` bounds that wait during an outage (queued commands are
- *   rejected at every second failed reconnect: within a few hundred ms early in an outage, ~2 s at
- *   most once the backoff is capped);
+ *   at startup; `maxRetriesPerRequest: 1` bounds that wait (queued commands are rejected at every
+ *   second failed reconnect: within a few hundred ms early in an outage, ~2 s at most once the
+ *   backoff is capped). Once connected, an L2 call while the connection is not ready is refused at
+ *   once by the driver (never queued); a publish still waits in the queue;
  * - reconnects go on forever with a backoff capped at 1 s, so L2 comes back by itself;
  * - `connectTimeout: 1000` bounds a connect that hangs (a black-holed host);
  * - a `READONLY` reply (a master demoted by a failover under the connection) reconnects and resends,
@@ -152,7 +153,10 @@ export interface Connection {
   cause(node?: string): Error | undefined
   /** Where the connections made from this one (the bus's subscriber) report their outages. */
   readonly report: OutageReport
-  /** Closes the connections it opened (not a given client). Idempotent. */
+  /**
+   * Closes the connections it opened (not a given client): gracefully for at most the adapter's
+   * close bound, then at once, so it settles even while the server does not answer. Idempotent.
+   */
   close(): Promise<void>
 }
 
@@ -246,10 +250,15 @@ function pause(ms: number, onWake: (wake: () => void) => void): Promise<void> {
   })
 }
 
-/** Whether the Redis at `url` runs in cluster mode (its `INFO cluster`), asked with the library the url uses; rejects when it cannot be asked. */
-async function isClusterNode(url: string): Promise<boolean> {
+/**
+ * Whether the Redis at `url` runs in cluster mode (its `INFO cluster`), asked with the library the url
+ * uses; rejects when it cannot be asked. `onProbe` is given the function that drops the probe's
+ * connection at once (close() calls it: a server that stopped answering never replies).
+ */
+async function isClusterNode(url: string, onProbe: (drop: () => void) => void): Promise<boolean> {
   if (ioredis !== undefined) {
     const probe = new ioredis.Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 1_000, retryStrategy: () => null })
+    onProbe(() => probe.disconnect())
     // The connection's own error (ECONNREFUSED, …) says more than the "Connection is closed" connect() rejects with.
     let failure: unknown
     probe.on('error', (error: unknown) => (failure ??= error))
@@ -263,6 +272,9 @@ async function isClusterNode(url: string): Promise<boolean> {
     }
   }
   const probe = nodeRedis!.createClient({ url, socket: { connectTimeout: 1_000, reconnectStrategy: false } })
+  onProbe(() => {
+    if (probe.isOpen) probe.destroy()
+  })
   let failure: unknown
   probe.on('error', (error: unknown) => (failure ??= error))
   try {
@@ -339,8 +351,10 @@ function openClient(
 /**
  * Opens (or wraps) the connection the options describe. Never throws nor rejects for an outage: a url
  * that does not answer is asked again, with a backoff capped at 1 s, until it answers or `close()`.
+ * `closeTimeout` (ms) bounds each graceful close of a connection it opened; past it, the connection
+ * is dropped at once.
  */
-export function openConnection(adapter: string, options: RedisConnectionOptions): Connection {
+export function openConnection(adapter: string, options: RedisConnectionOptions, closeTimeout: number): Connection {
   const { url, sentinels, name, onError } = options
   const givenDriver = options.client === undefined ? undefined : isNodeRedisClient(options.client) ? nodeRedisDriver(options.client) : ioredisDriver(options.client as IoredisClient)
   const urls = url === undefined ? [] : typeof url === 'string' ? [url] : [...url]
@@ -353,6 +367,7 @@ export function openConnection(adapter: string, options: RedisConnectionOptions)
   let known: Driver | undefined
   let cluster: boolean | undefined
   let wakeDetection: (() => void) | undefined
+  let dropProbe: (() => void) | undefined
   let markAsked!: () => void
   const asked = new Promise<void>((resolve) => (markAsked = resolve))
 
@@ -368,14 +383,16 @@ export function openConnection(adapter: string, options: RedisConnectionOptions)
     for (let attempt = 0; !closed; attempt++) {
       const seed = urls[attempt % urls.length]!
       try {
-        cluster = await isClusterNode(seed)
+        cluster = await isClusterNode(seed, (drop) => (dropProbe = drop))
         if (closed) break
         known = make()
         for (const url of urls) outages.recovered(nodeKey(parseUrl(url)))
         return known
       } catch (error) {
+        if (closed) break
         outages.failed(nodeKey(parseUrl(seed)), error)
       } finally {
+        dropProbe = undefined
         markAsked()
       }
       if (closed) break
@@ -407,7 +424,8 @@ export function openConnection(adapter: string, options: RedisConnectionOptions)
       if (closed) return
       closed = true
       wakeDetection?.()
-      await Promise.all(opened.map((d) => d.quit()))
+      dropProbe?.()
+      await Promise.all(opened.map((d) => d.quit(closeTimeout)))
       unwatchGiven()
     },
   }

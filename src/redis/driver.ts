@@ -55,9 +55,12 @@ export interface Listener {
   closed(): boolean
 }
 
-/** A bus subscription a driver holds on connections of its own: closed (unsubscribed, quit) by `close()`. */
+/**
+ * A bus subscription a driver holds on connections of its own: closed (unsubscribed, quit) by
+ * `close(timeout)`, gracefully for at most `timeout` ms, then dropped at once, so it always settles.
+ */
 export interface Subscription {
-  close(): Promise<void>
+  close(timeout: number): Promise<void>
 }
 
 /**
@@ -71,13 +74,15 @@ export interface Driver {
   readonly isCluster: boolean
   /**
    * Runs one call on the node serving its key; scripts by `EVALSHA`, `EVAL` on `NOSCRIPT` (per call: a
-   * new or promoted master has no scripts). While the client is not connected it rejects at once
-   * (never queued for later), so a call fails fast whatever the client's own settings.
+   * new or promoted master has no scripts). While the client is not ready it rejects at once with
+   * {@link NotConnectedError} (never queued for later), so a call fails fast whatever the client's
+   * own settings. The one wait: a client EchoStore opened itself (a `url`, `sentinels`) holds the
+   * calls made before its first connect for it (`FAIL_FAST`'s offline queue, `maxRetriesPerRequest: 1`).
    */
   run(call: Call): Promise<unknown>
   /**
    * Runs many calls in one round trip per node; answers each reply, or each error, in order (a
-   * failed call does not stop the others).
+   * failed call does not stop the others). Refused as `run` is while the client is not ready.
    */
   runMany(calls: readonly Call[]): Promise<({ error: Error } | { reply: unknown })[]>
   /** The master serving `key` (`host:port`) on a cluster whose slot map is known; undefined elsewhere. */
@@ -90,7 +95,7 @@ export interface Driver {
   where(): string
   /** The client's own key prefix (ioredis `keyPrefix`), written before every key it sends; `''` if none. */
   keyPrefix(): string
-  /** True when the client had an `error` listener of its own before the adapters added theirs. */
+  /** True when the client had an `error` listener of its own (not one an adapter added: see {@link ownListener}) when the driver wrapped it. */
   hasErrorListener(): boolean
   /** Reports the client's outages and recoveries to `report` until the returned function is called. */
   watch(report: OutageReport): () => void
@@ -105,8 +110,51 @@ export interface Driver {
    * before the next confirmation: a client's silent resubscription is never relied on.
    */
   listen(channel: string, sharded: boolean, listener: Listener, report: OutageReport): Subscription
-  /** Closes the client (only for one EchoStore opened): gracefully when connected, else at once. */
-  quit(): Promise<void>
+  /**
+   * Closes the client (only for one EchoStore opened): gracefully when connected, for at most
+   * `timeout` ms (a server that stopped answering never replies to `QUIT`), then at once; always settles.
+   */
+  quit(timeout: number): Promise<void>
+}
+
+/** The error of a call made while its connection is not ready: it is never queued. */
+export class NotConnectedError extends Error {
+  constructor(where: string) {
+    super(`the connection to ${where} is not ready`)
+    this.name = 'NotConnectedError'
+  }
+}
+
+/** The mark of a listener an adapter added to a client: never counted as the client's own. */
+const OWN = Symbol('echostore.listener')
+
+/** Marks `listener` as one EchoStore added (see {@link userListenerCount}); answers it. */
+export function ownListener<T extends (...args: never[]) => void>(listener: T): T {
+  ;(listener as unknown as Record<symbol, true>)[OWN] = true
+  return listener
+}
+
+/**
+ * How many `event` listeners `emitter` has that EchoStore did not add: another adapter's listeners
+ * on a client shared by `redisL2` and `redisBus` are not the user's.
+ */
+export function userListenerCount(emitter: { listenerCount(event: string): number; listeners?(event: string): unknown[] }, event: string): number {
+  if (typeof emitter.listeners !== 'function') return emitter.listenerCount(event)
+  return emitter.listeners(event).filter((listener) => (listener as Record<symbol, unknown> | undefined)?.[OWN] !== true).length
+}
+
+/**
+ * Waits for `work` at most `ms`: true when it resolved in time, false when it rejected or ran out
+ * (the caller then drops the connection at once). A rejection after it ran out is absorbed.
+ */
+export function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const ranOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
+  const done = work.then(
+    () => true,
+    () => false,
+  )
+  return Promise.race([done, ranOut]).finally(() => clearTimeout(timer))
 }
 
 /** Backoff between attempts: 50 ms × the attempt, at most 1 s. */

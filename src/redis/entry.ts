@@ -6,6 +6,15 @@
  * not 0, the birth (16 digits at most) and the tags' length only for a tagged row, and absent and
  * tombstone entries carry no payload. The header is ASCII and never longer than 63 bytes; the scripts
  * read only its first {@link HEADER_SCAN} bytes (the version, for the guard). Tags count towards `maxValueBytes`.
+ *
+ * One rule says which entries are *readable*, in the reader here and in the scripts (`read_header`
+ * and `held_version` in `scripts.ts`, which must say the same): a string key with an expiry whose
+ * header {@link readHeader} parses (kind, version and birth in range, the tags within the bytes, no
+ * tags on a tombstone). Only a readable entry's version is honoured by a write's guard; anything
+ * else (no expiry, no header, a version out of range) is corrupt to the reader and no version to
+ * the writer, so the next write of any version repairs it. What follows a readable header (the
+ * tags' JSON, the codec's payload) is read here only: an entry whose payload does not decode is a
+ * corrupt miss whose version still fences lower ones until it expires.
  */
 import { L2CorruptEntryError, L2UnfitValueError } from '../core/errors.js'
 import { isVersion } from '../core/versions.js'
@@ -47,28 +56,52 @@ export function encodeEntry(key: string, entry: L2Write, codec: Codec, maxValueB
   return tags === undefined ? Buffer.concat([header, bytes]) : Buffer.concat([header, tags, bytes])
 }
 
+/** What a readable header says: where the tags (if any) and the payload start, in `data`. */
+export interface Header {
+  readonly kind: L2Kind
+  readonly version: number
+  /** Ms the key outlives the entry's logical lifetime; undefined when the header carries none. */
+  readonly grace: number | undefined
+  /** The tagged row's birth and the byte range of its tags; undefined for an untagged row. */
+  readonly tags: { readonly born: number; readonly start: number; readonly end: number } | undefined
+  /** Where the payload starts. */
+  readonly start: number
+}
+
 /**
- * The entry `data` holds, whose key has `pttl` ms left: its logical lifetime left is that less its
- * grace. Throws `L2CorruptEntryError` for a missing header, a version out of range, or a payload the
- * codec refuses.
+ * The header of the entry `data` holds, or why it is unreadable (a string): no header, a version or
+ * birth out of range, tags past the end of the bytes or on a tombstone. The scripts' `read_header`
+ * (`scripts.ts`) is the same rule in Lua: keep them together.
  */
-export function decodeEntry(key: string, data: Buffer, pttl: number, codec: Codec): L2Entry {
+export function readHeader(data: Buffer): Header | string {
   const match = HEADER.exec(data.subarray(0, HEADER_SCAN).toString('latin1'))
   const kind = match && LETTER_KIND[match[1]!]
-  if (!match || !kind) throw new L2CorruptEntryError(key, 'no entry header')
+  if (!match || !kind) return 'no entry header'
   const version = Number(match[2])
-  if (!isVersion(version)) throw new L2CorruptEntryError(key, `version ${match[2]} is out of range`)
+  if (!isVersion(version)) return `version ${match[2]} is out of range`
   const grace = match[3] === undefined ? undefined : Number(match[3])
+  const start = match[0].length
+  if (match[4] === undefined) return { kind, version, grace, tags: undefined, start }
+  const born = Number(match[4])
+  const end = start + Number(match[5])
+  if (!isVersion(born) || end > data.length || kind === 'tombstone') return 'a tag header out of range'
+  return { kind, version, grace, tags: { born, start, end }, start: end }
+}
+
+/**
+ * The entry `data` holds, whose key has `pttl` ms left: its logical lifetime left is that less its
+ * grace. Throws `L2CorruptEntryError` for a header {@link readHeader} refuses, tags that are not a
+ * JSON array of strings, or a payload the codec refuses.
+ */
+export function decodeEntry(key: string, data: Buffer, pttl: number, codec: Codec): L2Entry {
+  const header = readHeader(data)
+  if (typeof header === 'string') throw new L2CorruptEntryError(key, header)
+  const { kind, version, grace, tags, start } = header
   const ttl = pttl - (grace ?? 0)
   const kept: { grace?: number; tags?: string[]; born?: number } = grace === undefined ? {} : { grace }
-  let start = match[0].length
-  if (match[4] !== undefined) {
-    const born = Number(match[4])
-    const end = start + Number(match[5])
-    if (!isVersion(born) || end > data.length || kind === 'tombstone') throw new L2CorruptEntryError(key, 'a tag header out of range')
-    kept.tags = decodeTags(key, data.subarray(start, end))
-    kept.born = born
-    start = end
+  if (tags !== undefined) {
+    kept.tags = decodeTags(key, data.subarray(tags.start, tags.end))
+    kept.born = tags.born
   }
   if (kind !== 'value') return { kind, version, ttl, ...kept }
   let value: unknown

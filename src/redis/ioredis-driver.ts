@@ -4,10 +4,27 @@
  * (ioredis runs them with `EVALSHA`, `EVAL` on `NOSCRIPT`), batches are ioredis pipelines, one per
  * master on a cluster, and the bus's subscriber is a `duplicate()` (one node) or a connection of its
  * own to the channel's slot master (cluster), made again whenever it drops or the slot moves.
+ * An L2 call while the client is not `ready` is refused at once (`NotConnectedError`), never left in
+ * ioredis's offline queue to be sent after the caller gave up on it; only the calls made before the
+ * client's first connect wait for it there (a client just made, given or opened here).
  */
 import type { Cluster, Redis } from 'ioredis'
 import { calculateSlot } from './peers.js'
-import { REPLY_ERROR, backoff, keyOf, type Call, type Driver, type Listener, type OutageReport, type Script, type Subscription } from './driver.js'
+import {
+  NotConnectedError,
+  REPLY_ERROR,
+  backoff,
+  keyOf,
+  ownListener,
+  settlesWithin,
+  userListenerCount,
+  type Call,
+  type Driver,
+  type Listener,
+  type OutageReport,
+  type Script,
+  type Subscription,
+} from './driver.js'
 
 /** An ioredis client: a single-node (or Sentinel) client, or a cluster client. */
 export type IoredisClient = Redis | Cluster
@@ -24,10 +41,21 @@ const nodeKey = (options: { host?: string; port?: number }): string => `${option
 /** A pipeline as the driver queues calls on it (the scripts are its commands once defined). */
 type Pipeline = Record<string, (...args: unknown[]) => Pipeline> & { exec(): Promise<[Error | null, unknown][] | null> }
 
-/** Wraps an ioredis client. `errorListener`: whether it had an `error` listener of its own when given. */
+/**
+ * Wraps an ioredis client. The calls made before its first connect wait for it in its offline queue
+ * (for a connection EchoStore opened, `FAIL_FAST` bounds that); once it was ready, every call while
+ * it is not is refused at once.
+ */
 export function ioredisDriver(client: IoredisClient): Driver {
   const cluster = isClusterClient(client)
-  const hadErrorListener = client.listenerCount('error') > 0
+  // Another adapter's listener on a shared client is not the user's: only unmarked ones count.
+  const hadErrorListener = userListenerCount(client, 'error') > 0
+  // Written once, by the client's first 'ready'.
+  let connectedOnce = client.status === 'ready'
+  const markConnected = ownListener(() => {
+    connectedOnce = true
+  })
+  if (!connectedOnce) client.once('ready', markConnected)
   // The scripts installed on the client so far, by name: written by install only.
   const installed = new Set<string>()
   const install = (script: Script): string => {
@@ -45,14 +73,33 @@ export function ioredisDriver(client: IoredisClient): Driver {
   }
 
   const masterOf = (key: string): string | undefined => (cluster ? (client as Cluster).slots[calculateSlot(key)]?.[0] : undefined)
+  const where = (): string => {
+    const startup = (client as unknown as { startupNodes?: ({ host?: string; port?: number } | string)[] }).startupNodes
+    if (Array.isArray(startup)) return startup.map((n) => (typeof n === 'string' ? n : nodeKey(n))).join(', ')
+    const options = (client as Redis).options ?? {}
+    if (Array.isArray(options.sentinels)) return `sentinel master ${options.name} (${options.sentinels.map((s) => nodeKey(s as { host?: string; port?: number })).join(', ')})`
+    return nodeKey(options)
+  }
+  /**
+   * The error refusing a call to `key` while the client is not ready (ioredis would hold it in its
+   * offline queue and send it once reconnected, long after the caller gave up), or undefined.
+   */
+  const refusal = (key: string): NotConnectedError | undefined => {
+    if (client.status === 'ready' || !connectedOnce) return undefined
+    return new NotConnectedError(masterOf(key) ?? where())
+  }
 
   return {
     library: 'ioredis',
     isCluster: cluster,
-    run: (call) => send<Promise<unknown>>(client, call),
+    run(call) {
+      const refused = refusal(keyOf(call))
+      return refused === undefined ? send<Promise<unknown>>(client, call) : Promise.reject(refused)
+    },
 
     /** One pipeline on a single node; one per master serving the keys' slots on a cluster, as ioredis groups a pipeline (a slot not in the slot map yet goes alone). */
     async runMany(calls) {
+      if (calls.length > 0 && refusal(keyOf(calls[0]!)) !== undefined) return calls.map((call) => ({ error: refusal(keyOf(call))! }))
       const groups = new Map<string, number[]>()
       // A pipeline has the commands its client had when it was made: install the scripts first.
       for (const call of calls) if ('script' in call) install(call.script)
@@ -91,13 +138,7 @@ export function ioredisDriver(client: IoredisClient): Driver {
       if (typeof options.path === 'string' && options.path !== '') return options.path
       return nodeKey(options)
     },
-    where() {
-      const startup = (client as unknown as { startupNodes?: ({ host?: string; port?: number } | string)[] }).startupNodes
-      if (Array.isArray(startup)) return startup.map((n) => (typeof n === 'string' ? n : nodeKey(n))).join(', ')
-      const options = (client as Redis).options ?? {}
-      if (Array.isArray(options.sentinels)) return `sentinel master ${options.name} (${options.sentinels.map((s) => nodeKey(s as { host?: string; port?: number })).join(', ')})`
-      return nodeKey(options)
-    },
+    where,
     keyPrefix() {
       const options = (client as { options?: { keyPrefix?: unknown; redisOptions?: { keyPrefix?: unknown } } }).options
       const keyPrefix = options?.keyPrefix ?? options?.redisOptions?.keyPrefix
@@ -112,7 +153,7 @@ export function ioredisDriver(client: IoredisClient): Driver {
     },
     hasShardedPubSub: (closed) => hasShardedPubSub(client as Cluster, closed),
     listen: (channel, sharded, listener, report) => (cluster ? clusterSubscription(client as Cluster, channel, sharded, listener) : singleNode(client as Redis, channel, listener, report)),
-    quit: () => quit(client),
+    quit: (timeout) => quit(client, timeout),
   }
 }
 
@@ -126,7 +167,7 @@ function watch(client: IoredisClient, report: OutageReport): () => void {
   // Adapters sharing one client each add one listener per event and take it back on close: no leak to warn of.
   client.setMaxListeners(client.getMaxListeners() + 1)
   const on = (event: string, listener: (...args: never[]) => void) => {
-    client.on(event, listener as (...args: unknown[]) => void)
+    client.on(event, ownListener(listener) as (...args: unknown[]) => void)
     listeners.push([event, listener])
   }
   on('error', (error: unknown) => report.failed('', error))
@@ -142,16 +183,12 @@ function watch(client: IoredisClient, report: OutageReport): () => void {
   }
 }
 
-/** Quits gracefully when connected (pending replies arrive first), else drops the connection at once. */
-export async function quit(client: IoredisClient): Promise<void> {
-  if (client.status === 'ready') {
-    try {
-      await client.quit()
-      return
-    } catch {
-      // fall through: the connection went away while quitting
-    }
-  }
+/**
+ * Quits gracefully when connected (pending replies arrive first) for at most `timeout` ms (a server
+ * that stopped answering never replies to `QUIT`), else, or then, drops the connection at once.
+ */
+async function quit(client: IoredisClient, timeout: number): Promise<void> {
+  if (client.status === 'ready' && (await settlesWithin(client.quit(), timeout))) return
   client.disconnect()
 }
 
@@ -176,11 +213,11 @@ function singleNode(client: Redis, channel: string, listener: Listener, report: 
   if (subscriber.status === 'wait') subscriber.connect().catch(() => {})
   else if (subscriber.status === 'ready') onReady()
   return {
-    async close() {
+    async close(timeout) {
       subscriber.off('ready', onReady)
       subscriber.off('close', listener.lost)
       subscriber.off('messageBuffer', onPayload)
-      await shutdown(subscriber, () => subscriber.unsubscribe(channel))
+      await shutdown(subscriber, () => subscriber.unsubscribe(channel), timeout)
       unwatch()
     },
   }
@@ -292,7 +329,7 @@ function clusterSubscription(cluster: Cluster, channel: string, sharded: boolean
   void ready.then(connect)
 
   return {
-    async close() {
+    async close(timeout) {
       if (retry !== undefined) clearTimeout(retry)
       const subscriber = current
       current = undefined
@@ -300,21 +337,13 @@ function clusterSubscription(cluster: Cluster, channel: string, sharded: boolean
       subscriber.removeAllListeners(messageEvent)
       subscriber.removeAllListeners('close')
       subscriber.on('error', () => {})
-      await shutdown(subscriber, () => (sharded ? subscriber.sunsubscribe(channel) : subscriber.unsubscribe(channel)))
+      await shutdown(subscriber, () => (sharded ? subscriber.sunsubscribe(channel) : subscriber.unsubscribe(channel)), timeout)
     },
   }
 }
 
-/** Unsubscribes and quits a connection; drops it at once if it is not up. */
-async function shutdown(connection: Redis, unsubscribe: () => Promise<unknown>): Promise<void> {
-  if (connection.status !== 'ready') {
-    connection.disconnect()
-    return
-  }
-  try {
-    await unsubscribe()
-    await quit(connection)
-  } catch {
-    connection.disconnect()
-  }
+/** Unsubscribes and quits a connection within `timeout` ms; drops it at once if it is not up, or then. */
+async function shutdown(connection: Redis, unsubscribe: () => Promise<unknown>, timeout: number): Promise<void> {
+  if (connection.status === 'ready' && (await settlesWithin((async () => (await unsubscribe(), await connection.quit()))(), timeout))) return
+  connection.disconnect()
 }

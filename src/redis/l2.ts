@@ -8,7 +8,7 @@ import { BUCKETS, LONGEST_ENTRY_MS, TAG_TTL_MS, bucketGenerationKey, entryKey, g
 import { HEADER_SCAN, decodeEntry, encodeEntry, isKind } from './entry.js'
 import { CLEAR_LUA, GET_LUA, GET_STATUS, INVALIDATE_TAG_LUA, LEASE_STATUS, NEXT_VERSION_LUA, READ_OR_LEASE_LUA, RELEASE_LEASE_LUA, SET_AND_RELEASE_LUA, SET_LUA } from './scripts.js'
 import { redisLeases } from './leases.js'
-import type { L2Entry, L2Store, L2Write, LeaseRead } from '../l2/store.js'
+import { DEFAULT_L2_TIMEOUT, type L2Entry, type L2Store, type L2Write, type LeaseRead } from '../l2/store.js'
 
 /** A client the store can use: an ioredis single-node (or Sentinel) or cluster client, or a node-redis client of any kind. */
 export type RedisL2Client = RedisClient | NodeRedisClient
@@ -33,6 +33,8 @@ export interface RedisL2Options extends RedisConnectionOptions {
    * Bound in ms on each call, carried as the store's `timeout` for the table to apply on its own clock
    * from the end of the event-loop turn that made the call (node-redis writes a turn's commands only
    * then; the adapter sets no timers). Default: none here, so the table uses `DEFAULT_L2_TIMEOUT` (50 ms).
+   * It bounds `close()` too: the connections the store opened (a `url`, `sentinels`) are quit
+   * gracefully for at most this long (`DEFAULT_L2_TIMEOUT` when absent), then dropped at once.
    */
   timeout?: number
   /**
@@ -157,7 +159,8 @@ const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
 export function redisL2(options: RedisL2Options): RedisL2 {
   validate(options)
   const { prefix = 'echostore:', codec = jsonCodec, maxValueBytes = DEFAULT_MAX_VALUE_BYTES } = options
-  const connection = openConnection('redisL2', options)
+  // close() waits for a graceful quit of the connections it opened no longer than one call may take.
+  const connection = openConnection('redisL2', options, options.timeout ?? DEFAULT_L2_TIMEOUT)
   let closing: Promise<void> | undefined
 
   /** The client's driver; while a url has not answered yet, rejects once it was first asked (fail fast: never wait for a node that does not answer). */

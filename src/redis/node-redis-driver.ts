@@ -17,7 +17,21 @@
  */
 import { performance } from 'node:perf_hooks'
 import { calculateSlot } from './peers.js'
-import { REPLY_ERROR, backoff, keyOf, type Arg, type Call, type Driver, type Listener, type OutageReport, type Subscription } from './driver.js'
+import {
+  NotConnectedError,
+  REPLY_ERROR,
+  backoff,
+  keyOf,
+  ownListener,
+  settlesWithin,
+  userListenerCount,
+  type Arg,
+  type Call,
+  type Driver,
+  type Listener,
+  type OutageReport,
+  type Subscription,
+} from './driver.js'
 
 /**
  * The shape of a node-redis client EchoStore uses (`createClient()`, `createCluster()` or
@@ -56,6 +70,7 @@ interface Single {
   on(event: string, listener: (...args: never[]) => void): Single
   off(event: string, listener: (...args: never[]) => void): Single
   listenerCount(event: string): number
+  listeners(event: string): unknown[]
   setMaxListeners(n: number): unknown
   getMaxListeners(): number
 }
@@ -106,14 +121,6 @@ interface Rediscover {
   rediscover?: (client: Single) => Promise<void>
 }
 
-/** The error of a call made while its connection is not ready: it is never queued. */
-class NotConnectedError extends Error {
-  constructor(where: string) {
-    super(`the connection to ${where} is not ready`)
-    this.name = 'NotConnectedError'
-  }
-}
-
 /** Wraps a node-redis client (of any kind). */
 export function nodeRedisDriver(given: NodeRedisClient): Driver {
   const shape = given as unknown as Partial<Cluster & Sentinel>
@@ -121,7 +128,8 @@ export function nodeRedisDriver(given: NodeRedisClient): Driver {
   const single = given as unknown as Single
   const cluster = given as unknown as Cluster
   const sentinel = given as unknown as Sentinel
-  const hadErrorListener = single.listenerCount('error') > 0
+  // Another adapter's listener on a shared client is not the user's: only unmarked ones count.
+  const hadErrorListener = userListenerCount(single, 'error') > 0
 
   const masterNode = (key: string): ClusterNode | undefined => cluster.slots[calculateSlot(key)]?.master
   const masterOf = (key: string): string | undefined => {
@@ -257,17 +265,14 @@ export function nodeRedisDriver(given: NodeRedisClient): Driver {
       }
       return subscription(channel, false, listener, report, async () => ({ base: single, node: '' }))
     },
-    async quit() {
+    async quit(timeout) {
       if (!single.isOpen) return
-      if (single.isReady) {
-        try {
-          await single.close()
-          return
-        } catch {
-          // fall through: the connection went away while closing
-        }
-      }
-      single.destroy()
+      // A PING answered first: every reply before it has arrived, so close() has nothing to wait for
+      // (a server that stopped answering never replies, and a client of node-redis 5 cannot be
+      // destroyed once close() began).
+      const ping = () => (kind === 'cluster' ? cluster.sendCommand(undefined, true, ['PING'], AS_STRINGS) : send('', ['PING'], AS_STRINGS))
+      if (single.isReady && (await settlesWithin((async () => (await ping(), await single.close()))(), timeout))) return
+      drop(single)
     },
   }
 }
@@ -283,7 +288,7 @@ function watch(client: Single, kind: 'single' | 'cluster' | 'sentinel', report: 
   // Adapters sharing one client each add one listener per event and take it back on close: no leak to warn of.
   client.setMaxListeners(client.getMaxListeners() + 1)
   const on = (event: string, listener: (...args: never[]) => void) => {
-    client.on(event, listener)
+    client.on(event, ownListener(listener))
     listeners.push([event, listener])
   }
   on('error', (error: unknown) => report.failed('', error))
@@ -398,29 +403,29 @@ function subscription(
   void connect()
 
   return {
-    async close() {
+    async close(timeout) {
       if (retry !== undefined) clearTimeout(retry)
       const subscriber = current
       current = undefined
       if (subscriber === undefined) return
-      if (!subscriber.isReady) return drop(subscriber)
-      try {
-        await (sharded ? subscriber.SUNSUBSCRIBE(channel) : subscriber.UNSUBSCRIBE(channel))
-        await subscriber.close()
-      } catch {
-        drop(subscriber)
-      }
+      // Unsubscribed within the bound (its reply comes after every earlier one, so close() then has
+      // nothing to wait for), else dropped: a server that stopped answering never replies.
+      const unsubscribe = () => (sharded ? subscriber.SUNSUBSCRIBE(channel) : subscriber.UNSUBSCRIBE(channel))
+      if (subscriber.isReady && (await settlesWithin((async () => (await unsubscribe(), await subscriber.close()))(), timeout))) return
+      drop(subscriber)
     },
   }
 }
 
-/** Drops a connection at once, whatever its state; its late errors are nobody's. */
+/**
+ * Drops a connection at once, whatever its state (a close() still waiting for replies included:
+ * node-redis 6 destroys its socket then); its late errors are nobody's.
+ */
 function drop(connection: Single): void {
   connection.on('error', () => {})
-  if (!connection.isOpen) return
   try {
     connection.destroy()
   } catch {
-    // already closed
+    // already closed (node-redis 5 refuses to destroy a client whose close() began)
   }
 }

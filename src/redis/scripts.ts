@@ -8,17 +8,50 @@ import { MAX_VERSION } from '../core/versions.js'
 import { HEADER_SCAN } from './entry.js'
 
 /**
- * The held entry's version from its header (`v7:`, `v7+5000:` when written with grace, `v7@…` when tagged), or nil
- * when the key holds no readable one. `GETRANGE` under `pcall`: a key of another type answers an
- * error, read as no version, without a `TYPE` first.
+ * The header of an entry, as `readHeader` (`entry.ts`) reads it, and by the same rule: `head` is
+ * the entry's first {@link HEADER_SCAN} bytes, `size` its length. Answers its kind letter, version
+ * and grace (0 when none), or nil when it is unreadable: no header (`<kind><1-16 digits>`, then
+ * `+<1-11 digits>`, then `@<1-16 digits>#<1-9 digits>`, both optional, then `:`), a version or
+ * birth above MAX_VERSION, tags past the end of the bytes, or tags on a tombstone.
  */
-const HELD_VERSION = `
+const READ_HEADER = `
+local function read_header(head, size)
+  local kind, digits, at = string.match(head, '^([vat])(%d+)()')
+  if not kind or #digits > 16 then return nil end
+  local version = tonumber(digits)
+  if version > ${MAX_VERSION} then return nil end
+  local grace = 0
+  local grace_digits, after_grace = string.match(head, '^%+(%d+)()', at)
+  if grace_digits then
+    if #grace_digits > 11 then return nil end
+    grace = tonumber(grace_digits)
+    at = after_grace
+  end
+  local born, count, colon = string.match(head, '^@(%d+)#(%d+)():', at)
+  if born then
+    if #born > 16 or #count > 9 or tonumber(born) > ${MAX_VERSION} or kind == 't' then return nil end
+    if colon + tonumber(count) > size then return nil end
+    at = colon
+  end
+  if string.sub(head, at, at) ~= ':' then return nil end
+  return kind, version, grace
+end
+`
+
+/**
+ * The held entry's version, or nil when the key holds no readable entry (see `entry.ts`): another
+ * type, a header {@link READ_HEADER} refuses, or no expiry. The reader takes each of those for a
+ * corrupt miss, so a write must not honour its version: the next write of any version repairs it.
+ * `GETRANGE` under `pcall`: a key of another type answers an error, read as no version, without a
+ * `TYPE` first.
+ */
+const HELD_VERSION = `${READ_HEADER}
 local function held_version(key)
   local head = redis.pcall('GETRANGE', key, 0, ${HEADER_SCAN - 1})
-  if type(head) ~= 'string' then return nil end
-  local held = tonumber(string.match(head, '^[vat](%d+)[+:@]') or '')
-  if held and held <= ${MAX_VERSION} then return held end
-  return nil
+  if type(head) ~= 'string' or head == '' then return nil end
+  if redis.call('PTTL', key) < 0 then return nil end
+  local kind, version = read_header(head, redis.call('STRLEN', key))
+  return version
 end
 `
 
@@ -86,18 +119,18 @@ export const LEASE_STATUS = { unasked: 0, taken: 1, busy: 2 } as const
  * and ARGV[1] as for {@link GET_LUA}, KEYS[3] the id's lease key; ARGV[2] the token, ARGV[3] the
  * lease's ttl, ARGV[4] the version the reader knows of. A fill is a value or negative row (`v`, `a`)
  * of a version ≥ ARGV[4] whose logical lifetime (its `PTTL` less the grace in its header) is not
- * over; anything else (no entry, a tombstone, an older or graced entry, garbage) asks for the lease
- * with `SET NX PX`. Answers `{status, payload, pttl, generation, lease}` (`lease` from
+ * over; anything else (no entry, a tombstone, an older or graced entry, one {@link READ_HEADER}
+ * refuses or without an expiry) asks for the lease with `SET NX PX`. Answers `{status, payload, pttl, generation, lease}` (`lease` from
  * {@link LEASE_STATUS}; the first four as {@link GET_LUA}'s, `status` only 0 when found).
  */
-export const READ_OR_LEASE_LUA = `${READ_GENERATION}${IN_GENERATION}${READ_ENTRY}
+export const READ_OR_LEASE_LUA = `${READ_HEADER}${READ_GENERATION}${IN_GENERATION}${READ_ENTRY}
 local generation = read_generation(KEYS[1])
 local entry
 if generation < 0 then entry = {${GET_STATUS.badGeneration}, false, 0, 0} else entry = read_entry(in_generation(KEYS[2], generation), generation, tonumber(ARGV[1])) end
 if entry == false then entry = {${GET_STATUS.found}, false, -2, generation} end
 if entry[1] == ${GET_STATUS.found} and entry[2] then
-  local kind, version, grace = string.match(entry[2], '^([vat])(%d+)%+?(%d*)[:@]')
-  if kind and kind ~= 't' and tonumber(version) >= tonumber(ARGV[4]) and entry[3] - (tonumber(grace) or 0) > 0 then
+  local kind, version, grace = read_header(string.sub(entry[2], 1, ${HEADER_SCAN}), #entry[2])
+  if kind and kind ~= 't' and version >= tonumber(ARGV[4]) and entry[3] - grace > 0 then
     entry[5] = ${LEASE_STATUS.unasked}
     return entry
   end
