@@ -101,15 +101,16 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
     // L2 holds something newer than this put: what this table holds is older still, so it goes
     // (a tombstone at the put's version), and the next read finds the newer entry in L2.
     wakeWaiting(turn, id)
+    bury(turn, id, version) // before the fence takes the id's flight out of the registry: it sees what there is to fence
     turn.state.flights.fenceId(id, version)
-    bury(turn, id, version)
     return put.reply(false, version)
   }
   wakeWaiting(turn, id)
-  turn.state.flights.fenceId(id, version)
   if (put.tags !== undefined) turn.state.versions.observe(put.tags.born)
   if (put.missedByL2) rememberMissedByL2(turn, id, version)
+  // Stored (or, when it cannot be, a tombstone) before the fence takes the id's flight out of the registry: `bury` sees what there is to fence.
   store(turn, id, put.value, put.expiresAt, version, undefined, put.tags)
+  turn.state.flights.fenceId(id, version)
   put.reply(true, version)
 }
 
@@ -137,9 +138,9 @@ export function onInvalidate<V>(turn: Turn<V>, change: InvalidateMessage): void 
   const { id, version } = change
   if (version < known(turn.state, id)) return change.reply(false, version)
   wakeWaiting(turn, id)
-  turn.state.flights.fenceId(id, version)
   if (change.missedByL2) rememberMissedByL2(turn, id, version)
-  bury(turn, id, version)
+  bury(turn, id, version) // before the fence takes the id's flight out of the registry: it sees what there is to fence
+  turn.state.flights.fenceId(id, version)
   change.reply(true, version)
 }
 
@@ -193,9 +194,9 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
     // not use up its capacity.
     const holds = state.rows.has(id) || state.flights.has(id) || state.puts.has(id)
     wakeWaiting(turn, id)
+    if (holds) bury(turn, id, version) // before the fence takes the id's flight out of the registry: it sees what there is to fence
     state.flights.fenceId(id, version)
     fencePuts(state, id, version)
-    if (holds) bury(turn, id, version)
     state.counters[C.coh_applied]++
     busEvent(env.name, 'received', message)
   } else {

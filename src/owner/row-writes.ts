@@ -123,7 +123,17 @@ function keepTombstonesAfter<V>(turn: Turn<V>): number {
   return clock.now() + tombstoneLife - flightBound
 }
 
-/** Replaces the row with a tombstone remembering `version` for `tombstoneLife`: `max(ttl, flight bound)` (none for a new id on a full table). */
+/**
+ * Replaces the row with a tombstone remembering `version` for `tombstoneLife`: `max(ttl, flight
+ * bound)` (none for a new id on a full table). A tombstone of an id with nothing to fence (no row, no
+ * flight, no put in progress: a local change of an id never read) is never young (see
+ * `RowStore.bury`): it goes through eviction as a row does, so a batch of such changes cannot keep
+ * new ids out of a full table. No flight of its id runs yet, and a later one reads L2's tombstone
+ * (or the change L2 missed), not this one. Call it before a fence takes the id's flight out of the
+ * registry, so it sees what there is to fence.
+ */
 export function bury<V>(turn: Turn<V>, id: Id, version: number): void {
-  turn.state.rows.bury(id, version, turn.env.clock.now() + turn.env.tombstoneLife)
+  const { state, env } = turn
+  const fences = state.rows.has(id) || state.flights.has(id) || state.puts.has(id)
+  state.rows.bury(id, version, env.clock.now() + env.tombstoneLife, fences)
 }

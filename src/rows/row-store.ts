@@ -108,6 +108,8 @@ export class RowStore<V> {
   /** True when the slot the last {@link #victim} walk stopped at is reclaimable: it goes without the admission test. */
   #victimReclaimable = false
   readonly #index: IdIndex
+  /** Per slot, 1 for a tombstone that fences nothing (see {@link bury}): it is never young. Made with the first; written only by {@link write} (0) and {@link bury}. */
+  #fencesNothing: Uint8Array | undefined = undefined
   /** Rows held now, tombstones included. */
   #size = 0
   /** Ids added to the index so far: {@link write} adding a new id is the only way an id gains a slot (a rebuild or a clear only removes). Written only by `write`. */
@@ -439,7 +441,7 @@ export class RowStore<V> {
         return candidate
       }
       const slot = next.value
-      if (expires[slot]! < 0 && -expires[slot]! > keepTombstonesAfter) continue // may fence a flight
+      if (expires[slot]! < 0 && -expires[slot]! > keepTombstonesAfter && this.#fencesNothing?.[slot] !== 1) continue // may fence a flight
       if (this.#reclaimAtSlot(slot) <= now) this.#victimReclaimable = true
       else if ((visited[slot]! & 1) !== 0) {
         visited[slot] = 0
@@ -529,6 +531,7 @@ export class RowStore<V> {
       this.#weights[slot] = weight
     }
     this.#expires[slot] = expiresAt
+    if (this.#fencesNothing !== undefined) this.#fencesNothing[slot] = 0
     if (this.#versions !== undefined) this.#versions[slot] = version
     else if (version !== 0) (this.#versions = new Float64Array(this.#expires.length))[slot] = version
     if (this.#grace > 0) this.#retryAt[slot] = 0
@@ -554,9 +557,15 @@ export class RowStore<V> {
     this.#checked = new Float64Array(this.#expires.length).fill(-1)
   }
 
-  /** Replaces `id`'s row with a tombstone remembering `version` until `forgetAt`; returns as {@link RowStore.write}. */
-  bury(id: Id, version: number, forgetAt: number): number {
-    return this.write(id, undefined, -forgetAt, version)
+  /**
+   * Replaces `id`'s row with a tombstone remembering `version` until `forgetAt`; returns as
+   * {@link RowStore.write}. `fences`: false for a tombstone of an id with nothing to fence (no row,
+   * flight or put of it): it is never young, and the hands take it as they take a row.
+   */
+  bury(id: Id, version: number, forgetAt: number, fences = true): number {
+    const stamp = this.write(id, undefined, -forgetAt, version)
+    if (!fences && stamp >= 0) (this.#fencesNothing ??= new Uint8Array(this.#expires.length))[this.#index.get(id)!] = 1
+    return stamp
   }
 
   /** True when `id`'s row is still the one the write stamped `stamp` wrote: nothing replaced or removed it since. */
@@ -757,6 +766,7 @@ export class RowStore<V> {
     this.#values = grown(this.#values, length, this.#used)
     this.#expires = copied(new Float64Array(length), this.#expires, this.#used)
     if (this.#versions !== undefined) this.#versions = copied(new Float64Array(length), this.#versions, this.#used)
+    if (this.#fencesNothing !== undefined) this.#fencesNothing = copied(new Uint8Array(length), this.#fencesNothing, this.#used)
     this.#stamps = copied(new Uint32Array(length), this.#stamps, this.#used)
     this.#visited = copied(new Uint8Array(length), this.#visited, this.#used)
     if (this.#weights !== undefined) this.#weights = copied(new Float64Array(length), this.#weights, this.#used)
