@@ -50,12 +50,11 @@ export function ioredisDriver(client: IoredisClient): Driver {
   const cluster = isClusterClient(client)
   // Another adapter's listener on a shared client is not the user's: only unmarked ones count.
   const hadErrorListener = userListenerCount(client, 'error') > 0
-  // Written once, by the client's first 'ready'.
+  // Whether the client was ready once: set only by `sawReady` (as a call finds it ready, or as the adapters' watch hears it become so).
   let connectedOnce = client.status === 'ready'
-  const markConnected = ownListener(() => {
+  const sawReady = () => {
     connectedOnce = true
-  })
-  if (!connectedOnce) client.once('ready', markConnected)
+  }
   // The scripts installed on the client so far, by name: written by install only.
   const installed = new Set<string>()
   const install = (script: Script): string => {
@@ -85,8 +84,11 @@ export function ioredisDriver(client: IoredisClient): Driver {
    * offline queue and send it once reconnected, long after the caller gave up), or undefined.
    */
   const refusal = (key: string): NotConnectedError | undefined => {
-    if (client.status === 'ready' || !connectedOnce) return undefined
-    return new NotConnectedError(masterOf(key) ?? where())
+    if (client.status === 'ready') {
+      sawReady()
+      return undefined
+    }
+    return connectedOnce ? new NotConnectedError(masterOf(key) ?? where()) : undefined
   }
 
   return {
@@ -145,7 +147,14 @@ export function ioredisDriver(client: IoredisClient): Driver {
       return typeof keyPrefix === 'string' ? keyPrefix : ''
     },
     hasErrorListener: () => hadErrorListener,
-    watch: (report) => watch(client, report),
+    watch: (report) =>
+      watch(client, {
+        failed: (node, error) => report.failed(node, error),
+        recovered: (node) => {
+          if (node === '') sawReady()
+          report.recovered(node)
+        },
+      }),
 
     publish(channel, payload, sharded) {
       if (!cluster) return client.publish(channel, payload)
