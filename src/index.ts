@@ -20,6 +20,7 @@ export {
   EchoStoreError,
   TableError,
   TableClosedError,
+  type ClosedCall,
   FetchTimeoutError,
   LoadTimeoutError,
   LeaseHolderFailedError,
