@@ -152,6 +152,28 @@ describe('the fail-safe', () => {
     await Promise.all([a.close(), b.close()])
   })
 
+  it('holds the origin off on a full table whose hand meets only young tombstones first: the graced value walks past them', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const options = { name: 'shared', ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 1e9, clock, l2 }
+    const a = createTable<string | undefined>({ ...options, capacity: 100 })
+    const b = createTable<string | undefined>(options)
+    for (let i = 0; i < 70; i++) await a.fetch(`t${i}`, () => `t${i}`)
+    for (let i = 0; i < 70; i++) await a.invalidate(`t${i}`) // 70 young tombstones, first in the hand's way
+    for (let i = 70; i < 100; i++) await a.fetch(`v${i}`, () => `v${i}`) // a full table
+    await b.put('k', 'from B')
+    clock.advance(TTL + 500) // k's entry is past its ttl, within its grace in L2
+    let calls = 0
+    const failing = () => {
+      calls++
+      return Promise.reject(new Error('origin down'))
+    }
+    expect([await a.fetch('k', failing), await a.fetch('k', failing)]).toEqual(['from B', 'from B'])
+    expect(calls).toBe(1)
+    expect(a.stats()).toMatchObject({ failsafe: 1, full_skips: 0, evictions: 1 })
+    await Promise.all([a.close(), b.close()])
+  })
+
   it('answers the newest graced value it knows: a newer one its flight read in L2 beats its own older row', async () => {
     const clock = manualClock(0)
     const l2 = memoryL2({ clock })

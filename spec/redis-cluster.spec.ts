@@ -4,6 +4,7 @@
  * through a `Cluster` client; a table's load spread over the masters with no hot spot; one breaker
  * per master, so a master that does not answer costs L2 only for its own ids.
  */
+import { once } from 'node:events'
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTable } from '../src/index.js'
@@ -20,6 +21,13 @@ const prefix = testPrefix('cluster')
 /** A cluster client for the spec's own reads and writes. */
 function adminCluster(): Cluster {
   return new Cluster([{ host: '127.0.0.1', port: 7100 }], { scaleReads: 'master' })
+}
+
+/** {@link adminCluster}, once ready: a client given to EchoStore is refused every call until it is. */
+async function readyCluster(): Promise<Cluster> {
+  const client = adminCluster()
+  if (client.status !== 'ready') await once(client, 'ready')
+  return client
 }
 
 /** Each master's count of script runs (EVALSHA + EVAL), from INFO commandstats, by port. */
@@ -66,12 +74,13 @@ describeTopology('redisL2 and redisBus on a Redis Cluster', () => {
   })
 
   describe('the L2Store contract, a Cluster client', () => {
-    const clients: Cluster[] = []
-    afterAll(() => clients.forEach((c) => c.disconnect()))
+    let client: Cluster
+    beforeAll(async () => {
+      client = await readyCluster()
+    })
+    afterAll(() => client.disconnect())
     l2ContractSuite(
       harness(() => {
-        const client = adminCluster()
-        clients.push(client)
         return redisL2({ client, prefix, timeout: 1_000 })
       }),
     )
@@ -130,7 +139,7 @@ describeTopology('redisL2 and redisBus on a Redis Cluster', () => {
   })
 
   it('reads and leases a batch in one pipeline per master: getMany and leases.acquireMany of ids spread over every master', async () => {
-    const client = adminCluster()
+    const client = await readyCluster()
     const store = redisL2({ client, prefix: `${prefix}pipelines:`, timeout: 1_000 })
     const ids = Array.from({ length: 60 }, (_, i) => `item-${i}`)
     try {

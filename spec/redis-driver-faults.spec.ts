@@ -186,6 +186,35 @@ describeRedis('the Redis drivers under faults', () => {
         client.disconnect()
       }
     })
+
+    it("ioredis, a client given before it ever connected: a put made while Redis is down answers l2: 'failed', and neither it nor a write-back lands once it is up", async () => {
+      const server = await OwnRedis.start()
+      await server.stop() // down from the start: the client never connects before the calls
+      const client = new Redis(server.url) // ioredis's defaults: the offline queue on
+      client.on('error', () => {})
+      const prefix = testPrefix('faults-never-ready')
+      const l2 = redisL2({ client, prefix })
+      const table = createTable<string>({ name: 't', l2 })
+      try {
+        expect(await table.put('x', 'written while down')).toMatchObject({ applied: true, l2: 'failed' })
+        expect(await table.fetch('y', () => 'loaded locally')).toBe('loaded locally')
+        expect(table.stats().l2_timeouts).toBe(0)
+        const back = new Promise((resolve) => client.once('ready', resolve)) // its connection errors until then are expected
+        await server.restart()
+        await back
+        expect(await client.ping()).toBe('PONG') // after anything its offline queue would have sent
+        const admin = new Redis(server.url)
+        try {
+          expect(await keysUnder(admin, prefix)).toEqual([])
+        } finally {
+          await admin.quit()
+        }
+      } finally {
+        await table.close()
+        await l2.close()
+        client.disconnect()
+      }
+    })
   })
 
   describe('a client shared by redisL2 and redisBus reports its outage to both', () => {

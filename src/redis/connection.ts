@@ -312,7 +312,7 @@ function openClient(
     } else {
       client = new ioredis.Redis(urls[0]!, FAIL_FAST)
     }
-    return { driver: ioredisDriver(client), connected: Promise.resolve() }
+    return { driver: ioredisDriver(client, { opened: true }), connected: Promise.resolve() }
   }
   const redis = nodeRedis!
   let client: { connect(): Promise<unknown>; isOpen: boolean }

@@ -5,8 +5,8 @@
  * master on a cluster, and the bus's subscriber is a `duplicate()` (one node) or a connection of its
  * own to the channel's slot master (cluster), made again whenever it drops or the slot moves.
  * An L2 call while the client is not `ready` is refused at once (`NotConnectedError`), never left in
- * ioredis's offline queue to be sent after the caller gave up on it; only the calls made before the
- * client's first connect wait for it there (a client just made, given or opened here).
+ * ioredis's offline queue to be sent after the caller gave up on it; only a client EchoStore opened
+ * holds the calls made before its first connect there.
  */
 import type { Cluster, Redis } from 'ioredis'
 import { calculateSlot } from './peers.js'
@@ -42,16 +42,16 @@ const nodeKey = (options: { host?: string; port?: number }): string => `${option
 type Pipeline = Record<string, (...args: unknown[]) => Pipeline> & { exec(): Promise<[Error | null, unknown][] | null> }
 
 /**
- * Wraps an ioredis client. The calls made before its first connect wait for it in its offline queue
- * (for a connection EchoStore opened, `FAIL_FAST` bounds that); once it was ready, every call while
- * it is not is refused at once.
+ * Wraps an ioredis client. `opened`: EchoStore opened it (a `url`, `sentinels`), so the calls made
+ * before its first connect wait for it in its offline queue (`FAIL_FAST` bounds that); a client given
+ * is refused every call while it is not ready, as it is once an opened one was ready.
  */
-export function ioredisDriver(client: IoredisClient): Driver {
+export function ioredisDriver(client: IoredisClient, { opened = false }: { opened?: boolean } = {}): Driver {
   const cluster = isClusterClient(client)
   // Another adapter's listener on a shared client is not the user's: only unmarked ones count.
   const hadErrorListener = userListenerCount(client, 'error') > 0
   // Whether the client was ready once: set only by `sawReady` (as a call finds it ready, or as the adapters' watch hears it become so).
-  let connectedOnce = client.status === 'ready'
+  let connectedOnce = client.status === 'ready' || !opened
   const sawReady = () => {
     connectedOnce = true
   }

@@ -406,7 +406,8 @@ export class RowStore<V> {
     const shards = this.#index.shards
     let shard = hash & (shards - 1)
     while (this.#index.shard(shard).size === 0) shard = (shard + 1) & (shards - 1)
-    const victim = this.#victim(shard, keepTombstonesAfter, now, HAND_STEPS)
+    // An admitted write walks as a replacement does, past any young tombstones: three laps of the shard.
+    const victim = this.#victim(shard, keepTombstonesAfter, now, admitted ? 3 * this.#index.shard(shard).size + 1 : HAND_STEPS)
     if (victim < 0) return false
     const victimId = this.#ids[victim]!
     const sketch = this.#filter()
