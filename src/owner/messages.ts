@@ -19,10 +19,17 @@ import type { RowTags, Scope } from '../tags/scope.js'
 export interface PutInProgress {
   readonly id: Id
   /**
-   * The highest version of a change of `id` heard from another process while the put was in progress
-   * (+∞ for a clear or a bus gap); -1 when none: the put is applied to L1 only above it.
+   * The highest version of a change of `id` heard from another process, or made here, while the put
+   * was in progress (+∞ for a clear or a bus gap); -1 when none: the put is applied to L1 only above
+   * it. Written by the owner.
    */
   fencedAt: number
+  /**
+   * The birth of its row on the tag version clock, once the change path took it (before it asks L2);
+   * +∞ for a put without tags, or before: the sweeper forgets no tag version this birth may still be
+   * judged against. Written by the change path.
+   */
+  born: number
 }
 
 /** A waiting caller's own options. */

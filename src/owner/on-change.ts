@@ -72,7 +72,7 @@ function endPut<V>(state: OwnerState<V>, put: PutInProgress): void {
   if (ofId?.delete(put) && ofId.size === 0) state.puts.delete(put.id)
 }
 
-/** Fences the puts of `id` in progress (every id's, for `undefined`) with a change of `version` heard from another process, or a clear or a gap (+∞). */
+/** Fences the puts of `id` in progress (every id's, for `undefined`) with a change of `version` made here or heard from another process, or a clear or a gap (+∞). */
 function fencePuts<V>(state: OwnerState<V>, id: Id | undefined, version: number): void {
   const fenceAll = (ofId: Set<PutInProgress> | undefined) => ofId?.forEach((put) => (put.fencedAt = Math.max(put.fencedAt, version)))
   if (id === undefined) state.puts.forEach(fenceAll)
@@ -90,10 +90,13 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
   endPut(state, put.progress)
   state.rows.countRequests(id, 1)
   if (version < known(state, id)) return put.reply(false, version)
-  if (version <= put.progress.fencedAt) {
-    // A clear, a bus gap or a change heard from another process fenced it while L2 took its value:
-    // the row it would have replaced holds what the put replaced, so it goes too (a tombstone at
-    // the put's version), and the next read goes to L2, rather than serve that row until the clear ends.
+  // A tag of its row invalidated while it was in progress (here, or heard) makes it as stale as a load born then.
+  const staleByTags = put.tags !== undefined && state.tags.stale(put.tags.keys, put.tags.born)
+  if (version <= put.progress.fencedAt || staleByTags) {
+    // A newer change (here or heard), a clear or a bus gap fenced it, or a tag of its row was
+    // invalidated, while L2 took its value: the row it would have replaced holds what the put
+    // replaced, so it goes too (a tombstone at the put's version), and the next read goes to L2,
+    // rather than serve that row until a clear ends.
     bury(turn, id, version)
     return put.reply(false, version)
   }
@@ -111,6 +114,7 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
   // Stored (or, when it cannot be, a tombstone) before the fence takes the id's flight out of the registry: `bury` sees what there is to fence.
   store(turn, id, put.value, put.expiresAt, version, undefined, put.tags)
   turn.state.flights.fenceId(id, version)
+  fencePuts(state, id, version) // an older put in progress is refused by this, whatever becomes of this row
   put.reply(true, version)
 }
 
@@ -141,6 +145,7 @@ export function onInvalidate<V>(turn: Turn<V>, change: InvalidateMessage): void 
   if (change.missedByL2) rememberMissedByL2(turn, id, version)
   bury(turn, id, version) // before the fence takes the id's flight out of the registry: it sees what there is to fence
   turn.state.flights.fenceId(id, version)
+  fencePuts(turn.state, id, version) // an older put in progress is refused by this, not by a tombstone the sweeper may take first
   change.reply(true, version)
 }
 

@@ -20,6 +20,8 @@ export function forgetTagVersions<V>(turn: Turn<V>, now: number): void {
   if (state.tags.size === 0) return
   let oldest = state.rows.oldestBirth()
   oldest = state.flights.oldestBorn(oldest)
+  // A put in progress may still store a row born then.
+  for (const ofId of state.puts.values()) for (const put of ofId) if (put.born < oldest) oldest = put.born
   state.tags.forget(oldest, env.l2EntryLife > 0 ? clockVersion(now - env.l2EntryLife) : Number.POSITIVE_INFINITY)
 }
 

@@ -345,3 +345,19 @@ export function flightBoundOf(options: ResolvedOptions): number {
   if (options.lease === undefined) return options.loadTimeout
   return options.loadTimeout + options.lease.wait + LEASE_L2_CALLS * (options.l2?.timeout ?? DEFAULT_L2_TIMEOUT)
 }
+
+/**
+ * The L2 calls of a put up to its last write landing, each bounded by the store's timeout: the
+ * version it mints, its entry's write, and the tombstone written in its place when L2 will not hold
+ * the value.
+ */
+export const PUT_L2_CALLS = 3
+
+/**
+ * How long a tombstone (in L1, and in L2 as a change writes it) remembers its version: past the rows
+ * of its id's lifetime (`ttl`), past any flight it may fence (`flightBound`), and past the L2 write of
+ * any older put in progress when it was written (`PUT_L2_CALLS` store timeouts), which L2 must refuse.
+ */
+export function tombstoneLifeOf(options: ResolvedOptions, flightBound: number): number {
+  return Math.max(options.ttl, flightBound, PUT_L2_CALLS * (options.l2?.timeout ?? DEFAULT_L2_TIMEOUT))
+}

@@ -15,7 +15,7 @@ import type { BatchLoader, Loader } from '../core/loader.js'
 import { Batch, type Origin, type RunBatchLoader, type RunLoader } from '../owner/loader.js'
 import { msg } from '../owner/messages.js'
 import { type Owner, startOwner } from '../owner/owner.js'
-import { MAX_TTL, type TableOptions, flightBoundOf, resolveOptions } from './options.js'
+import { MAX_TTL, type TableOptions, flightBoundOf, resolveOptions, tombstoneLifeOf } from './options.js'
 import { readOptions } from './read-options.js'
 import { NOT_LIVE, type RowStore } from '../rows/row-store.js'
 import { ROOT_SCOPE, type Scope, badCallerId } from '../tags/scope.js'
@@ -111,8 +111,7 @@ export class Table<V, K extends Id = string> {
     this.#maxBatchSize = resolved.maxBatchSize
     const expiry = expiryPolicy(resolved.ttl, resolved.negativeTtl, resolved.jitter, resolved.random, MAX_TTL)
     const flightBound = flightBoundOf(resolved)
-    // A tombstone outlives any flight it may fence, and the rows of its id's lifetime.
-    const tombstoneLife = Math.max(resolved.ttl, flightBound)
+    const tombstoneLife = tombstoneLifeOf(resolved, flightBound)
     this.#owner = startOwner<V>(resolved, { origin: this.origin, events: this.events, expiry, flightBound, tombstoneLife })
     this.#rows = this.#owner.state.rows
     this.#changes = new Changes<V>({
