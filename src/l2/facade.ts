@@ -61,7 +61,7 @@ export class L2Facade {
   /**
    * When every value or absent entry this table has written to the store is gone from it, its grace
    * included (0: none written): until then L2 may answer any of them, whatever became of its row.
-   * Written only by {@link #wroteUntil}, as each write is asked and as it settles or times out (one that fails may still have landed).
+   * Written only by {@link set}, as each write is asked, to the end of the life of an entry the store takes by the call's timeout (one that fails may still have landed).
    */
   #writtenUntil = 0
 
@@ -180,21 +180,14 @@ export class L2Facade {
    */
   async set(id: Id, given: L2Write, release?: string): Promise<L2Answer<L2WriteOutcome>> {
     const entry: L2Write = given.tags !== undefined && this.store.tagVersions === undefined ? { kind: 'tombstone', version: given.version, ttl: given.ttl } : given
-    // The store counts an entry's life from when it takes the write: until the call settles (or times out), it may take it.
-    const lives = entry.kind !== 'tombstone'
-    if (lives) this.#wroteUntil(entry.ttl + (entry.grace ?? 0))
+    // The store counts an entry's life from when it takes the write, which is by the call's timeout when it is in time.
+    if (entry.kind !== 'tombstone') this.#writtenUntil = Math.max(this.#writtenUntil, this.clock.now() + this.timeout + entry.ttl + (entry.grace ?? 0))
     const leases = this.store.leases
     const both = release !== undefined && leases?.setAndRelease !== undefined
     const written = both
       ? await this.#call<boolean | 'unfit'>('leases.setAndRelease', id, () => leases.setAndRelease!(this.table, id, entry, release), 'unfit', notBoolean)
       : await this.#call<boolean | 'unfit'>('set', id, () => this.store.set(this.table, id, entry), 'unfit', notBoolean)
-    if (lives) this.#wroteUntil(entry.ttl + (entry.grace ?? 0))
     return written === L2_FAILED || written === 'unfit' ? written : written ? 'written' : 'refused'
-  }
-
-  /** An entry of `life` ms (its grace included) may have been written now: {@link writtenUntil} is no earlier than its end. */
-  #wroteUntil(life: number): void {
-    this.#writtenUntil = Math.max(this.#writtenUntil, this.clock.now() + life)
   }
 
   /** When every value or absent entry this table wrote to the store is gone from it, its grace included (0: none written). */
