@@ -1,7 +1,7 @@
 /**
  * Spans from the tracing channels: one span per fetch that was not answered by a row (the fetch
  * that started a flight carries the flight: its loads and L2 calls are its children, and
- * `echostore.waiters` counts the callers it answered; a fetch that joined a flight links to it),
+ * `echostore.waiters` counts the callers that waited on it; a fetch that joined a flight links to it),
  * one per loader call and one per L2 call, each a child of what was active where it began. Ids go
  * on spans only with `recordIds`.
  */

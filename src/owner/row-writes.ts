@@ -125,7 +125,7 @@ function keepTombstonesAfter<V>(turn: Turn<V>): number {
 
 /**
  * Replaces the row with a tombstone remembering `version` for `tombstoneLife`: `max(ttl, flight
- * bound)` (none for a new id on a full table). A tombstone of an id with nothing to fence (no row, no
+ * bound, 3 L2 timeouts)` (none for a new id on a full table). A tombstone of an id with nothing to fence (no row, no
  * flight, no put in progress: a local change of an id never read) is never young (see
  * `RowStore.bury`): it goes through eviction as a row does, so a batch of such changes cannot keep
  * new ids out of a full table. No flight of its id runs yet, and a later one reads L2's tombstone

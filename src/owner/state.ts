@@ -72,7 +72,7 @@ export interface OwnerEnv<V> {
   readonly loadTimeout: number
   /** How long a flight may run before `LoadTimeoutError`: `loadTimeout`, plus, with a lease, its `wait` and one L2 timeout (a flight may wait for another process's load before its own). */
   readonly flightBound: number
-  /** How long a tombstone is remembered: long enough to outlive any flight or row it fences. */
+  /** How long a tombstone is remembered: long enough to outlive any flight or row it fences, and an older put's L2 write (see `tombstoneLifeOf`). */
   readonly tombstoneLife: number
   /** Least time between the starts of two sweep passes: `max(sweepInterval, ttl / 16)`. */
   readonly sweepPeriod: number

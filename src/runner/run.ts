@@ -24,7 +24,7 @@ export interface RunnerDeps<V> {
   l2: L2Facade | undefined
   /** Ms an L2 entry is kept past its row's expiry (the table's `grace`). */
   grace: number
-  /** Ms a tombstone lives (`max(ttl, flight bound)`): what a forced refresh whose answer is not to be cached leaves in L2. */
+  /** Ms a tombstone lives (`max(ttl, flight bound, 3 L2 timeouts)`, see `tombstoneLifeOf`): what a forced refresh whose answer is not to be cached leaves in L2. */
   tombstoneLife: number
   /** The table's lease settings, when it has `lease` on (and an L2). */
   lease: LeaseSettings | undefined

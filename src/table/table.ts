@@ -187,7 +187,7 @@ export class Table<V, K extends Id = string> {
 
   /**
    * Drops the row for `id` in both layers and leaves a tombstone carrying the version (in L2 it lives
-   * `max(ttl, flight bound)`, the bound being `loadTimeout` plus, with a lease, its wait and one L2 timeout, and reads as a miss), fences a flight in progress for the id (its waiters
+   * `max(ttl, flight bound, 3 L2 timeouts)`, the bound being `loadTimeout` plus, with a lease, its wait and five L2 timeouts, and reads as a miss), fences a flight in progress for the id (its waiters
    * still get its answer; it is not stored), then broadcasts. Once it resolves, no fetch that starts
    * afterwards returns a value loaded before it. With a known version (given, or from L2), L2 gets
    * its tombstone first, so no flight can read the old entry once L1 has changed. The one way to
@@ -272,7 +272,7 @@ export class Table<V, K extends Id = string> {
 
   /**
    * Stops the sweeper, refuses new fetches (`TableClosedError`), lets flights in progress answer
-   * their waiters (each within its bound: `loadTimeout`, plus a lease's wait and one L2 timeout),
+   * their waiters (each within its bound: `loadTimeout`, plus a lease's wait and five L2 timeouts),
    * then stops the owner; with `closeStores`, then closes the `l2` and `bus` it was given.
    * Idempotent: every call returns the same promise, which resolves once all that is done. On a
    * namespace view: the view refuses further calls, nothing shared is closed, and every call returns
