@@ -82,6 +82,16 @@ class OwnRedis {
   }
 }
 
+/** The keys under `prefix` on `server`, read on a connection of their own. */
+async function keysOn(server: OwnRedis, prefix: string): Promise<string[]> {
+  const admin = new Redis(server.url)
+  try {
+    return await keysUnder(admin, prefix)
+  } finally {
+    await admin.quit()
+  }
+}
+
 /** Every server a test started, killed after it. */
 const running = new Set<OwnRedis>()
 afterEach(async () => {
@@ -174,12 +184,7 @@ describeRedis('the Redis drivers under faults', () => {
         expect(await client.ping()).toBe('PONG')
         expect(set.state).toBe('rejected')
         expect(set.error).toMatchObject({ code: 'ECHOSTORE_REDIS_UNREACHABLE', cause: { name: 'NotConnectedError' } })
-        const admin = new Redis(server.url)
-        try {
-          expect(await keysUnder(admin, prefix)).toEqual([])
-        } finally {
-          await admin.quit()
-        }
+        expect(await keysOn(server, prefix)).toEqual([])
       } finally {
         await table.close()
         await l2.close()
@@ -203,12 +208,7 @@ describeRedis('the Redis drivers under faults', () => {
         await server.restart()
         await back
         expect(await client.ping()).toBe('PONG') // after anything its offline queue would have sent
-        const admin = new Redis(server.url)
-        try {
-          expect(await keysUnder(admin, prefix)).toEqual([])
-        } finally {
-          await admin.quit()
-        }
+        expect(await keysOn(server, prefix)).toEqual([])
       } finally {
         await table.close()
         await l2.close()

@@ -15,7 +15,7 @@ import type { UnfilledMessage } from '../bus/bus.js'
 import type { HolderEnd } from '../flight/flight.js'
 import { NOT_LIVE } from '../rows/row-store.js'
 import type { InvalidateMessage, PutMessage } from './messages.js'
-import { bury, known, rememberMissedByL2, store } from './row-writes.js'
+import { bury, holdsSomething, known, rememberMissedByL2, store } from './row-writes.js'
 import type { PutInProgress } from './messages.js'
 import type { OwnerState, Turn } from './state.js'
 import { ROOT_SCOPE, Scope } from '../tags/scope.js'
@@ -113,7 +113,7 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
   if (put.missedByL2) rememberMissedByL2(turn, id, version)
   // Stored (or, when it cannot be, a tombstone) before the fence takes the id's flight out of the registry: `bury` sees what there is to fence.
   store(turn, id, put.value, put.expiresAt, version, undefined, put.tags)
-  turn.state.flights.fenceId(id, version)
+  state.flights.fenceId(id, version)
   fencePuts(state, id, version) // an older put in progress is refused by this, whatever becomes of this row
   put.reply(true, version)
 }
@@ -197,7 +197,7 @@ export function onDelivery<V>(turn: Turn<V>, delivery: unknown): void {
     // A tombstone only where there is something to fence (a row, a flight, a put in progress, whose
     // next read must not take an older entry from L2): messages about ids this table never read must
     // not use up its capacity.
-    const holds = state.rows.has(id) || state.flights.has(id) || state.puts.has(id)
+    const holds = holdsSomething(state, id)
     wakeWaiting(turn, id)
     if (holds) bury(turn, id, version) // before the fence takes the id's flight out of the registry: it sees what there is to fence
     state.flights.fenceId(id, version)

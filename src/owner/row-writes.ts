@@ -134,6 +134,10 @@ function keepTombstonesAfter<V>(turn: Turn<V>): number {
  */
 export function bury<V>(turn: Turn<V>, id: Id, version: number): void {
   const { state, env } = turn
-  const fences = state.rows.has(id) || state.flights.has(id) || state.puts.has(id)
-  state.rows.bury(id, version, env.clock.now() + env.tombstoneLife, fences)
+  state.rows.bury(id, version, env.clock.now() + env.tombstoneLife, holdsSomething(state, id))
+}
+
+/** True when the table holds something of `id` a change must fence: a row (or tombstone), a flight, or a put in progress. */
+export function holdsSomething<V>(state: OwnerState<V>, id: Id): boolean {
+  return state.rows.has(id) || state.flights.has(id) || state.puts.has(id)
 }

@@ -50,11 +50,9 @@ export function ioredisDriver(client: IoredisClient, { opened = false }: { opene
   const cluster = isClusterClient(client)
   // Another adapter's listener on a shared client is not the user's: only unmarked ones count.
   const hadErrorListener = userListenerCount(client, 'error') > 0
-  // Whether the client was ready once: set only by `sawReady` (as a call finds it ready, or as the adapters' watch hears it become so).
+  // Whether the client was ready once: set only by the adapters' watch, as it hears it become so (an
+  // opened client is watched from before it connects).
   let connectedOnce = client.status === 'ready' || !opened
-  const sawReady = () => {
-    connectedOnce = true
-  }
   // The scripts installed on the client so far, by name: written by install only.
   const installed = new Set<string>()
   const install = (script: Script): string => {
@@ -84,11 +82,8 @@ export function ioredisDriver(client: IoredisClient, { opened = false }: { opene
    * offline queue and send it once reconnected, long after the caller gave up), or undefined.
    */
   const refusal = (key: string): NotConnectedError | undefined => {
-    if (client.status === 'ready') {
-      sawReady()
-      return undefined
-    }
-    return connectedOnce ? new NotConnectedError(masterOf(key) ?? where()) : undefined
+    if (client.status === 'ready' || !connectedOnce) return undefined
+    return new NotConnectedError(masterOf(key) ?? where())
   }
 
   return {
@@ -151,7 +146,7 @@ export function ioredisDriver(client: IoredisClient, { opened = false }: { opene
       watch(client, {
         failed: (node, error) => report.failed(node, error),
         recovered: (node) => {
-          if (node === '') sawReady()
+          if (node === '') connectedOnce = true
           report.recovered(node)
         },
       }),
