@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Bus, BusDelivery } from '../src/bus/bus.js'
-import { createTable, localBus, memoryL2 } from '../src/index.js'
+import { type Table, createTable, localBus, memoryL2 } from '../src/index.js'
 import type { L2Store } from '../src/store.js'
 import { chaosL2, manualClock } from '../src/testing.js'
 import { heldWrites } from './support/held-l2.js'
@@ -305,6 +305,41 @@ describe('a put waiting on L2 while a newer change of its id is heard', () => {
       expect(a.peek('k')).toBeUndefined()
       expect(await store.get(NAME, 'k')).toBeUndefined()
       await a.close()
+    })
+
+    it('a tag of its row invalidated, or its namespace cleared, here or heard, while its version is minted: not applied, nothing stored, and no process takes its value', async () => {
+      const changes = {
+        'namespace cleared here': (here: Table<string>, _other: Table<string>) => here.namespace('n').clear(),
+        'namespace cleared in another process': (_here: Table<string>, other: Table<string>) => other.namespace('n').clear(),
+        'tag invalidated in the namespace': (here: Table<string>, _other: Table<string>) => here.namespace('n').invalidateTags(['t']),
+        'tag invalidated in the base table': (here: Table<string>, _other: Table<string>) => here.invalidateTags(['t']),
+      }
+      for (const [change, make] of Object.entries(changes)) {
+        const clock = manualClock(1_000)
+        const store = memoryL2({ clock })
+        const mint = heldMint(store)
+        const bus = localBus()
+        const here = createTable<string>({ name: NAME, clock, bus, l2: mint.held })
+        const other = createTable<string>({ name: NAME, clock, bus, l2: store })
+        const first = here.namespace('n').put('k', 'old', { tags: ['t'] })
+        await settle()
+        mint.release()
+        expect(await first, change).toMatchObject({ applied: true })
+        expect(here.namespace('n').peek('k'), change).toBe('old')
+        const put = outcome(here.namespace('n').put('k', 'new', { tags: ['t'] }))
+        await settle()
+        expect(mint.pending(), change).toBe(1)
+        await make(here, other)
+        await settle()
+        mint.release()
+        await settle()
+        await settle()
+        expect(put.value?.applied, change).toBe(false)
+        expect(here.namespace('n').peek('k'), change).toBeUndefined()
+        const cold = createTable<string>({ name: NAME, clock, bus, l2: store })
+        expect(await cold.namespace('n').fetch('k', () => 'origin'), change).toBe('origin')
+        await Promise.all([here.close(), other.close(), cold.close()])
+      }
     })
 
     it('two processes: B minted after A and its L2 write failed; A ends without its older value, B holds its own', async () => {

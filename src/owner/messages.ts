@@ -25,9 +25,9 @@ export interface PutInProgress {
    */
   fencedAt: number
   /**
-   * The birth of its row on the tag version clock, once the change path took it (before it asks L2);
-   * +∞ for a put without tags, or before: the sweeper forgets no tag version this birth may still be
-   * judged against. Written by the change path.
+   * The birth of its row on the tag version clock, taken by the change path as the put begins (before
+   * it asks L2 anything); +∞ for a put without tags: the sweeper forgets no tag version this birth may
+   * still be judged against.
    */
   born: number
 }

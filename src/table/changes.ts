@@ -108,7 +108,11 @@ export class Changes<V> {
     // it: a change of the id heard meanwhile (L2 may hold it already) fences it, so its older value
     // never enters L1, and leaves a tombstone its L2 write is then refused by.
     const { owner } = this.deps
-    const progress: PutInProgress = { id, fencedAt: -1, born: Number.POSITIVE_INFINITY }
+    // The row's birth on the tag version clock is taken before L2 is asked anything too: a tag of the
+    // row invalidated (a namespace cleared) while the put waits for its version or its write is newer than it.
+    const keys = rowTagKeys(id, tags)
+    const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: owner.state.versions.peek(clock.now()) }
+    const progress: PutInProgress = { id, fencedAt: -1, born: rowTags?.born ?? Number.POSITIVE_INFINITY }
     owner.post(msg.putProgress(progress, true))
     let l2: ChangeResult['l2']
     let change: { applied: boolean; version: number }
@@ -116,9 +120,6 @@ export class Changes<V> {
       const version = await this.#versionOf(id, given, 'put')
       const now = clock.now()
       const expiresAt = expiry.draw(value, now, ttl)
-      const keys = rowTagKeys(id, tags)
-      const rowTags: RowTags | undefined = keys === undefined ? undefined : { keys, born: owner.state.versions.peek(now) }
-      if (rowTags !== undefined) progress.born = rowTags.born
       const tombstone = l2Write.tombstone(version, tombstoneLife)
       l2 = await this.#writeL2(id, version, expiresAt === undefined ? tombstone : l2Write.row(value, version, expiresAt, now, grace, rowTags), tombstone)
       if (l2 === 'refused' && given !== undefined) await this.#checkRefused(id, given, 'put')
