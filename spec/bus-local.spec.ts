@@ -85,8 +85,11 @@ describe('localBus', () => {
     expect(later.deliveries).toEqual([])
   })
 
-  it('refuses a non-function handler or reporter', () => {
+  it('refuses a non-function handler or reporter, null options and an unknown option', () => {
     expect(() => localBus({ onHandlerError: 1 as never })).toThrow(/onHandlerError/)
+    // Options are read as every call's are: null and unknown keys are refused, naming them.
+    expect(() => localBus(null as never)).toThrow(expect.objectContaining({ name: 'TypeError', code: 'ECHOSTORE_BAD_ARGUMENT', message: 'echostore: localBus takes an options object, got null' }))
+    expect(() => localBus({ onHandlerErorr: () => {} } as never)).toThrow('echostore: localBus: unknown option "onHandlerErorr" (known: onHandlerError)')
     expect(() => localBus().subscribe('nope' as never)).toThrow(/handler/)
   })
 })

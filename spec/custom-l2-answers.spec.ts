@@ -33,6 +33,25 @@ describe('a custom L2 store whose get answers', () => {
     ['a lifetime of Infinity', async () => ({ kind: 'value', value: { v: 'forever' }, version: 0, ttl: Number.POSITIVE_INFINITY })],
     ['a lifetime of NaN', async () => ({ kind: 'value', value: { v: 'nan' }, version: 0, ttl: Number.NaN })],
     ['a string', async () => 'value'],
+    [
+      'a thenable whose then throws',
+      () => ({
+        // biome-ignore lint/suspicious/noThenProperty: a thenable is what this case answers
+        then() {
+          throw new Error('then threw')
+        },
+      }),
+    ],
+    [
+      'an entry whose kind cannot be read',
+      async () =>
+        Object.defineProperty({}, 'kind', {
+          get() {
+            throw new Error('kind getter threw')
+          },
+          enumerable: true,
+        }),
+    ],
   ]
   for (const [name, get] of cases) {
     it(`${name}: is a counted L2 failure, and the loader answers`, async () => {

@@ -371,6 +371,27 @@ describe('soft timeouts', () => {
     await Promise.all([a.close(), b.close(), c.close()])
   })
 
+  it('answering a live row (a forced refresh stored it meanwhile) answer a fresh value: no stale answer counted or told', async () => {
+    for (const soft of ['per fetch', 'table'] as const) {
+      const { clock, table, stale } = await gracedTable(soft === 'table' ? { softTimeout: 100 } : {})
+      const slow = latchedLoader<string>()
+      const waiter = outcome(table.fetch('k', slow.loader, soft === 'per fetch' ? { softTimeout: 100 } : { timeout: 60_000 }))
+      await settle()
+      // A forced refresh supersedes the slow flight and stores a live row at once.
+      expect(await table.fetch('k', () => 'fresh', { forceRefresh: true }), soft).toBe('fresh')
+      await settle()
+      const before = table.stats().stale_hits
+      clock.advance(100) // the soft timeout passes: the row it answers is live
+      await settle()
+      expect(waiter, soft).toMatchObject({ state: 'fulfilled', value: 'fresh' })
+      expect(table.stats().stale_hits - before, soft).toBe(0)
+      expect(stale, soft).toEqual([])
+      slow.only().resolve('late')
+      await settle()
+      await table.close()
+    }
+  })
+
   it('do nothing without a graced value: the caller waits for the load', async () => {
     const clock = manualClock(0)
     const table = createTable<string | undefined>({ grace: GRACE, softTimeout: 100, clock })

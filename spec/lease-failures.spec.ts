@@ -284,6 +284,51 @@ describe('close() after a flight released mid-lease', () => {
     expect(own.pending()).toBe(0)
   })
 
+  it('leaves no timer when the flight was released while a look asked for the lease, and gives back a lease granted to it then', async () => {
+    for (const granted of [false, true]) {
+      const clock = manualClock(0)
+      const store = memoryL2({ clock })
+      await store.leases!.acquire(NAME, 'a', 'a-dead-holder', 60_000)
+      // A store with leases but no readOrAcquire (a look reads, then asks), whose lease answers can be held.
+      let holding = false
+      const held: (() => void)[] = []
+      const own = store.leases!
+      const leases: NonNullable<L2Store['leases']> = {
+        release: (t, i, token) => own.release(t, i, token),
+        void: (t, i) => own.void(t, i),
+        acquire: (...args: Parameters<NonNullable<L2Store['leases']>['acquire']>) => {
+          const answer = own.acquire(...args)
+          return holding ? new Promise<boolean>((resolve, reject) => held.push(() => void answer.then(resolve, reject))) : answer
+        },
+      }
+      const plain: L2Store = {
+        get: (t, i) => store.get(t, i),
+        set: (t, i, e) => store.set(t, i, e),
+        nextVersion: (t, i, f) => store.nextVersion(t, i, f),
+        clear: (t) => store.clear(t),
+        close: async () => {},
+        leases,
+      }
+      const table = createTable<Row>({ name: NAME, jitter: 0, sweepInterval: 1e9, clock, l2: plain, lease: { ttl: 1_000, wait: 5_000 } })
+      const controller = new AbortController()
+      const fetched = outcome(table.fetch('a', async () => ({ v: 'x' }), { signal: controller.signal }))
+      await settle()
+      if (granted) await store.leases!.release(NAME, 'a', 'a-dead-holder') // the next look is granted the lease
+      holding = true
+      await advanceSettled(clock, 2) // the first look: a read, then the lease asked for, its answer held
+      expect(held.length, `granted: ${granted}`).toBe(1)
+      controller.abort(new Error('left'))
+      await settle()
+      held.splice(0).forEach((answer) => answer())
+      await settle()
+      await table.close()
+      expect(fetched.state).toBe('rejected')
+      expect(clock.pending(), `granted: ${granted}`).toBe(0)
+      // Nobody holds the lease the released flight was granted: another process takes it at once.
+      if (granted) expect(await store.leases!.acquire(NAME, 'a', 'another', 1_000)).toBe(true)
+    }
+  })
+
   it('leaves no timer on the clock when the flight was released during a slow L2 read', async () => {
     const clock = manualClock(0)
     const stalled: L2Store = { get: () => new Promise(() => {}), set: async () => true, nextVersion: async (_t, _i, floor) => floor, clear: async () => {}, close: async () => {} }

@@ -105,6 +105,22 @@ describe('the span tree of a herd', () => {
     await table.close()
   })
 
+  it('stale answers count the graced ids of a batch read that failed, as stale_hits does', async () => {
+    const clock = manualClock(0)
+    const table = createTable<string>({ name: 'sf', ttl: 30, jitter: 0, grace: 1_000, clock, sweepInterval: 1e9 })
+    await table.fetchMany(['a'], (ids) => ids.map(() => 'old a'))
+    clock.advance(40) // a expired, within its grace
+    let fail!: (error: unknown) => void
+    const read = table.fetchMany(['a', 'c'], () => new Promise<string[]>((_, reject) => (fail = reject)))
+    await settle()
+    fail(new Error('origin down')) // a: the fail-safe answers its graced value; c has none, and fails the read
+    await expect(read).rejects.toThrow('origin down')
+    await settle()
+    expect(table.stats()).toMatchObject({ stale_hits: 1, failsafe: 1 })
+    expect(by(await sdk.points(METRIC_NAMES.staleAnswers), 'echostore.table')).toEqual({ sf: 1 })
+    await table.close()
+  })
+
   it('a fetch made by a loader is a child of that loader span', async () => {
     const teams = createTable<string>({ name: 'teams' })
     const users = createTable<string>({ name: 'users' })

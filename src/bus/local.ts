@@ -8,7 +8,8 @@
  * the others and does not reject `publish`; its error goes to `onHandlerError`, or is dropped.
  */
 import { createEmitter } from '../core/events.js'
-import { BusClosedError, badArgument } from '../core/errors.js'
+import { BusClosedError, badArgument, describe } from '../core/errors.js'
+import { readOptions } from '../table/read-options.js'
 import type { Bus, BusDelivery, CoherenceMessage } from './bus.js'
 import { publishable } from './message.js'
 
@@ -32,9 +33,9 @@ type Events = { delivery: BusDelivery }
  * After `close()`, `subscribe` returns an unsubscribe that does nothing.
  */
 export function localBus(options: LocalBusOptions = {}): LocalBus {
-  const onHandlerError = options.onHandlerError
+  const { onHandlerError } = readOptions(options, ['onHandlerError'], 'localBus') as LocalBusOptions
   if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
-    throw badArgument(TypeError, `localBus: onHandlerError must be a function, got ${typeof onHandlerError}`)
+    throw badArgument(TypeError, `localBus: onHandlerError must be a function, got ${describe(onHandlerError)}`)
   }
   // Written by subscribe, unsubscribe and close; mitt iterates a copy of the list on emit.
   const emitter = createEmitter<Events>()

@@ -109,18 +109,25 @@ export function traceFetch<T>(table: string, ids: { id: Id } | { ids: readonly I
     return read(trace).then(
       (value) => {
         context.outcome = trace.resolved()
-        const stale = trace.staleAnswers()
-        if (stale > 0) context.stale = stale
+        staleIn(context, trace)
         settleTraced(context, trace, false, value)
         return value
       },
       (error: unknown) => {
         context.outcome = 'error'
+        // A batch read that failed may still have answered some of its ids a graced value (the fail-safe's, counted in `stale_hits`).
+        staleIn(context, trace)
         settleTraced(context, trace, true, error)
         throw error
       },
     )
   })
+}
+
+/** Writes into `context` how many graced answers `trace`'s read got, when it got any. */
+function staleIn(context: FetchChannelContext, trace: FetchTrace): void {
+  const stale = trace.staleAnswers()
+  if (stale > 0) context.stale = stale
 }
 
 /** A traced caller started `flight`: its trace becomes the flight's (with `count` callers), and the flight's runner runs in its context. */

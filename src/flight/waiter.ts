@@ -78,9 +78,16 @@ export class Waiter<V> {
     this.settled = true
     if (this.#deadline !== undefined) this.clock.clearTimeout(this.#deadline)
     if (this.#soft !== undefined) this.clock.clearTimeout(this.#soft)
-    if (this.#onAbort !== undefined) this.signal!.removeEventListener('abort', this.#onAbort)
+    const onAbort = this.#onAbort
     this.#deadline = undefined
     this.#soft = undefined
     this.#onAbort = undefined
+    if (onAbort === undefined) return
+    try {
+      this.signal!.removeEventListener('abort', onAbort)
+    } catch {
+      // A signal that cannot stop listening (a hostile one) keeps a listener that does nothing more:
+      // the waiter is settled, so the owner ignores its leaving. Its answer, and the next waiter's, go on.
+    }
   }
 }

@@ -298,9 +298,10 @@ export class L2Facade {
   }
 
   /**
-   * The table stopped: every call in progress answers {@link L2_FAILED} now (uncounted; what the store
-   * does with it is its own affair) and its timer goes, so no timer of a closed table stays on its
-   * clock; later calls (a lease given back as a flight ends) still reach the store, unbounded.
+   * The table stopped: every call in progress answers {@link L2_FAILED} now and its timer goes, so no
+   * timer of a closed table stays on its clock; its outcome, when the store gives it, is counted as
+   * any call's is. Later calls (a lease given back as a flight ends) still reach the store, unbounded,
+   * and a failure of theirs is counted too.
    */
   stop(): void {
     this.#stopped = true
@@ -361,14 +362,21 @@ export class L2Facade {
       return Promise.resolve(L2_FAILED)
     }
     if (this.#stopped) {
+      // Unbounded (no timer of a stopped table stays on its clock); a failure is still counted.
       return new Promise<L2Answer<T>>((resolve) => {
-        try {
-          Promise.resolve(run()).then(
-            (value) => resolve(bad(value) === undefined ? value : L2_FAILED),
-            () => resolve(L2_FAILED),
-          )
-        } catch {
+        const failed = (error: unknown): void => {
+          this.count('l2_errors')
+          this.#failed(shard, op, id, error)
           resolve(L2_FAILED)
+        }
+        try {
+          Promise.resolve(run()).then((value) => {
+            const wrong = wrongIn(bad, value)
+            if (wrong === undefined) resolve(value)
+            else failed(new TypeError(`echostore: L2 ${op} answered ${wrong}`))
+          }, failed)
+        } catch (error) {
+          failed(error)
         }
       })
     }
@@ -393,14 +401,18 @@ export class L2Facade {
       }
       // The deadline counts from the end of this turn, when a client that writes at the turn's end has sent the request.
       const unbound = this.#deadlines.bound(timeOut)
+      /** True once the call was ended as the table stopped: its outcome, when the store gives it, is still counted. */
+      let ended = false
       const end = (): void => {
         if (!over()) return
+        ended = true
         traced?.(true, new TableClosedError(this.table, id))
         resolve(L2_FAILED)
       }
       this.#inProgress.add(end)
       const settle = (answer: L2Answer<T>, error?: unknown): void => {
-        if (!over()) return
+        const open = over()
+        if (!open && !ended) return // timed out: counted as such
         if (answer !== L2_FAILED) {
           this.#breakers.delete(shard)
         } else if (error instanceof L2CorruptEntryError || error instanceof L2UnfitValueError) {
@@ -412,6 +424,7 @@ export class L2Facade {
           this.count('l2_errors')
           this.#failed(shard, op, id, error)
         }
+        if (!open) return // ended as the table stopped: answered then
         traced?.(answer === L2_FAILED, answer === L2_FAILED ? error : answer)
         resolve(answer)
       }
@@ -422,9 +435,10 @@ export class L2Facade {
       } catch (error) {
         pending = Promise.reject(error)
       }
-      pending.then(
+      // A thenable is taken as a promise takes it: a `then` that throws is a failure of the call.
+      Promise.resolve(pending).then(
         (value) => {
-          const wrong = bad(value)
+          const wrong = wrongIn(bad, value)
           if (wrong === undefined) settle(value)
           else settle(L2_FAILED, new TypeError(`echostore: L2 ${op} answered ${wrong}`))
         },
@@ -489,4 +503,13 @@ function badEntry(answer: unknown): string | undefined {
   if (!(typeof ttl === 'number' && Number.isFinite(ttl) && ttl <= MAX_TTL)) return `an entry of lifetime ${describe(ttl)}, not a finite number of ms up to ${MAX_TTL}`
   if (grace !== undefined && !(typeof grace === 'number' && grace >= 0 && grace <= MAX_TTL)) return `an entry of grace ${describe(grace)}`
   return undefined
+}
+
+/** What `bad` finds wrong in a store's answer, if anything; an answer whose reading throws (a hostile getter) is wrong, and says what it threw. */
+function wrongIn(bad: (answer: unknown) => string | undefined, answer: unknown): string | undefined {
+  try {
+    return bad(answer)
+  } catch (error) {
+    return `an answer that could not be read (${error instanceof Error ? error.message : describe(error)})`
+  }
 }

@@ -59,6 +59,16 @@ export function backedOff<V>(turn: Turn<V>, slot: number): Fallback<V> | undefin
   return heldFallback(turn, slot)
 }
 
+/**
+ * True when a value that expires at `expiresAt` has expired now: answering it is a stale answer. A
+ * graced value (a fallback) may be a live row another flight stored meanwhile (a forced refresh that
+ * superseded the flight, or a solo flight with coalescing off): its callers then get a fresh answer,
+ * neither counted nor traced as stale.
+ */
+export function pastExpiry<V>(turn: Turn<V>, expiresAt: number): boolean {
+  return expiresAt <= turn.env.clock.now()
+}
+
 /** Counts `callers` answers served from a graced value that expired at `expiresAt`, and tells the listeners. */
 export function servedStale<V>(turn: Turn<V>, id: Id, callers: number, expiresAt: number, reason: StaleReason): void {
   const { state, env } = turn
@@ -78,9 +88,7 @@ export function absorbFailure<V>(turn: Turn<V>, flight: Flight<V>, error: unknow
   const { state, env } = turn
   state.counters[C.failsafe]++
   if (turn.listening) turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id: flight.id, error }))
-  // The value may be live: a row another flight stored meanwhile (a forced refresh that superseded
-  // this one, or a solo flight of coalescing off). Its callers then get a fresh answer, not a stale one.
-  const stale = fallback.expiresAt <= env.clock.now()
+  const stale = pastExpiry(turn, fallback.expiresAt)
   if (stale) {
     servedStale(turn, flight.id, flight.waiting - flight.forcedWaiting, fallback.expiresAt, 'failsafe')
     tracedStale(flight.waiters)
@@ -142,8 +150,10 @@ export function softLeave<V>(turn: Turn<V>, waiter: Waiter<V>): void {
     waiter.softDue = true
     return
   }
-  servedStale(turn, flight.id, 1, fallback.expiresAt, 'soft')
-  if (waiter.trace !== undefined) waiter.trace.stale = true
+  if (pastExpiry(turn, fallback.expiresAt)) {
+    servedStale(turn, flight.id, 1, fallback.expiresAt, 'soft')
+    if (waiter.trace !== undefined) waiter.trace.stale = true
+  }
   waiter.resolve(fallback.value)
   flight.waiting--
 }
@@ -165,6 +175,8 @@ export function onSoftTimeout<V>(turn: Turn<V>, flight: Flight<V>): void {
   const fallback = fallbackFor(turn, flight)
   if (fallback === undefined) return
   flight.softened = { value: fallback.value, expiresAt: fallback.expiresAt }
-  for (const waiter of flight.waiters ?? []) if (waiter.trace !== undefined && waiter.takesTableSoftTimeout) waiter.trace.stale = true
-  servedStale(turn, flight.id, flight.answerEarly(fallback.value), fallback.expiresAt, 'soft')
+  const stale = pastExpiry(turn, fallback.expiresAt)
+  if (stale) for (const waiter of flight.waiters ?? []) if (waiter.trace !== undefined && waiter.takesTableSoftTimeout) waiter.trace.stale = true
+  const answered = flight.answerEarly(fallback.value)
+  if (stale) servedStale(turn, flight.id, answered, fallback.expiresAt, 'soft')
 }

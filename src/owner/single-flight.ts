@@ -24,7 +24,7 @@ import { type FetchTrace, runTraced, tracedJoin, tracedStart } from '../core/fet
 import type { Id } from '../core/id.js'
 import { NOT_LIVE } from '../rows/row-store.js'
 import { type Fallback, Flight, FlightContext } from '../flight/flight.js'
-import { absorbFailure, armSoftTimeout, backedOff, fallbackFor, servedStale, softAnswer, softLeave } from './grace.js'
+import { absorbFailure, armSoftTimeout, backedOff, fallbackFor, pastExpiry, servedStale, softAnswer, softLeave } from './grace.js'
 import { runFlight } from '../runner/run.js'
 import type { Origin } from './loader.js'
 import type { PlainMiss, Refresh } from './mailbox.js'
@@ -84,8 +84,10 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
     const soft = answered || forced || ownSoftTimeout === true ? undefined : softAnswer(turn, flight)
     if (soft === undefined) return flight
     // Its soft timeout passed: joiners get the graced value at once, while it lasts.
-    servedStale(turn, id, count, soft.expiresAt, 'soft')
-    if (trace !== undefined) trace.stale = true
+    if (pastExpiry(turn, soft.expiresAt)) {
+      servedStale(turn, id, count, soft.expiresAt, 'soft')
+      if (trace !== undefined) trace.stale = true
+    }
     return new AnsweredNow(soft.value)
   }
   const slot = state.rows.findAbsent(id, absence)

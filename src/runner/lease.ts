@@ -169,6 +169,11 @@ async function look<V>(flight: Flight<V>, deps: LeaseDeps, token: string, versio
   // A holder that said it gave up may have lost its release: its lease goes (compare-and-delete on its token).
   if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version, role: 'lease_lost' }
   const again = await l2.leaseAcquire(flight.id, token, lease.ttl)
+  // Released while it asked (its last waiter left, or its bound passed): it waits no more, and holds no lease.
+  if (!flight.running) {
+    if (again === true) giveBack(l2, flight.id, token)
+    return { kind: 'gone' }
+  }
   if (again === true) return taken(flight, deps, token, version, 'lease_lost', await l2.get(flight.id))
   return again === L2_FAILED ? { kind: 'load', version, role: 'lease_lost' } : undefined
 }

@@ -386,6 +386,9 @@ export class Table<V, K extends Id = string> {
     const bad = ids.findIndex((id) => badCallerId(op, id) !== undefined)
     if (bad >= 0) throw badCallerId(`${op}: ids[${bad}]`, ids[bad])!
     if (this.#owner.closed || this.#viewClosed) throw new TableClosedError(this.name, undefined, op)
+    // The options are read and checked once, for every id: a refusal refuses the whole call before any id is read.
+    const read = options === undefined ? undefined : readFetchOptions(`${op}(ids)`, options)
+    const aborted = read?.signal === undefined ? undefined : abortedWith(`${op}(ids)`, read.signal)
     const given = ids
     if (this.#scope !== ROOT_SCOPE) ids = ids.map((id) => this.#scope.key(id))
     const values = new Array<V | undefined>(ids.length)
@@ -394,7 +397,7 @@ export class Table<V, K extends Id = string> {
     const pendingAt: number[] = []
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!
-      if (options === undefined && trace === undefined) {
+      if (read === undefined && trace === undefined) {
         const value = this.#rows.live(id, this.#clock)
         if (value !== NOT_LIVE) {
           this.#reads[R.hits]++
@@ -405,7 +408,7 @@ export class Table<V, K extends Id = string> {
       }
       // A view's own `loader` is asked with the caller's id.
       const load = typeof origin === 'function' && given !== ids ? viewLoader(origin, given[i]!) : origin
-      pending.push(trace !== undefined ? this.#readChecked(op, id, load, options, trace.part()) : options === undefined ? this.#read(id, load, undefined) : this.#readChecked(op, id, load, options))
+      pending.push(read === undefined && trace === undefined ? this.#read(id, load, undefined) : this.#readWith(id, load, read ?? NO_OPTIONS, aborted, trace?.part()))
       pendingAt.push(i)
     }
     if (pending.length === 0) return values
@@ -489,18 +492,21 @@ export class Table<V, K extends Id = string> {
     if (!isKey(id)) return Promise.reject(badId('fetch', id))
     if (typeof loader !== 'function' && !(loader instanceof Batch)) return Promise.reject(badArgument(TypeError, `fetch(${showId(callerIdOf(id))}) needs a loader function, got ${describe(loader)}`))
     if (this.#owner.closed) return Promise.reject(new TableClosedError(this.name, callerIdOf(id), op))
+    if (options === undefined) return this.#read(id, loader, NO_OPTIONS, trace)
     let read: FetchOptions
-    try {
-      read = readFetchOptions(id, options)
-    } catch (error) {
-      return Promise.reject(error)
-    }
     let aborted: { reason: unknown } | undefined
     try {
-      aborted = read.signal === undefined ? undefined : abortedWith(callerIdOf(id), read.signal)
+      const call = `fetch(${showId(callerIdOf(id))})`
+      read = readFetchOptions(call, options)
+      aborted = read.signal === undefined ? undefined : abortedWith(call, read.signal)
     } catch (error) {
       return Promise.reject(error)
     }
+    return this.#readWith(id, loader, read, aborted, trace)
+  }
+
+  /** A read whose options were read and checked: refused when its signal had aborted (`aborted`, counted `cancelled`), else {@link #read}. */
+  #readWith(id: Id, loader: Origin<V>, read: FetchOptions, aborted: { reason: unknown } | undefined, trace: FetchTrace | undefined): Promise<V | undefined> {
     if (aborted !== undefined) {
       this.#owner.post(msg.count('cancelled'))
       return Promise.reject(aborted.reason)
@@ -510,37 +516,49 @@ export class Table<V, K extends Id = string> {
 }
 
 /**
- * Whether `signal` has aborted (and its reason), read once; throws a TypeError naming the option
- * when it cannot be read (a member that throws: what it threw is the `cause`).
+ * Whether `signal` has aborted (and its reason), read once; throws a TypeError naming the `call` and
+ * the option when it cannot be read (a member that throws: what it threw is the `cause`).
  */
-function abortedWith(id: Id, signal: AbortSignal): { reason: unknown } | undefined {
+function abortedWith(call: string, signal: AbortSignal): { reason: unknown } | undefined {
   try {
-    return signal.aborted ? { reason: signal.reason } : undefined
+    if (signal.aborted) return { reason: signal.reason }
+    // Listened to once here, so a signal that cannot be listened to is refused before the read is
+    // counted or loads anything; the owner listens to it as the caller waits.
+    signal.addEventListener('abort', IGNORE)
+    signal.removeEventListener('abort', IGNORE)
+    return undefined
   } catch (error) {
     const what = error instanceof Error ? error.message : describe(error)
-    throw badArgument(TypeError, `fetch(${showId(id)}) option "signal" could not be used (${what})`, { cause: error })
+    throw badArgument(TypeError, `${call} option "signal" could not be used (${what})`, { cause: error })
   }
 }
 
 /** Every option a fetch takes. */
 const FETCH_OPTIONS = ['signal', 'timeout', 'softTimeout', 'forceRefresh'] as const satisfies readonly (keyof FetchOptions)[]
 
-/** Reads and checks a fetch's options for `key`; throws a TypeError/RangeError naming the caller's id and the bad option (also for an object whose getters throw). */
-function readFetchOptions(key: Id, options: FetchOptions | undefined): FetchOptions {
-  if (options === undefined) return {}
-  const id = callerIdOf(key)
-  const { signal, timeout, softTimeout, forceRefresh } = readOptions(options, FETCH_OPTIONS, `fetch(${showId(id)})`) as FetchOptions
+/** The listener {@link abortedWith} tries a signal with. */
+const IGNORE = (): void => {}
+
+/** A read's options when it has none. */
+const NO_OPTIONS: FetchOptions = Object.freeze({})
+
+/**
+ * Reads and checks a read's options, each once; throws a TypeError/RangeError naming the `call`
+ * (`fetch("id")`, the caller's id; `getMany(ids)`) and the bad option (also for an object whose getters throw).
+ */
+function readFetchOptions(call: string, options: FetchOptions): FetchOptions {
+  const { signal, timeout, softTimeout, forceRefresh } = readOptions(options, FETCH_OPTIONS, call) as FetchOptions
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw badArgument(TypeError, `fetch(${showId(id)}) option "signal" must be an AbortSignal, got ${describe(signal)}`)
+    throw badArgument(TypeError, `${call} option "signal" must be an AbortSignal, got ${describe(signal)}`)
   }
   if (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0 && timeout <= MAX_TIMER_MS)) {
-    throw badNumber(timeout, `fetch(${showId(id)}) option "timeout" must be a number of ms in (0, ${MAX_TIMER_MS}], got ${describe(timeout)}`)
+    throw badNumber(timeout, `${call} option "timeout" must be a number of ms in (0, ${MAX_TIMER_MS}], got ${describe(timeout)}`)
   }
   if (softTimeout !== undefined && !(typeof softTimeout === 'number' && softTimeout >= 1 && softTimeout <= MAX_TIMER_MS)) {
-    throw badNumber(softTimeout, `fetch(${showId(id)}) option "softTimeout" must be a number of ms in [1, ${MAX_TIMER_MS}], got ${describe(softTimeout)}`)
+    throw badNumber(softTimeout, `${call} option "softTimeout" must be a number of ms in [1, ${MAX_TIMER_MS}], got ${describe(softTimeout)}`)
   }
   if (forceRefresh !== undefined && typeof forceRefresh !== 'boolean') {
-    throw badArgument(TypeError, `fetch(${showId(id)}) option "forceRefresh" must be a boolean, got ${describe(forceRefresh)}`)
+    throw badArgument(TypeError, `${call} option "forceRefresh" must be a boolean, got ${describe(forceRefresh)}`)
   }
   return { signal, timeout, softTimeout, forceRefresh }
 }
