@@ -121,7 +121,7 @@ export class Changes<V> {
       const now = clock.now()
       const expiresAt = expiry.draw(value, now, ttl)
       const tombstone = l2Write.tombstone(version, tombstoneLife)
-      l2 = await this.#writeL2(id, version, expiresAt === undefined ? tombstone : l2Write.row(value, version, expiresAt, now, grace, rowTags), tombstone)
+      l2 = await this.#writeL2(id, version, expiresAt === undefined ? tombstone : l2Write.row(value, version, expiresAt, now, grace, tombstoneLife, rowTags), tombstone)
       if (l2 === 'refused' && given !== undefined) await this.#checkRefused(id, given, 'put')
       change = await this.#change((reply) => msg.put(id, value, expiresAt, version, l2 === 'refused', l2 === 'failed', rowTags, progress, reply))
     } finally {
