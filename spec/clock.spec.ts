@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { manualClock } from '../src/testing.js'
-import { systemClock } from '../src/index.js'
+import { manualClock, memoryL2 } from '../src/testing.js'
+import { createTable, systemClock } from '../src/index.js'
 import { inBackground } from '../src/core/clock.js'
 
 describe('manualClock', () => {
@@ -48,5 +48,64 @@ describe('systemClock', () => {
     const background = inBackground(systemClock.setTimeout(() => {}, aMinute)) as NodeJS.Timeout
     expect(background.hasRef()).toBe(false)
     systemClock.clearTimeout(background)
+  })
+})
+
+describe('a clock given to a table or a memoryL2', () => {
+  const reading = (now: () => unknown) => ({ now, setTimeout: () => 0, clearTimeout: () => {} }) as never
+  it('is read once as it is given: a now() that throws, or reads anything but a finite number of ms ≥ 0, is refused naming the option', () => {
+    const bad: [string, () => unknown, string][] = [
+      [
+        'throws',
+        () => {
+          throw new Error('no time')
+        },
+        '(it threw: no time)',
+      ],
+      ['NaN', () => Number.NaN, '(it read NaN)'],
+      ['negative', () => -1, '(it read -1)'],
+      ['a string', () => '5', '(it read "5")'],
+      ['Infinity', () => Number.POSITIVE_INFINITY, '(it read Infinity)'],
+    ]
+    for (const [name, now, said] of bad) {
+      expect(() => createTable({ clock: reading(now) }), name).toThrow(RangeError)
+      expect(() => createTable({ clock: reading(now) }), name).toThrow(`option "clock" must have a now() that reads a finite number of ms ≥ 0 ${said}`)
+      expect(() => memoryL2({ clock: reading(now) }), name).toThrow(`memoryL2: the option \`clock\` must have a now() that reads a finite number of ms ≥ 0 ${said}`)
+    }
+  })
+})
+
+describe('the system clock', () => {
+  it('never goes backwards and does not follow a step of the wall clock: a table’s lifetimes are measured on it', async () => {
+    const realNow = Date.now
+    const first = systemClock.now()
+    try {
+      Date.now = () => realNow() - 3_600_000 // the wall clock steps back an hour
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      const after = systemClock.now()
+      expect(after).toBeGreaterThanOrEqual(first)
+      expect(after - first).toBeLessThan(60_000)
+    } finally {
+      Date.now = realNow
+    }
+  })
+})
+
+describe('manualClock timers of lengths Node does not honour', () => {
+  it('wait 1 ms, as Node’s do, for NaN, Infinity or a length past the longest timer; none moves time off its line', () => {
+    const clock = manualClock(100)
+    const ran: string[] = []
+    for (const [name, ms] of [
+      ['NaN', Number.NaN],
+      ['Infinity', Number.POSITIVE_INFINITY],
+      ['too long', 2 ** 31],
+    ] as const)
+      clock.setTimeout(() => ran.push(name), ms)
+    expect(clock.nextDue()).toBe(101)
+    clock.advance(1)
+    expect(ran).toEqual(['NaN', 'Infinity', 'too long'])
+    expect(clock.now()).toBe(101)
+    clock.advance(4)
+    expect(clock.now()).toBe(105)
   })
 })

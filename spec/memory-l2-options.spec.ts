@@ -9,7 +9,7 @@ import { memoryL2 } from '../src/index.js'
 describe('memoryL2 options', () => {
   it('refuse a clock that is not a Clock, and unknown options, naming them', () => {
     expect(() => memoryL2({ clock: Date as never })).toThrow(TypeError)
-    expect(() => memoryL2({ clock: Date as never })).toThrow(/memoryL2: the option `clock` must be a clock/)
+    expect(() => memoryL2({ clock: Date as never })).toThrow(/memoryL2: the option `clock` must be an object with now\(\), setTimeout\(fn, ms\) and clearTimeout\(handle\)/)
     expect(() => memoryL2({ clok: {} } as never)).toThrow(/memoryL2: unknown option "clok"/)
   })
 })

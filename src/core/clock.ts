@@ -1,4 +1,4 @@
-import { badArgument } from './errors.js'
+import { badArgument, describe } from './errors.js'
 /** The longest delay a Node timer honours (2^31 − 1 ms, about 24.8 days); longer ones fire after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647
 
@@ -26,15 +26,22 @@ const staleNow = () => {
   nowIsFresh = false
 }
 
+/** The wall-clock instant this process's monotonic time line starts at (ms since the epoch). */
+const ORIGIN = performance.timeOrigin
+
 /**
- * `Date.now()`, read at most once per millisecond: the value is cached until a 1 ms `unref()`'d
- * timer marks it stale (as lru-cache does), which keeps the clock read off the hit path. While
- * synchronous code runs without yielding, time stands still; expiries are accurate to ~1 ms.
+ * The system clock's reading, in whole ms: the wall-clock instant the process started plus the
+ * monotonic time since (`performance.now()`, as lru-cache and Caffeine measure lifetimes), so it never
+ * goes backwards and a wall-clock step (NTP, an operator, `date -s`) neither stretches nor cuts a
+ * lifetime, a bound, a back-off or a lease, nor lowers a version minted afterwards. Read at most once
+ * per millisecond: the value is cached until a 1 ms `unref()`'d timer marks it stale (as lru-cache
+ * does), which keeps the clock read off the hit path. While synchronous code runs without yielding,
+ * time stands still; expiries are accurate to ~1 ms.
  */
 function coarseNow(): number {
   if (nowIsFresh) return cachedNow
   nowIsFresh = true
-  cachedNow = Date.now()
+  cachedNow = Math.floor(ORIGIN + performance.now())
   setTimeout(staleNow, 1).unref()
   return cachedNow
 }
@@ -44,6 +51,22 @@ export function inBackground(handle: TimerHandle): TimerHandle {
   const unref = (handle as { unref?: unknown } | null)?.unref
   if (typeof unref === 'function') unref.call(handle)
   return handle
+}
+
+/**
+ * Why `clock`, a user's, cannot be a table's clock: not an object with the three methods of a
+ * {@link Clock}, or a `now()` that throws or reads anything but a finite number ≥ 0 (read once,
+ * here); `undefined` when it can.
+ */
+export function unfitClock(clock: unknown): string | undefined {
+  if (!isClock(clock)) return 'must be an object with now(), setTimeout(fn, ms) and clearTimeout(handle)'
+  let reading: unknown
+  try {
+    reading = clock.now()
+  } catch (error) {
+    return `must have a now() that reads a finite number of ms ≥ 0 (it threw: ${error instanceof Error ? error.message : describe(error)})`
+  }
+  return typeof reading === 'number' && Number.isFinite(reading) && reading >= 0 ? undefined : `must have a now() that reads a finite number of ms ≥ 0 (it read ${describe(reading)})`
 }
 
 /** True for an object with the three methods of a {@link Clock} (false, too, when reading them throws). */
@@ -57,7 +80,8 @@ export function isClock(value: unknown): value is Clock {
 }
 
 /**
- * The real clock: `Date.now()` read at most once per millisecond, and Node timers. A timer that
+ * The real clock: the process's monotonic time line, anchored at the wall-clock instant it started
+ * (see {@link coarseNow}), read at most once per millisecond, and Node timers. A timer that
  * bounds a caller's pending promise (a flight's `loadTimeout`, a fetch's `timeout`, an L2 call's
  * bound) keeps the process alive until it settles, as the promise would want; background timers
  * (the sweeper) are made with `inBackground` and never do.
@@ -70,6 +94,12 @@ export const systemClock: Clock = {
   clearTimeout(handle) {
     clearTimeout(handle as ReturnType<typeof setTimeout>)
   },
+}
+
+/** How long a timer of `ms` waits, as Node's do: a length that is not a number in [1, {@link MAX_TIMER_MS}] waits 1 ms (0 and below: at once). */
+function timerLength(ms: number): number {
+  if (typeof ms === 'number' && ms <= 0) return 0
+  return typeof ms === 'number' && ms <= MAX_TIMER_MS ? ms : 1
 }
 
 /** A clock that only moves when told to: for tests, examples and simulations. */
@@ -122,7 +152,7 @@ export function manualClock(start = 0): ManualClock {
   return {
     now: () => now,
     setTimeout(fn, ms) {
-      const timer: ManualTimer = { at: now + Math.max(0, ms), seq: seq++, fn }
+      const timer: ManualTimer = { at: now + timerLength(ms), seq: seq++, fn }
       timers.add(timer)
       return timer
     },

@@ -1,4 +1,4 @@
-import { isClock, systemClock, type Clock } from '../core/clock.js'
+import { isClock, systemClock, unfitClock, type Clock } from '../core/clock.js'
 import { L2ClosedError, badArgument, badNumber, describe } from '../core/errors.js'
 import { readOptions } from '../table/read-options.js'
 import type { Id } from '../core/id.js'
@@ -83,7 +83,8 @@ function checkFloor(floor: number): void {
  */
 export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
   const { clock = systemClock } = readOptions(options, ['clock'], 'memoryL2') as MemoryL2Options
-  if (!isClock(clock)) throw badArgument(TypeError, `memoryL2: the option \`clock\` must be a clock (now(), setTimeout(fn, ms), clearTimeout(handle)), got ${describe(clock)}`)
+  const unfit = clock === systemClock ? undefined : unfitClock(clock)
+  if (unfit !== undefined) throw badArgument(isClock(clock) ? RangeError : TypeError, `memoryL2: the option \`clock\` ${unfit}, got ${describe(clock)}`)
   const entries = new Map<string, Stored>()
   const counters = new Map<string, Counter>()
   const leases = new MemoryLeases(

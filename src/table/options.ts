@@ -1,6 +1,6 @@
 import type { Bus } from '../bus/bus.js'
 import { MAX_TABLE_LENGTH } from '../bus/message.js'
-import { type Clock, MAX_TIMER_MS, isClock, systemClock } from '../core/clock.js'
+import { type Clock, MAX_TIMER_MS, isClock, systemClock, unfitClock } from '../core/clock.js'
 import { badArgument, badNumber, describe } from '../core/errors.js'
 import { readOptions } from './read-options.js'
 import { DEFAULT_L2_TIMEOUT, type L2Store } from '../l2/store.js'
@@ -245,9 +245,8 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   const graceBackoff = number('graceBackoff', o.graceBackoff ?? Math.min(ttl, 5_000), (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
   const softTimeout = o.softTimeout === undefined ? undefined : number('softTimeout', o.softTimeout, (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
   const clock = o.clock ?? systemClock
-  if (!isClock(clock)) {
-    fail(TypeError, 'clock', 'must be an object with now(), setTimeout(fn, ms) and clearTimeout(handle)', clock)
-  }
+  const unfit = clock === systemClock ? undefined : unfitClock(clock)
+  if (unfit !== undefined) fail(isClock(clock) ? RangeError : TypeError, 'clock', unfit, clock)
   const random = o.random ?? Math.random
   if (typeof random !== 'function') fail(TypeError, 'random', 'must be a function returning a number in [0, 1)', random)
   checkRandom(random)
