@@ -386,7 +386,8 @@ export async function writeBack<V>(
   // refresh: the live entry it replaces gives way to a tombstone, as a put's with a `ttl` of 0 does.
   if (expiresAt === undefined && !flight.forced) return result
   const release = run.lease !== undefined && l2.releasesWithSet ? run.lease : undefined
-  const entry = expiresAt === undefined ? l2Write.tombstone(result.version, deps.tombstoneLife) : l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace, deps.tombstoneLife, result.tags)
+  const entry =
+    expiresAt === undefined ? l2Write.tombstone(result.version, deps.tombstoneLife) : l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace, deps.tombstoneLife, result.tags)
   const written = l2.set(flight.id, entry, release)
   deps.writing.add(written)
   if (run.l2Answered) {
