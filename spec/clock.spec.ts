@@ -109,3 +109,29 @@ describe('manualClock timers of lengths Node does not honour', () => {
     expect(clock.now()).toBe(105)
   })
 })
+
+describe('a clock that throws once it was taken', () => {
+  it('inside the owner’s processing: the caller it met rejects with what it threw (nothing waits for ever), and the table goes on', async () => {
+    const base = manualClock(0)
+    let calls = 0
+    let throwAt = -1
+    const clock = {
+      now() {
+        if (++calls === throwAt) throw new Error('the clock broke once')
+        return base.now()
+      },
+      setTimeout: base.setTimeout,
+      clearTimeout: base.clearTimeout,
+    }
+    const table = createTable<string>({ clock, sweepInterval: 1e9 })
+    const errors: unknown[] = []
+    table.events.on('error', ({ error }) => errors.push(error))
+    expect(await table.fetch('warm', () => 'w')).toBe('w')
+    throwAt = calls + 1 // the next reading throws: the owner's, as it starts the flight of a cold id
+    const met = table.fetch('a', () => 'v')
+    await expect(met).rejects.toThrow('the clock broke once')
+    expect(errors).toEqual([new Error('the clock broke once')])
+    expect(await table.fetch('b', () => 'vb')).toBe('vb')
+    await table.close()
+  })
+})

@@ -24,7 +24,7 @@ import type { ActorLogic, ActorScope, ActorSystem, Snapshot } from 'xstate'
 import { C } from '../core/counters.js'
 import { emitSafely } from '../core/events.js'
 import { onClear, onFenceAll, onDelivery, onInvalidate, onPut, onPutProgress, onTags } from './on-change.js'
-import type { BatchEvent, Message } from './messages.js'
+import { type BatchEvent, type Message, answerUnhandled } from './messages.js'
 import { onL2Graced, onSoftTimeout } from './grace.js'
 import { onDeadline, onFlightDone, onL2Refused, onPlainMiss, onRefresh, onWait, onWaiterLeft, runStarted } from './single-flight.js'
 import type { OwnerEnv, OwnerState, Turn } from './state.js'
@@ -142,6 +142,8 @@ export function ownerLogic<V>(env: OwnerEnv<V>, state: OwnerState<V>, handover: 
       try {
         handle(turn, message)
       } catch (error) {
+        // Its callers get what it threw rather than wait for ever (a hostile clock or sizeOf; never the owner's own code).
+        answerUnhandled(message, () => error)
         actorScope.defer(() => emitSafely(env.events, 'error', { table: env.name, id: undefined, error }))
       }
     }

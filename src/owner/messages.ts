@@ -250,3 +250,27 @@ export const msg = {
   gate: (on: boolean): GateMessage => ({ type: 'gate', on }),
   close: (): CloseMessage => ({ type: 'close' }),
 }
+
+/**
+ * Answers the callers a message carries, when nobody else will: the owner stopped before it (`error`
+ * the refusal of the message's id, see `owner.ts`), or its handler threw (the error it threw). A
+ * caller gets `error`; a change is not applied; a clear or a fence is done with. Nothing is left
+ * pending. Messages with no caller (counts, timers, runner reports) need no answer.
+ */
+export function answerUnhandled<V>(message: Message<V>, error: (id: Id) => unknown): void {
+  switch (message.type) {
+    case 'miss':
+      // Callers holding a flight's shared promise are answered by that flight.
+      return (message.reject ?? message.flight?.shared?.reject)?.(error(message.id))
+    case 'wait':
+      return message.reject(error(message.id))
+    case 'put':
+    case 'invalidate':
+      return message.reply(false, message.version)
+    case 'tags':
+      return message.reply?.(false)
+    case 'clear':
+    case 'fence':
+      return message.reply()
+  }
+}

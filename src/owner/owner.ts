@@ -26,7 +26,7 @@ import type { Origin } from './loader.js'
 import { guardInspector } from './inspector.js'
 import { Handover, ownerLogic } from './logic.js'
 import { Mailbox } from './mailbox.js'
-import { type Message, type WaitOptions, msg } from './messages.js'
+import { type Message, type WaitOptions, answerUnhandled, msg } from './messages.js'
 import { type OwnerEnv, type OwnerState, initialState } from './state.js'
 import { type RunnerDeps, WritesInProgress } from '../runner/run.js'
 
@@ -158,24 +158,8 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
    * outcome). The stopped owner is the counters' one writer then: its transition runs no more.
    */
   function refuse(message: Message<V>): void {
-    switch (message.type) {
-      case 'count':
-        state.counters[C[message.counter]]++
-        return
-      case 'miss':
-        // Callers holding a flight's shared promise are answered by that flight, which the stopped owner no longer runs.
-        return (message.reject ?? message.flight?.shared?.reject)?.(new TableClosedError(name, callerIdOf(message.id)))
-      case 'wait':
-        return message.reject(new TableClosedError(name, callerIdOf(message.id)))
-      case 'put':
-      case 'invalidate':
-        return message.reply(false, message.version)
-      case 'tags':
-        return message.reply?.(false)
-      case 'clear':
-      case 'fence':
-        return message.reply()
-    }
+    if (message.type === 'count') state.counters[C[message.counter]]++
+    else answerUnhandled(message, (id) => new TableClosedError(name, callerIdOf(id)))
   }
 
   actor.start()

@@ -146,7 +146,12 @@ export class RowStore<V> {
    * counting, and a full one has counted half a table of requests by then.
    */
   #sketch: FrequencySketch | undefined = undefined
-  /** Per shard: the eviction hand, where it stopped in the shard's insertion order (undefined: at the oldest row). */
+  /**
+   * Per shard: the eviction hand, where it stopped in the shard's insertion order (undefined: at the
+   * oldest row). A live `Map` iterator keeps every hash table its map outgrew since it last moved
+   * (V8 links them for it): so a hand is dropped whenever its shard gets room another way (a row
+   * swept or removed), and never parks while the table runs below capacity and its maps grow.
+   */
   readonly #hands: (Iterator<number> | undefined)[]
   /**
    * Per shard: no row of it becomes reclaimable (expiry plus grace; a tombstone: its forget time)
@@ -580,6 +585,7 @@ export class RowStore<V> {
     const slot = this.#index.get(id)
     if (slot === undefined) return
     this.#index.delete(id)
+    this.#hands[this.#index.shardOf(id)] = undefined
     this.#release(slot)
   }
 
@@ -670,6 +676,7 @@ export class RowStore<V> {
         if (reclaimAt <= now) {
           index.deleteIn(at, ids[slot]!)
           this.#release(slot)
+          this.#hands[at] = undefined // the shard has room again; a parked hand would keep its map's old tables (see `#hands`)
           swept++
         } else {
           this.#bound(at, reclaimAt)
