@@ -5,6 +5,7 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BusDelivery } from '../src/bus/bus.js'
 import { DEFAULT_CHANNEL, redisBus, type RedisBus } from '../src/redis/bus.js'
+import { RedisUnreachableError } from '../src/index.js'
 import { REDIS_URL, describeRedis, testPrefix } from './support/redis.js'
 import { busContract, message, recorder } from './bus-contract.js'
 
@@ -247,5 +248,25 @@ describeRedis('redisBus', () => {
       await bus.close()
       await expect(subscribed).rejects.toMatchObject({ code: 'ECHOSTORE_BUS_CLOSED' })
     })
+  })
+})
+
+describe('redisBus on a url that never answers', () => {
+  it('refuses each publish as unreachable once it waited PUBLISH_TIMEOUT for a connection (nothing waits on it afterwards)', async () => {
+    // A port nothing listens on: the bus never connects (no Redis needed).
+    const bus = redisBus({ url: 'redis://127.0.0.1:1', onError: () => {} })
+    const refusals = await Promise.all(
+      [bus.publish(message(1)), bus.publish(message(2))].map((published) =>
+        published.then(
+          () => 'published',
+          (error: unknown) => error,
+        ),
+      ),
+    )
+    for (const refusal of refusals) {
+      expect(refusal).toBeInstanceOf(RedisUnreachableError)
+      expect((refusal as Error).message).toMatch(/had no connection within 1000 ms to publish on/)
+    }
+    await bus.close()
   })
 })

@@ -99,6 +99,8 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
   const keyOf = (table: string, id: Id) => entryKey('', table, id, generations.get(table) ?? 0)
   /** Writes left before the next sweep: reset by each sweep to what it left held (at least 64). */
   let writesToSweep = MIN_SWEEP_EVERY
+  /** Writes left before the next sweep of version counters, tag versions and leases: reset as {@link writesToSweep}, by what that sweep left. */
+  let writesToSweepRecords = MIN_SWEEP_EVERY
   let closed = false
 
   function open(op: string): void {
@@ -119,12 +121,19 @@ export function memoryL2(options: MemoryL2Options = {}): MemoryL2 {
     return undefined
   }
 
+  // Entries and the records kept beside them (version counters, tag versions: days or years; leases)
+  // are swept apart, each once the writes since its last sweep reach what that sweep left: long-lived
+  // records do not put off the sweep of entries, which then stay within about twice the live ones.
   function maybeSweep(now: number): void {
-    if (--writesToSweep > 0) return
-    for (const [key, entry] of entries) if (entry.expiresAt <= now) entries.delete(key)
-    for (const [key, counter] of counters) if (counter.expiresAt <= now) counters.delete(key)
-    leases.sweep(now)
-    writesToSweep = Math.max(MIN_SWEEP_EVERY, entries.size + counters.size + leases.size)
+    if (--writesToSweep <= 0) {
+      for (const [key, entry] of entries) if (entry.expiresAt <= now) entries.delete(key)
+      writesToSweep = Math.max(MIN_SWEEP_EVERY, entries.size)
+    }
+    if (--writesToSweepRecords <= 0) {
+      for (const [key, counter] of counters) if (counter.expiresAt <= now) counters.delete(key)
+      leases.sweep(now)
+      writesToSweepRecords = Math.max(MIN_SWEEP_EVERY, counters.size + leases.size)
+    }
   }
 
   /** The live entry of (table, id) as a read answers it, with its remaining lifetime. */

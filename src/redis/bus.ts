@@ -93,7 +93,8 @@ const GAP: BusDelivery = Object.freeze({ type: 'gap' })
  * Creates a Redis pub/sub bus. Throws a `TypeError` naming the option when not exactly one of
  * `client` / `url` / `sentinels` is given or an option has the wrong type. `publish` rejects with a
  * `TypeError` for a malformed message, and with code `ECHOSTORE_BUS_CLOSED` after `close()`; it
- * resolves once Redis has accepted the message. `close()` unsubscribes and quits the connections the
+ * resolves once Redis has accepted the message. A publish made before the bus first connected waits
+ * for the connection no longer than `PUBLISH_TIMEOUT`, then rejects with `RedisUnreachableError`. `close()` unsubscribes and quits the connections the
  * bus opened (dropping at once those that are not up, and those that did not answer within
  * `PUBLISH_TIMEOUT`, so it settles even while Redis is frozen); a publish still unanswered when it finishes
  * (queued during an outage) rejects with code `ECHOSTORE_BUS_CLOSED`.
@@ -179,6 +180,12 @@ export function redisBus(options: RedisBusOptions): RedisBus {
   })
   // Written once, when the plan is made.
   let planned = false
+  /**
+   * Publishes waiting for the plan (the first connection), each until the plan is made or failed,
+   * or `PUBLISH_TIMEOUT` passes: one reaction on the plan for all of them, so a publish that gave up
+   * (while Redis never answered) leaves nothing behind. Written by {@link planFor} and the plan's reaction.
+   */
+  const waitingForPlan = new Set<() => void>()
   plan.then(
     (made) => {
       planned = true
@@ -187,6 +194,28 @@ export function redisBus(options: RedisBusOptions): RedisBus {
     },
     () => {},
   )
+  plan
+    .finally(() => {
+      for (const go of waitingForPlan) go()
+      waitingForPlan.clear()
+    })
+    .catch(() => {})
+
+  /** The plan, once made; waited for no longer than `PUBLISH_TIMEOUT` (then refused as unreachable). */
+  function planFor(): Promise<Awaited<typeof plan>> {
+    if (planned) return plan
+    return new Promise((resolve, reject) => {
+      const go = () => {
+        clearTimeout(timer)
+        resolve(plan)
+      }
+      const timer = setTimeout(() => {
+        waitingForPlan.delete(go)
+        reject(new RedisUnreachableError('redisBus', connection.where, `had no connection within ${PUBLISH_TIMEOUT} ms to publish on (channel ${describe(channel)})`, { cause: connection.cause() }))
+      }, PUBLISH_TIMEOUT)
+      waitingForPlan.add(go)
+    })
+  }
 
   return {
     /** `await using` support: the same as `close()`. */
@@ -201,7 +230,7 @@ export function redisBus(options: RedisBusOptions): RedisBus {
       const payload = encodeWire(publishable('redisBus', message), namespace)
       await new Promise<void>((resolve, reject) => {
         unanswered.add(reject)
-        plan
+        planFor()
           .then((p) => p.publish(payload))
           .then(
             () => (unanswered.delete(reject), resolve()),
