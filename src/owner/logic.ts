@@ -18,7 +18,7 @@
  *
  * The transition never throws: a throw would kill the actor and silently drop every later message,
  * leaving waiters pending forever; a handler that throws is reported as an `error` event instead,
- * and the batch goes on.
+ * the callers its message carries get what it threw (see `answerUnhandled`), and the batch goes on.
  */
 import type { ActorLogic, ActorScope, ActorSystem, Snapshot } from 'xstate'
 import { C } from '../core/counters.js'
