@@ -266,6 +266,65 @@ describe('lease counters', () => {
   })
 })
 
+/**
+ * `store` behind a server that freezes as the first lease call reaches it: from then on every call
+ * waits, in order, and runs once thawed, as the commands of one connection do (a call the table
+ * timed out on still runs then).
+ */
+function freezingAtLeases(store: L2Store) {
+  let frozen = false
+  const queued: (() => void)[] = []
+  const call =
+    <A extends unknown[], R>(run: (...args: A) => Promise<R>, freezes = false) =>
+    (...args: A): Promise<R> => {
+      if (freezes) frozen = true
+      return frozen ? new Promise<R>((resolve, reject) => queued.push(() => void run(...args).then(resolve, reject))) : run(...args)
+    }
+  const own = store.leases!
+  const held: L2Store = {
+    get: call((t: string, i: string) => store.get(t, i)),
+    getMany: call((t: string, ids: readonly string[]) => store.getMany!(t, ids)),
+    set: call((t: string, i: string, e: Parameters<L2Store['set']>[2]) => store.set(t, i, e)),
+    nextVersion: call((t: string, i: string, f: number) => store.nextVersion(t, i, f)),
+    clear: call((t: string) => store.clear(t)),
+    close: async () => {},
+    leases: {
+      acquire: call((t: string, i: string, token: string, ttl: number) => own.acquire(t, i, token, ttl), true),
+      acquireMany: call((t: string, ids: readonly string[], token: string, ttl: number) => own.acquireMany!(t, ids, token, ttl), true),
+      readOrAcquire: call((t: string, i: string, token: string, ttl: number, floor: number) => own.readOrAcquire!(t, i, token, ttl, floor), true),
+      release: call((t: string, i: string, token: string) => own.release(t, i, token)),
+      void: call((t: string, i: string) => own.void(t, i)),
+    },
+  }
+  return {
+    held,
+    thaw: () => {
+      frozen = false
+      for (const run of queued.splice(0)) run()
+    },
+  }
+}
+
+describe('a lease call the table gave up on (it timed out while the server was frozen)', () => {
+  for (const shape of ['fetch', 'getMany'] as const) {
+    it(`${shape}: the lease it took once the server answered is given back behind it, so another process loads at once`, async () => {
+      const clock = manualClock(0)
+      const store = memoryL2({ clock })
+      const server = freezingAtLeases(store)
+      const a = createTable<Row>({ name: NAME, jitter: 0, sweepInterval: 1e9, clock, l2: server.held, lease: true, batchLoader: (ids) => ids.map((id) => ({ v: `a-${String(id)}` })) })
+      const read = shape === 'fetch' ? a.fetch('x', async () => ({ v: 'a-x' })) : a.getMany(['x'])
+      for (let step = 0; step < 20; step++) await advanceSettled(clock, 10) // past the L2 timeout: A loads on its own
+      expect(shape === 'fetch' ? await read : ((await read) as Row[])[0]).toEqual({ v: 'a-x' })
+      expect(a.stats().l2_timeouts).toBeGreaterThan(0)
+      server.thaw() // the lease call A gave up on runs now, then its give-back
+      await settle()
+      // Nobody holds the lease: another process takes it at once.
+      expect(await store.leases!.acquire(NAME, 'x', 'another', 1_000)).toBe(true)
+      await a.close()
+    })
+  }
+})
+
 describe('close() after a flight released mid-lease', () => {
   it('leaves no timer on the clock when the flight was released during a lease wait', async () => {
     const { make } = world({ lease: { ttl: 5_000 } })

@@ -4,7 +4,7 @@
  * failure and of a lease wait; Redis spans with the `db.*` attributes; ids only with `recordIds`;
  * metrics without ids; `uninstall()` leaves no subscriber behind.
  */
-import { channel } from 'node:diagnostics_channel'
+import { channel, tracingChannel } from 'node:diagnostics_channel'
 import { DiagLogLevel, type Tracer, SpanKind, SpanStatusCode, diag, trace } from '@opentelemetry/api'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace'
 import { Redis } from 'ioredis'
@@ -119,6 +119,39 @@ describe('the span tree of a herd', () => {
     expect(table.stats()).toMatchObject({ stale_hits: 1, failsafe: 1 })
     expect(by(await sdk.points(METRIC_NAMES.staleAnswers), 'echostore.table')).toEqual({ sf: 1 })
     await table.close()
+  })
+
+  it('a read of no ids is a hit: no span, one hit outcome each', async () => {
+    const users = createTable<string>({ name: 'users', batchLoader: (ids) => ids.map(String) })
+    expect(await users.getMany([])).toEqual([])
+    expect(await users.fetchMany([], (ids) => ids.map(String))).toEqual([])
+    expect(await sdk.spans()).toEqual([])
+    expect(by(await sdk.points(METRIC_NAMES.fetches), 'echostore.outcome')).toEqual({ hit: 2 })
+    await users.close()
+  })
+
+  it('a subscriber that reads the table as it hears of a fetch loses no span of it', async () => {
+    // The application's own subscriber, heard before the instrumentation: it reads a live row (a traced fetch of its own).
+    installed.uninstall()
+    const users = createTable<string>({ name: 'users', clock: manualClock() })
+    await users.put('warm', 'w')
+    const mine = { asyncStart: (context: { id?: unknown }) => void (context.id === 'ada' && users.fetch('warm', () => 'x')) }
+    tracingChannel('echostore:fetch').subscribe(mine as never)
+    try {
+      installed = instrument({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider })
+      const origin = latchedLoader<string>()
+      const read = users.fetch('ada', origin.loader)
+      await settle()
+      origin.only().resolve('Ada')
+      expect(await read).toBe('Ada')
+      await settle()
+      const spans = await sdk.spans()
+      expect(spans.map((span) => `${span.name}(${span.attributes['echostore.outcome'] ?? ''})`).sort()).toEqual(['echostore.fetch(miss)', 'echostore.load()'])
+      expect(parentOf(named(spans, 'echostore.load')[0]!)).toBe(named(spans, 'echostore.fetch')[0]!.spanContext().spanId)
+    } finally {
+      tracingChannel('echostore:fetch').unsubscribe(mine as never)
+    }
+    await users.close()
   })
 
   it('a fetch made by a loader is a child of that loader span', async () => {

@@ -87,11 +87,13 @@ export function tracePublishing(): FetchTrace | undefined {
 
 /** Publishes the end of a traced fetch with `trace` as {@link tracePublishing}. */
 function settleTraced(context: FetchChannelContext, trace: FetchTrace, failed: boolean, answer: unknown): void {
+  // A subscriber may read the table as it hears of this one (a traced fetch of its own): the outer publication is restored after it.
+  const outer = publishing
   publishing = trace
   try {
     settle(fetchChannel, context, failed, answer)
   } finally {
-    publishing = undefined
+    publishing = outer
   }
 }
 
@@ -103,9 +105,12 @@ function settleTraced(context: FetchChannelContext, trace: FetchTrace, failed: b
 export function traceFetch<T>(table: string, ids: { id: Id } | { ids: readonly Id[] }, read: (trace: FetchTrace) => Promise<T>): Promise<T> {
   const context: FetchChannelContext = { table, ...ids }
   const trace = new FetchTrace()
+  // A batch read is told by its ids' outcomes from the start: one of no ids is a hit.
+  if ('ids' in ids) trace.parts = []
+  const outer = publishing
   publishing = trace // for the start event, published before `read` runs
   return begin(fetchChannel, context, () => {
-    publishing = undefined
+    publishing = outer
     return read(trace).then(
       (value) => {
         context.outcome = trace.resolved()

@@ -292,6 +292,21 @@ export class L2Facade {
     return this.#call('leases.release', id, () => this.store.leases!.release(this.table, id, token), L2_FAILED, notBoolean)
   }
 
+  /**
+   * A lease call under `token` failed (timed out, or its answer was lost): it may still land, since a
+   * timed-out call is not cancelled, and leave a lease nobody holds, which every other process would
+   * wait on for its ttl. So its token's lease is given back behind it, on the same connection, at once:
+   * a clean-up, not a call the table waits on, so it is neither bounded nor counted, and goes out even
+   * while the breaker is open (compare-and-delete on the token: harmless when the lease never landed).
+   */
+  abandonLease(id: Id, token: string): void {
+    try {
+      void Promise.resolve(this.store.leases!.release(this.table, id, token)).catch(() => {})
+    } catch {
+      // A store whose release throws has nothing to give back.
+    }
+  }
+
   /** Ends `id`'s lease, whoever holds it. */
   leaseVoid(id: Id): Promise<L2Answer<void>> {
     return this.#call('leases.void', id, () => this.store.leases!.void(this.table, id), L2_FAILED)
