@@ -13,6 +13,7 @@ import type { BusDelivery } from '../src/bus/bus.js'
 import { l2Key } from '../src/l2/keys.js'
 import { calculateSlot } from '../src/redis/peers.js'
 import { createCluster, createSentinel } from 'redis'
+import { Redis } from 'ioredis'
 import { NODE_REDIS_FAIL_FAST, redisBus, redisL2, type RedisBusOptions } from '../src/redis.js'
 import type { RedisConnectionOptions } from '../src/redis/connection.js'
 import { testPrefix } from './support/redis.js'
@@ -197,4 +198,30 @@ describeTopology('failover under load', () => {
       client.destroy()
     }
   }, 120_000)
+})
+
+describeTopology('a subscriber connection dropped', () => {
+  it('Sentinel, on a node-redis createSentinel() client: a change published while the bus was not subscribed is told as a gap (node-redis would resubscribe silently)', async () => {
+    restore()
+    const master = await sentinelMaster(FAILOVER_SENTINELS, FAILOVER_SENTINEL_NAME)
+    const client = createSentinel({ name: FAILOVER_SENTINEL_NAME, sentinelRootNodes: FAILOVER_SENTINELS, nodeClientOptions: NODE_REDIS_FAIL_FAST })
+    client.on('error', () => {})
+    await client.connect()
+    const bus = redisBus({ client, namespace: testPrefix('dropped-subscriber'), onError: () => {} })
+    const admin = new Redis(master, '127.0.0.1')
+    try {
+      await bus.subscribed({ timeout: 10_000 })
+      const deliveries: BusDelivery[] = []
+      bus.subscribe((delivery) => deliveries.push(delivery))
+      // The subscriber's connection is killed and a change published at once, before it could come back: that change is lost.
+      await admin.multi().call('CLIENT', 'KILL', 'TYPE', 'pubsub').publish(bus.channel, 'a change nobody hears').exec()
+      const until = performance.now() + 10_000
+      while (performance.now() < until && !deliveries.some((delivery) => delivery.type === 'gap')) await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(deliveries.map((delivery) => delivery.type)).toContain('gap')
+    } finally {
+      admin.disconnect()
+      await bus.close()
+      client.destroy()
+    }
+  }, 60_000)
 })

@@ -315,8 +315,8 @@ function watch(client: Single, kind: 'single' | 'cluster' | 'sentinel', report: 
 
 /**
  * A subscription on a connection of the bus's own: a `duplicate()` of what `target` answers (the
- * client, the cluster's connection to the channel's slot master, or a new Sentinel client) that is
- * never reconnected in place. It subscribes once connected; when it errs, ends, or the server moves
+ * client, the cluster's connection to the channel's slot master, or a new Sentinel client, which is
+ * dropped at its first error rather than left to resubscribe silently) that is never reconnected in place. It subscribes once connected; when it errs, ends, or the server moves
  * its sharded channel, it is dropped (`lost`) and made again after a backoff (`refresh` first, so a
  * cluster learns where the slot went); each confirmation is `confirmed`, a gap after a loss.
  */
@@ -373,8 +373,14 @@ function subscription(
           })
     current = subscriber
     if (made.sentinel === true) {
-      // A Sentinel client ends and makes its node connections itself (and resubscribes silently): its master changing is the loss.
-      subscriber.on('error', (error: unknown) => report.failed(node, error))
+      // A Sentinel client ends and makes its node connections itself, and resubscribes silently: a
+      // message published while its subscriber connection was down is lost without a word. So any
+      // error of it (its connections' losses among them) is a loss, as its master changing is: it is
+      // dropped and made again, and the next confirmation is a gap.
+      subscriber.on('error', (error: unknown) => {
+        report.failed(node, error)
+        retarget(subscriber)
+      })
     } else {
       subscriber.on('error', (error: unknown) => {
         report.failed(node, error)
