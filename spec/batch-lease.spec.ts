@@ -144,7 +144,8 @@ function batchLeaseSuite(makeStore: MakeStore): void {
     expect(page.value).toEqual([{ v: 'p' }, { v: 'q' }, { v: 'r' }])
     // Counted as a single fetch whose lease call failed: a local load, no lease role (none of them waited on a holder).
     expect(a.stats()).toMatchObject({ l2_errors: 1, loads: 3, batch_loads: 1, lease_acquired: 0, lease_lost: 0, fills: 3 })
-    expect(views[0]!.calls.lease).toBe(1) // nothing to give back
+    // The failed ask, then its token's lease given back for each id: a call that failed may still have landed.
+    expect(views[0]!.calls.lease).toBe(4)
     await close()
   })
 
