@@ -225,6 +225,16 @@ const CONSUMERS = [
     },
   })),
   {
+    name: 'node-redis-types',
+    what: "redis@6 (node-redis) installed first and no ioredis: echostore/redis's types with its clients (tsc, strict, skipLibCheck off)",
+    run(tarball) {
+      const dir = consumer('node-redis-types', 'module', ['node-redis/types.ts', 'node-redis/tsconfig.json'], tarball, ['redis@6'])
+      if (existsSync(join(dir, 'node_modules', 'ioredis'))) throw new Error('ioredis was installed with EchoStore; it is an optional peer dependency')
+      compileTypescript(dir)
+      return 'types.ts compiles with no ioredis installed'
+    },
+  },
+  {
     name: 'runtimes',
     what: `the smoke suite (both entries, a herd, getMany, memoryL2, a Redis L2 + bus + lease shared with a Node process) under Node ${process.versions.node}, Node 22, Bun and Deno (${Object.values(RUNTIMES).join(', ')}), ioredis@6 installed first`,
     async run(tarball) {

@@ -129,6 +129,19 @@ describe('invalidateTags in one table', () => {
   })
 })
 
+describe('tags given as a readonly array', () => {
+  it('are taken by setTags, a batch loader’s setTags, put and invalidateTags, as the types say (a constant list of tags, `as const`)', async () => {
+    const DEPOT = ['depot:1'] as const
+    const table = createTable<string>({ clock: manualClock(0), sweepInterval: 1e9 })
+    expect(await table.fetch('a', (_id, context) => (context.setTags(DEPOT), 'a'))).toBe('a')
+    expect(await table.fetchMany(['b'], (ids, context) => ids.map((id) => (context.setTags(id, DEPOT), String(id))))).toEqual(['b'])
+    expect(await table.put('c', 'c', { tags: DEPOT })).toMatchObject({ applied: true })
+    expect(await table.invalidateTags(DEPOT)).toMatchObject({ applied: true })
+    expect([table.has('a'), table.has('b'), table.has('c')]).toEqual([false, false, false])
+    await table.close()
+  })
+})
+
 describe('a tag-stale row is no graced value', () => {
   const GRACE = 10_000
   const SHORT = 1_000

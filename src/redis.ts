@@ -17,4 +17,5 @@ export {
   type RedisConnectionOptions,
   type SentinelAddress,
 } from './redis/connection.js'
-export type { IoredisClient } from './redis/ioredis-driver.js'
+/** An ioredis client EchoStore can use, by its shape (the name kept for code that imported it): see {@link RedisClient}. */
+export type { RedisClient as IoredisClient } from './redis/connection.js'

@@ -81,7 +81,7 @@ export function isClock(value: unknown): value is Clock {
 
 /**
  * The real clock: the process's monotonic time line, anchored at the wall-clock instant it started
- * (see {@link coarseNow}), read at most once per millisecond, and Node timers. A timer that
+ * (see `coarseNow` in this module), read at most once per millisecond, and Node timers. A timer that
  * bounds a caller's pending promise (a flight's `loadTimeout`, a fetch's `timeout`, an L2 call's
  * bound) keeps the process alive until it settles, as the promise would want; background timers
  * (the sweeper) are made with `inBackground` and never do.

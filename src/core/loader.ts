@@ -24,7 +24,7 @@ export interface LoaderContext {
    * `table.invalidateTags` of any of them makes the row stale, in every process. A bad list throws
    * a `TypeError`/`RangeError` here, inside the loader.
    */
-  setTags(tags: string[]): void
+  setTags(tags: readonly string[]): void
 }
 
 /**
@@ -73,7 +73,7 @@ export interface BatchLoaderContext<K extends Id = string> {
    */
   setTtl(id: K, ms: number): void
   /** Gives the answer for `id`, one of this call's ids, its tags, as a loader's `setTags` does. */
-  setTags(id: K, tags: string[]): void
+  setTags(id: K, tags: readonly string[]): void
 }
 
 /** `undefined` when `V` admits it (the answer "absent"), else nothing. */

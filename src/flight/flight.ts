@@ -262,7 +262,7 @@ export class FlightContext implements LoaderContext {
   }
 
   /** A bound function, made only when a loader asks for it. */
-  get setTags(): (tags: string[]) => void {
+  get setTags(): (tags: readonly string[]) => void {
     return (tags) => {
       this.tags = checkTags(tags, 'setTags')
     }

@@ -16,8 +16,12 @@ import { isNodeRedisClient, nodeRedisDriver, type NodeRedisClient } from './node
 
 export type { NodeRedisClient } from './node-redis-driver.js'
 
-/** An ioredis client EchoStore can use: a single-node (or Sentinel) client, or a cluster client. */
-export type RedisClient = IoredisClient
+/**
+ * An ioredis client EchoStore can use (a single-node, Sentinel or cluster client), or a client of
+ * the same API: described by its shape ({@link CompatibleClient}), so a project that uses node-redis
+ * alone type-checks these types with no ioredis installed.
+ */
+export type RedisClient = CompatibleClient
 
 /**
  * The shape of a client of an ioredis fork that keeps ioredis's API, such as iovalkey's `Redis` and
@@ -54,7 +58,7 @@ export interface RedisConnectionOptions {
    * as iovalkey's), or a node-redis (v5+) client made by `createClient()`, `createCluster()` or
    * `createSentinel()`. The adapter never closes it: close it after the adapter's `close()`.
    */
-  client?: RedisClient | CompatibleClient | NodeRedisClient
+  client?: RedisClient | NodeRedisClient
   /**
    * A Redis URL (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS), or the URLs of a
    * cluster's seed nodes, opened with ioredis when it is installed, else node-redis. The adapter asks the first node that answers whether cluster mode is on,

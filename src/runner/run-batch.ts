@@ -215,7 +215,7 @@ class BatchContext<V> implements BatchLoaderContext<Id> {
   }
 
   /** A bound function, made only when the batch loader asks for it. */
-  get setTags(): (id: Id, tags: string[]) => void {
+  get setTags(): (id: Id, tags: readonly string[]) => void {
     return (id, tags) => {
       if (!this.flights.some((flight) => flight.id === id)) throw badArgument(TypeError, `setTags(${showId(id)}, tags): ${showId(id)} is not one of this call's ids`)
       this.tags.set(id, checkTags(tags, 'setTags'))

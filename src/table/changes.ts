@@ -40,7 +40,7 @@ export interface PutOptions extends ChangeOptions {
    */
   ttl?: number
   /** The row's tags (at most 64 non-empty strings), as a loader's `setTags` gives them: `invalidateTags` of any of them makes the row stale. */
-  tags?: string[]
+  tags?: readonly string[]
 }
 
 /** What a put or invalidate did. */

@@ -207,7 +207,7 @@ export class Table<V, K extends Id = string> {
    * soon as the bus delivers). On a namespace it reaches that namespace's rows only; on the base
    * table, every namespace's too. `options.version`: the least version the tags get. Counted in `tag_invalidations`.
    */
-  invalidateTags(tags: string[], options?: ChangeOptions): Promise<ChangeResult> {
+  invalidateTags(tags: readonly string[], options?: ChangeOptions): Promise<ChangeResult> {
     if (this.#viewClosed) return Promise.reject(new TableClosedError(this.name, undefined, 'invalidateTags'))
     return this.#changes.invalidateTags(this.#scope, tags, options)
   }
