@@ -217,9 +217,14 @@ export class L2Facade {
     return cleared === L2_FAILED ? L2_FAILED : 'cleared'
   }
 
-  /** Takes `id`'s lease for `ttl` ms under `token` (see `L2Leases`): true, false when another holds it, or {@link L2_FAILED}. */
-  leaseAcquire(id: Id, token: string, ttl: number): Promise<L2Answer<boolean>> {
-    return this.#call('leases.acquire', id, () => this.store.leases!.acquire(this.table, id, token, ttl), L2_FAILED, notBoolean)
+  /**
+   * Takes `id`'s lease for `ttl` ms under `token` (see `L2Leases`): true, false when another holds it,
+   * or {@link L2_FAILED} (and then its token's lease is given back behind it: see {@link #abandonLease}).
+   */
+  async leaseAcquire(id: Id, token: string, ttl: number): Promise<L2Answer<boolean>> {
+    const taken = await this.#call('leases.acquire', id, () => this.store.leases!.acquire(this.table, id, token, ttl), L2_FAILED, notBoolean)
+    if (taken === L2_FAILED) this.#abandonLease(id, token)
+    return taken
   }
 
   /**
@@ -236,7 +241,9 @@ export class L2Facade {
           ? undefined
           : `${describe(answer)} for ${group.length} ids, not an array of one boolean per id`
       const taken = await this.#call('leases.acquireMany', undefined, () => many.call(leases, this.table, group, token, ttl), L2_FAILED, bad, group[0])
-      return taken === L2_FAILED ? group.map(() => L2_FAILED) : taken
+      if (taken !== L2_FAILED) return taken
+      for (const id of group) this.#abandonLease(id, token)
+      return group.map(() => L2_FAILED)
     })
   }
 
@@ -247,7 +254,7 @@ export class L2Facade {
 
   /**
    * Reads `id` and, unless it holds a fill of a version ≥ `floor`, takes its lease, in one step (see
-   * `L2Leases.readOrAcquire`), or answers {@link L2_FAILED}. A tagged fill older than one of its tags
+   * `L2Leases.readOrAcquire`), or answers {@link L2_FAILED} (its token's lease then given back behind it). A tagged fill older than one of its tags
    * is no fill: it reads as a tombstone of its version (`tag_stale`), and the lease the store did not ask for is asked now.
    */
   async leaseReadOrAcquire(id: Id, token: string, ttl: number, floor: number): Promise<L2Answer<LeaseRead>> {
@@ -263,6 +270,7 @@ export class L2Facade {
         return badEntry(entry)
       },
     )
+    if (read === L2_FAILED) this.#abandonLease(id, token)
     if (read === L2_FAILED || read.entry?.tags === undefined) return read
     const [entry] = await this.#fresh([read.entry])
     if (entry === read.entry || read.lease !== 'unasked') return { entry, lease: read.lease }
@@ -299,7 +307,7 @@ export class L2Facade {
    * a clean-up, not a call the table waits on, so it is neither bounded nor counted, and goes out even
    * while the breaker is open (compare-and-delete on the token: harmless when the lease never landed).
    */
-  abandonLease(id: Id, token: string): void {
+  #abandonLease(id: Id, token: string): void {
     try {
       void Promise.resolve(this.store.leases!.release(this.table, id, token)).catch(() => {})
     } catch {
@@ -376,34 +384,20 @@ export class L2Facade {
       this.count('l2_skipped')
       return Promise.resolve(L2_FAILED)
     }
-    if (this.#stopped) {
-      // Unbounded (no timer of a stopped table stays on its clock); a failure is still counted.
-      return new Promise<L2Answer<T>>((resolve) => {
-        const failed = (error: unknown): void => {
-          this.count('l2_errors')
-          this.#failed(shard, op, id, error)
-          resolve(L2_FAILED)
-        }
-        try {
-          Promise.resolve(run()).then((value) => {
-            const wrong = wrongIn(bad, value)
-            if (wrong === undefined) resolve(value)
-            else failed(new TypeError(`echostore: L2 ${op} answered ${wrong}`))
-          }, failed)
-        } catch (error) {
-          failed(error)
-        }
-      })
-    }
-    const traced = traceL2(this.table, op, this.store.address)
+    // A stopped table's call is unbounded and untraced (no timer of a stopped table stays on its
+    // clock); its outcome is counted as any call's is.
+    const bounded = !this.#stopped
+    const traced = bounded ? traceL2(this.table, op, this.store.address) : undefined
     return new Promise<L2Answer<T>>((resolve) => {
       let done = false
       /** Ends the call once (false when it has already ended): it leaves its turn's deadline and the calls in progress. */
       const over = (): boolean => {
         if (done) return false
         done = true
-        unbound()
-        this.#inProgress.delete(end)
+        if (bounded) {
+          unbound()
+          this.#inProgress.delete(end)
+        }
         return true
       }
       const timeOut = (): void => {
@@ -415,7 +409,7 @@ export class L2Facade {
         resolve(L2_FAILED)
       }
       // The deadline counts from the end of this turn, when a client that writes at the turn's end has sent the request.
-      const unbound = this.#deadlines.bound(timeOut)
+      const unbound = bounded ? this.#deadlines.bound(timeOut) : () => {}
       /** True once the call was ended as the table stopped: its outcome, when the store gives it, is still counted. */
       let ended = false
       const end = (): void => {
@@ -424,7 +418,7 @@ export class L2Facade {
         traced?.(true, new TableClosedError(this.table, id))
         resolve(L2_FAILED)
       }
-      this.#inProgress.add(end)
+      if (bounded) this.#inProgress.add(end)
       const settle = (answer: L2Answer<T>, error?: unknown): void => {
         const open = over()
         if (!open && !ended) return // timed out: counted as such

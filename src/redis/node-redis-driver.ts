@@ -372,20 +372,15 @@ function subscription(
             disableOfflineQueue: true,
           })
     current = subscriber
-    if (made.sentinel === true) {
-      // A Sentinel client ends and makes its node connections itself, and resubscribes silently: a
-      // message published while its subscriber connection was down is lost without a word. So any
-      // error of it (its connections' losses among them) is a loss, as its master changing is: it is
-      // dropped and made again, and the next confirmation is a gap.
-      subscriber.on('error', (error: unknown) => {
-        report.failed(node, error)
-        retarget(subscriber)
-      })
-    } else {
-      subscriber.on('error', (error: unknown) => {
-        report.failed(node, error)
-        retarget(subscriber)
-      })
+    // An error is a loss: the subscriber is dropped and made again, and the next confirmation is a
+    // gap. A Sentinel client ends and makes its node connections itself, and resubscribes silently
+    // (a message published while its subscriber connection was down is lost without a word): its
+    // errors, its connections' losses among them, are its losses, as its master changing is.
+    subscriber.on('error', (error: unknown) => {
+      report.failed(node, error)
+      retarget(subscriber)
+    })
+    if (made.sentinel !== true) {
       subscriber.on('end', () => retarget(subscriber))
       subscriber.on('sharded-channel-moved', () => retarget(subscriber))
     }

@@ -68,10 +68,7 @@ export interface LeaseDeps {
 export async function takeLeaseOrWait<V>(flight: Flight<V>, deps: LeaseDeps, version: number): Promise<LeaseOutcome> {
   const token = leaseToken()
   const first = await deps.l2.leaseAcquire(flight.id, token, deps.lease.ttl)
-  if (first === L2_FAILED) {
-    deps.l2.abandonLease(flight.id, token)
-    return { kind: 'load', version, role: undefined }
-  }
+  if (first === L2_FAILED) return { kind: 'load', version, role: undefined }
   if (first) return taken(flight, deps, token, version, 'lease_acquired', await deps.l2.get(flight.id))
   return waitForLease(flight, deps, token, version)
 }
@@ -114,10 +111,7 @@ export async function askLeases<V>(runs: readonly { flight: Flight<V>; version: 
   let next = 0
   return runs.map(({ flight, version }, i): FirstAsk => {
     const first = firsts[i]
-    if (first === L2_FAILED) {
-      l2.abandonLease(flight.id, token)
-      return { kind: 'load', version, role: undefined }
-    }
+    if (first === L2_FAILED) return { kind: 'load', version, role: undefined }
     if (first === false) return { kind: 'wait', token }
     return taken(flight, deps, token, version, 'lease_acquired', entries[next++])
   })
@@ -178,15 +172,10 @@ async function look<V>(flight: Flight<V>, deps: LeaseDeps, token: string, versio
   // Released while it asked (its last waiter left, or its bound passed): it waits no more, and holds no lease.
   if (!flight.running) {
     if (again === true) giveBack(l2, flight.id, token)
-    else if (again === L2_FAILED) l2.abandonLease(flight.id, token)
     return { kind: 'gone' }
   }
   if (again === true) return taken(flight, deps, token, version, 'lease_lost', await l2.get(flight.id))
-  if (again === L2_FAILED) {
-    l2.abandonLease(flight.id, token)
-    return { kind: 'load', version, role: 'lease_lost' }
-  }
-  return undefined
+  return again === L2_FAILED ? { kind: 'load', version, role: 'lease_lost' } : undefined
 }
 
 /** {@link look} on a store that reads and tries the lease in one step (`readOrAcquire`): no read once more is needed after taking it. */
@@ -194,10 +183,7 @@ async function lookWithLease<V>(flight: Flight<V>, deps: LeaseDeps, token: strin
   const { l2, lease } = deps
   if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version, role: 'lease_lost' }
   const read = await l2.leaseReadOrAcquire(flight.id, token, lease.ttl, version)
-  if (read === L2_FAILED) {
-    l2.abandonLease(flight.id, token)
-    return { kind: 'load', version, role: 'lease_lost' }
-  }
+  if (read === L2_FAILED) return { kind: 'load', version, role: 'lease_lost' }
   const seen = flight.running ? afterLook(flight, read.entry, version) : { kind: 'gone' as const }
   if (read.lease !== 'taken') return seen
   if (seen === undefined) return { kind: 'hold', token, role: 'lease_lost' }

@@ -130,7 +130,6 @@ async function readWithLease<V>(run: FlightRun<V>, l2: L2Facade, lease: LeaseSet
   const { flight } = run
   const token = leaseToken()
   const read = await l2.leaseReadOrAcquire(flight.id, token, lease.ttl, run.version)
-  if (read === L2_FAILED) l2.abandonLease(flight.id, token)
   const answer = readL2(run, read === L2_FAILED ? L2_FAILED : read.entry, deps)
   const goesOn = answer === undefined && read !== L2_FAILED && flight.running
   if (read !== L2_FAILED && read.lease === 'taken' && !goesOn) {
