@@ -59,8 +59,12 @@ export function l2Key(prefix: string, table: string, id: Id): string {
  * {@link l2Key} itself for generation 0, else followed by `:<generation>`. Same slot as the version key.
  */
 export function entryKey(prefix: string, table: string, id: Id, generation: number): string {
-  const key = l2Key(prefix, table, id)
-  return generation === 0 ? key : `${key}:${generation}`
+  return inGeneration(l2Key(prefix, table, id), generation)
+}
+
+/** The key of the entry whose {@link l2Key} is `base` in `generation` (see {@link entryKey}). */
+export function inGeneration(base: string, generation: number): string {
+  return generation === 0 ? base : `${base}:${generation}`
 }
 
 /** The key holding the clear generation of one bucket of a table: the bucket's tag + `:gen`. */

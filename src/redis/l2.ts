@@ -4,7 +4,7 @@ import { L2ClosedError, L2CorruptEntryError, L2UnfitValueError, RedisUnreachable
 import type { Id } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { jsonCodec, type Codec } from '../l2/codec.js'
-import { BUCKETS, LONGEST_ENTRY_MS, TAG_TTL_MS, bucketGenerationKey, entryKey, generationKey, l2Key, leaseKey, tagVersionKey, unfitPrefix, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
+import { BUCKETS, LONGEST_ENTRY_MS, TAG_TTL_MS, bucketGenerationKey, generationKey, inGeneration, l2Key, leaseKey, tagVersionKey, unfitPrefix, VERSION_TTL_MS, versionKey } from '../l2/keys.js'
 import { HEADER_SCAN, decodeEntry, encodeEntry, isKind } from './entry.js'
 import { CLEAR_LUA, GET_LUA, GET_STATUS, INVALIDATE_TAG_LUA, LEASE_STATUS, NEXT_VERSION_LUA, READ_OR_LEASE_LUA, RELEASE_LEASE_LUA, SET_AND_RELEASE_LUA, SET_LUA } from './scripts.js'
 import { redisLeases } from './leases.js'
@@ -59,6 +59,20 @@ export const SCRIPTS = {
 
 /** What {@link GET_LUA} answers (see `scripts.ts`). */
 type GetReply = [number, Buffer | null, number, number] | [number] | null
+
+/**
+ * How many times one call asks again because its bucket's generation moved under it (a clear made
+ * between each ask and the next); past that it fails, as a call that did not answer.
+ */
+const MOST_MOVES = 3
+
+/** How many buckets' generations a store remembers (64 tables cleared in every bucket); past that it forgets them all and learns them again. */
+const GENERATIONS_KEPT = 64 * BUCKETS
+
+/** The generation a script answered its bucket is in, when it is not the one the call named its keys for (see `MOVED_FROM` in `scripts.ts`). */
+function movedTo(reply: unknown): number | undefined {
+  return Array.isArray(reply) && reply[0] === GET_STATUS.moved ? Number(reply[3]) : undefined
+}
 
 /** The longest grace an entry's header carries (11 digits). */
 const MAX_GRACE = 99_999_999_999
@@ -140,7 +154,10 @@ const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
  * live under keys of their generation (see `entryKey`), so the old ones are never read again and
  * expire on their own. Every script reads the id's bucket generation itself, in the same step as
  * the entry: a process that missed a clear never reads an entry from before it, nor writes into
- * the past, and a get or set is one command on one node.
+ * the past, and a get or set is one command on one node. A script touches only the keys it is
+ * given: a call names the entry key of the generation its bucket was last seen in, and asks again
+ * when the script answers another (see `inBucket`), so a Cluster slot migration refuses a call whose
+ * keys it has split rather than running it beside a key already moved.
  *
  * A tag's version lives under a key of its own (see `tagVersionKey`), minted by a script like an
  * id's version and kept `TAG_TTL_MS`; `tagVersions` reads them (one `GET` per tag, each routed to
@@ -162,6 +179,21 @@ export function redisL2(options: RedisL2Options): RedisL2 {
   // close() waits for a graceful quit of the connections it opened no longer than one call may take.
   const connection = openConnection('redisL2', options, options.timeout ?? DEFAULT_L2_TIMEOUT)
   let closing: Promise<void> | undefined
+  /**
+   * The generation each bucket was last seen in, by its generation key, for buckets past 0: the
+   * guess every call names its entry key with, which its script checks (a wrong guess costs one more
+   * round trip). Written only by {@link learn}, from what the scripts and `clear` answer.
+   */
+  const generations = new Map<string, number>()
+
+  /** Takes note that the bucket of `key` is in `generation`. */
+  function learn(key: string, generation: number): void {
+    if (generation === 0) generations.delete(key)
+    else {
+      if (generations.size >= GENERATIONS_KEPT && !generations.has(key)) generations.clear()
+      generations.set(key, generation)
+    }
+  }
 
   /** The client's driver; while a url has not answered yet, rejects once it was first asked (fail fast: never wait for a node that does not answer). */
   function driverOf(): Driver | Promise<Driver> {
@@ -217,9 +249,32 @@ export function redisL2(options: RedisL2Options): RedisL2 {
     }
   }
 
-  /** The call `get` makes for (table, id) whose entry key is `base`: {@link GET_LUA}, the entry's bytes as a Buffer. */
-  function getCall(table: string, id: Id, base: string): Call {
-    return { script: SCRIPTS.get, keys: [generationKey(prefix, table, id), base], args: [maxValueBytes + HEADER_SCAN], buffers: true }
+  /**
+   * Runs the call `build` makes with the keys of (table, id), in the generation its bucket was last
+   * seen in, and asks again in the one its script answers while the bucket has moved on (a clear,
+   * here or elsewhere): at most {@link MOST_MOVES} times more. `build` is given the bucket's
+   * generation key, the entry's key in the generation guessed, and that generation.
+   */
+  async function inBucket(op: string, table: string, id: Id, build: (generationKey: string, key: string, generation: number) => Call): Promise<unknown> {
+    const base = l2Key(prefix, table, id)
+    const genKey = generationKey(prefix, table, id)
+    for (let asked = 0; asked <= MOST_MOVES; asked++) {
+      const generation = generations.get(genKey) ?? 0
+      const reply = await run(build(genKey, inGeneration(base, generation), generation))
+      const moved = movedTo(reply)
+      if (moved === undefined) return reply
+      learn(genKey, moved)
+    }
+    throw movedTooOften(op, table, id)
+  }
+
+  function movedTooOften(op: string, table: string, id: Id): Error {
+    return new Error(`redisL2.${op}: the bucket of id ${describe(id)} of table ${describe(table)} was cleared ${MOST_MOVES + 1} times while the call asked; it failed as one that did not answer`)
+  }
+
+  /** The call `get` makes for an entry key of generation `generation`: {@link GET_LUA}, the entry's bytes as a Buffer. */
+  function getCall(genKey: string, key: string, generation: number): Call {
+    return { script: SCRIPTS.get, keys: [genKey, key], args: [maxValueBytes + HEADER_SCAN, generation], buffers: true }
   }
 
   /** The entry of (table, id) in a reply of {@link GET_LUA}; rejects as `get` does for what cannot be read. */
@@ -227,7 +282,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
     if (reply === null) return undefined
     const [status, data, ttl, generation] = reply
     if (status === GET_STATUS.badGeneration) throw new L2CorruptEntryError(generationKey(prefix, table, id), 'the generation key holds garbage; table.clear() repairs it')
-    const key = entryKey(prefix, table, id, generation ?? 0)
+    const key = inGeneration(l2Key(prefix, table, id), generation ?? 0)
     if (status === GET_STATUS.wrongType) throw new L2CorruptEntryError(key, 'the key holds another Redis type')
     if (status === GET_STATUS.tooLarge) throw new L2UnfitValueError(key, 'size', `larger than maxValueBytes ${maxValueBytes}`)
     if (ttl === -1) throw new L2CorruptEntryError(key, 'the key has no expiry')
@@ -256,8 +311,7 @@ export function redisL2(options: RedisL2Options): RedisL2 {
 
     async get(table: string, id: Id): Promise<L2Entry | undefined> {
       open('get')
-      const base = l2Key(prefix, table, id)
-      return entryOf(table, id, (await run(getCall(table, id, base))) as GetReply)
+      return entryOf(table, id, (await inBucket('get', table, id, getCall)) as GetReply)
     },
 
     /**
@@ -269,7 +323,26 @@ export function redisL2(options: RedisL2Options): RedisL2 {
       if (!Array.isArray(ids)) throw badArgument(TypeError, `redisL2.getMany: ids must be an array, got ${describe(ids)}`)
       if (ids.length === 0) return []
       const bases = ids.map((id) => l2Key(prefix, table, id))
-      const replies = await runMany(ids.map((id, i) => getCall(table, id, bases[i]!)))
+      const genKeys = ids.map((id) => generationKey(prefix, table, id))
+      const replies: unknown[] = []
+      // Every id at first, then the ids whose bucket had moved on, in the generation answered.
+      let asking = ids.map((_, i) => i)
+      for (let asked = 0; asking.length > 0; asked++) {
+        if (asked > MOST_MOVES) throw movedTooOften('getMany', table, ids[asking[0]!]!)
+        const guesses = asking.map((i) => generations.get(genKeys[i]!) ?? 0)
+        const answers = await runMany(asking.map((i, n) => getCall(genKeys[i]!, inGeneration(bases[i]!, guesses[n]!), guesses[n]!)))
+        const moved: number[] = []
+        answers.forEach((answer, n) => {
+          const i = asking[n]!
+          const generation = movedTo(answer)
+          if (generation === undefined) replies[i] = answer
+          else {
+            learn(genKeys[i]!, generation)
+            moved.push(i)
+          }
+        })
+        asking = moved
+      }
       return ids.map((id, i) => {
         try {
           return entryOf(table, id, replies[i] as GetReply)
@@ -282,23 +355,23 @@ export function redisL2(options: RedisL2Options): RedisL2 {
     async set(table: string, id: Id, entry: L2Write): Promise<boolean> {
       open('set')
       checkWrite(entry)
-      const base = l2Key(prefix, table, id)
-      const data = encodeEntry(base, entry, codec, maxValueBytes)
+      const data = encodeEntry(l2Key(prefix, table, id), entry, codec, maxValueBytes)
       const lifetime = entry.ttl + (entry.grace ?? 0)
-      return (await run({ script: SCRIPTS.set, keys: [generationKey(prefix, table, id), base], args: [entry.version, lifetime, data] })) === 1
+      const reply = await inBucket('set', table, id, (genKey, key, generation) => ({ script: SCRIPTS.set, keys: [genKey, key], args: [entry.version, lifetime, data, generation] }))
+      return reply === 1
     },
 
     async nextVersion(table: string, id: Id, floor: number): Promise<number> {
       open('nextVersion')
       if (!isVersion(floor)) throw badNumber(floor, `redisL2.nextVersion: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
-      const base = l2Key(prefix, table, id)
-      return Number(await run({ script: SCRIPTS.nextVersion, keys: [versionKey(prefix, table, id), generationKey(prefix, table, id), base], args: [VERSION_TTL_MS, floor] }))
+      const counter = versionKey(prefix, table, id)
+      return Number(await inBucket('nextVersion', table, id, (genKey, key, generation) => ({ script: SCRIPTS.nextVersion, keys: [counter, genKey, key], args: [VERSION_TTL_MS, floor, generation] })))
     },
 
     async clear(table: string): Promise<void> {
       open('clear')
       const keys = Array.from({ length: BUCKETS }, (_, bucket) => bucketGenerationKey(prefix, table, bucket))
-      await Promise.all(keys.map((key) => run({ script: SCRIPTS.clear, keys: [key], args: [LONGEST_ENTRY_MS] })))
+      await Promise.all(keys.map(async (key) => learn(key, Number(await run({ script: SCRIPTS.clear, keys: [key], args: [LONGEST_ENTRY_MS] })))))
     },
 
     async tagVersions(table: string, tags: readonly string[]): Promise<number[]> {
@@ -339,10 +412,15 @@ export function redisL2(options: RedisL2Options): RedisL2 {
         open('leases.setAndRelease')
         checkWrite(entry)
         if (typeof token !== 'string' || token === '') throw badArgument(TypeError, `redisL2.leases.setAndRelease: token must be a non-empty string, got ${describe(token)}`)
-        const base = l2Key(prefix, table, id)
-        const data = encodeEntry(base, entry, codec, maxValueBytes)
+        const data = encodeEntry(l2Key(prefix, table, id), entry, codec, maxValueBytes)
         const lifetime = entry.ttl + (entry.grace ?? 0)
-        return (await run({ script: SCRIPTS.setAndRelease, keys: [generationKey(prefix, table, id), base, leaseKey(prefix, table, id)], args: [entry.version, lifetime, data, token] })) === 1
+        const leaseAt = leaseKey(prefix, table, id)
+        const reply = await inBucket('leases.setAndRelease', table, id, (genKey, key, generation) => ({
+          script: SCRIPTS.setAndRelease,
+          keys: [genKey, key, leaseAt],
+          args: [entry.version, lifetime, data, token, generation],
+        }))
+        return reply === 1
       },
       /** One script: the read of `get` and, when it finds no fill, the `SET NX PX` of `acquire`. */
       async readOrAcquire(table: string, id: Id, token: string, ttl: number, floor: number): Promise<LeaseRead> {
@@ -350,13 +428,13 @@ export function redisL2(options: RedisL2Options): RedisL2 {
         if (typeof token !== 'string' || token === '') throw badArgument(TypeError, `redisL2.leases.readOrAcquire: token must be a non-empty string, got ${describe(token)}`)
         if (!(Number.isSafeInteger(ttl) && ttl >= 1)) throw badNumber(ttl, `redisL2.leases.readOrAcquire: ttl must be an integer ≥ 1, got ${describe(ttl)}`)
         if (!isVersion(floor)) throw badNumber(floor, `redisL2.leases.readOrAcquire: floor must be an integer in [0, ${MAX_VERSION}], got ${describe(floor)}`)
-        const base = l2Key(prefix, table, id)
-        const reply = (await run({
+        const leaseAt = leaseKey(prefix, table, id)
+        const reply = (await inBucket('leases.readOrAcquire', table, id, (genKey, key, generation) => ({
           script: SCRIPTS.readOrLease,
-          keys: [generationKey(prefix, table, id), base, leaseKey(prefix, table, id)],
-          args: [maxValueBytes + HEADER_SCAN, token, ttl, floor],
+          keys: [genKey, key, leaseAt],
+          args: [maxValueBytes + HEADER_SCAN, token, ttl, floor, generation],
           buffers: true,
-        })) as [number, Buffer | null, number, number, number]
+        }))) as [number, Buffer | null, number, number, number]
         const lease = reply[4] === LEASE_STATUS.taken ? 'taken' : reply[4] === LEASE_STATUS.busy ? 'busy' : 'unasked'
         let entry: L2Entry | undefined
         try {

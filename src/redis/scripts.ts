@@ -1,11 +1,16 @@
 /**
  * The Lua scripts of the Redis L2, each atomic on the keys of one bucket of a table (one Cluster
- * slot: its ids' keys and the bucket's generation key, see `l2/keys.ts`).
+ * slot: its ids' keys and the bucket's generation key, see `l2/keys.ts`), and touching only the keys
+ * it declares: an entry's key is named by the caller for the generation it expects, and a script
+ * finding the bucket in another one answers that generation (see {@link MOVED_FROM}).
  * A key that holds garbage (another type, a header that does not parse, a version out of range) is
  * that key's problem: reads report it, writes and mints replace it; it never fails a call.
  */
 import { MAX_VERSION } from '../core/versions.js'
 import { HEADER_SCAN } from './entry.js'
+
+/** What {@link GET_LUA} answers in its first field (`moved`: every script answers it when the bucket is in another generation, see {@link MOVED_FROM}). */
+export const GET_STATUS = { found: 0, wrongType: 1, tooLarge: 2, badGeneration: 3, moved: 4 } as const
 
 /**
  * The header of an entry, as `readHeader` (`entry.ts`) reads it, and by the same rule: `head` is
@@ -55,9 +60,6 @@ local function held_version(key)
 end
 `
 
-/** What {@link GET_LUA} answers in its first field. */
-export const GET_STATUS = { found: 0, wrongType: 1, tooLarge: 2, badGeneration: 3 } as const
-
 /**
  * The generation held under `key` (a bucket's generation key), or -1 when it holds garbage (another
  * type, not an integer in range); 0 when there is none. One `GET` under `pcall` (another type
@@ -74,11 +76,18 @@ local function read_generation(key)
 end
 `
 
-/** The key of the entry whose generation-0 key is `base` in `generation` (as `entryKey` writes it). */
-const IN_GENERATION = `
-local function in_generation(base, generation)
-  if generation == 0 then return base end
-  return base .. ':' .. string.format('%.0f', generation)
+/**
+ * A script's answer when the bucket is in `generation` and not in `expected` (the one the caller
+ * named its entry key for): `{moved, false, 0, generation}`, whatever the script; nil when they
+ * agree. The caller asks again with the key of the generation answered (see `inBucket` in `l2.ts`).
+ * So every key a script touches is one it declared: during a Cluster slot migration Redis answers
+ * `ASK` or `TRYAGAIN` to a script whose keys are not all on one node, and never runs it beside a key
+ * already moved away.
+ */
+const MOVED_FROM = `
+local function moved_from(generation, expected)
+  if generation ~= tonumber(expected) then return {${GET_STATUS.moved}, false, 0, generation} end
+  return nil
 end
 `
 
@@ -99,16 +108,19 @@ end
 
 /**
  * Reads the entry of one id with its remaining lifetime, in one step, in its bucket's current
- * generation: KEYS[1] is the bucket's generation key, KEYS[2] the id's generation-0 entry key (the
- * entry itself is under `KEYS[2]:<generation>` once the bucket was cleared; same hash tag, same slot).
- * Answers `nil` when there is none; else `{status, payload, pttl, generation}`: the payload when it is
- * a string of at most ARGV[1] bytes, only the status when it is another type or larger (so a huge
- * entry never crosses the wire), or `{badGeneration}` when the generation key holds garbage.
+ * generation: KEYS[1] is the bucket's generation key, KEYS[2] the id's entry key in generation
+ * ARGV[2] (same hash tag, same slot). Answers `{moved, false, 0, generation}` when the bucket is in
+ * another generation (see {@link MOVED_FROM}); `nil` when there is no entry; else `{status, payload,
+ * pttl, generation}`: the payload when it is a string of at most ARGV[1] bytes, only the status when
+ * it is another type or larger (so a huge entry never crosses the wire), or `{badGeneration}` when
+ * the generation key holds garbage.
  */
-export const GET_LUA = `${READ_GENERATION}${IN_GENERATION}${READ_ENTRY}
+export const GET_LUA = `${READ_GENERATION}${MOVED_FROM}${READ_ENTRY}
 local generation = read_generation(KEYS[1])
 if generation < 0 then return {${GET_STATUS.badGeneration}} end
-return read_entry(in_generation(KEYS[2], generation), generation, tonumber(ARGV[1]))
+local moved = moved_from(generation, ARGV[2])
+if moved then return moved end
+return read_entry(KEYS[2], generation, tonumber(ARGV[1]))
 `
 
 /** What {@link READ_OR_LEASE_LUA} says of the lease, in the fifth field of its answer. */
@@ -117,16 +129,23 @@ export const LEASE_STATUS = { unasked: 0, taken: 1, busy: 2 } as const
 /**
  * {@link GET_LUA} and, when what it read is no fill, the id's lease, in one step: KEYS[1] and KEYS[2]
  * and ARGV[1] as for {@link GET_LUA}, KEYS[3] the id's lease key; ARGV[2] the token, ARGV[3] the
- * lease's ttl, ARGV[4] the version the reader knows of. A fill is a value or negative row (`v`, `a`)
- * of a version ≥ ARGV[4] whose logical lifetime (its `PTTL` less the grace in its header) is not
- * over; anything else (no entry, a tombstone, an older or graced entry, one {@link READ_HEADER}
- * refuses or without an expiry) asks for the lease with `SET NX PX`. Answers `{status, payload, pttl, generation, lease}` (`lease` from
- * {@link LEASE_STATUS}; the first four as {@link GET_LUA}'s, `status` only 0 when found).
+ * lease's ttl, ARGV[4] the version the reader knows of, ARGV[5] the generation KEYS[2] is in. A fill
+ * is a value or negative row (`v`, `a`) of a version ≥ ARGV[4] whose logical lifetime (its `PTTL`
+ * less the grace in its header) is not over; anything else (no entry, a tombstone, an older or
+ * graced entry, one {@link READ_HEADER} refuses or without an expiry) asks for the lease with
+ * `SET NX PX`. Answers `{status, payload, pttl, generation, lease}` (`lease` from
+ * {@link LEASE_STATUS}; the first four as {@link GET_LUA}'s, `status` only 0 when found); in another
+ * generation, `{moved, false, 0, generation, unasked}` without asking.
  */
-export const READ_OR_LEASE_LUA = `${READ_HEADER}${READ_GENERATION}${IN_GENERATION}${READ_ENTRY}
+export const READ_OR_LEASE_LUA = `${READ_HEADER}${READ_GENERATION}${MOVED_FROM}${READ_ENTRY}
 local generation = read_generation(KEYS[1])
+local moved = generation >= 0 and moved_from(generation, ARGV[5])
+if moved then
+  moved[5] = ${LEASE_STATUS.unasked}
+  return moved
+end
 local entry
-if generation < 0 then entry = {${GET_STATUS.badGeneration}, false, 0, 0} else entry = read_entry(in_generation(KEYS[2], generation), generation, tonumber(ARGV[1])) end
+if generation < 0 then entry = {${GET_STATUS.badGeneration}, false, 0, 0} else entry = read_entry(KEYS[2], generation, tonumber(ARGV[1])) end
 if entry == false then entry = {${GET_STATUS.found}, false, -2, generation} end
 if entry[1] == ${GET_STATUS.found} and entry[2] then
   local kind, version, grace = read_header(string.sub(entry[2], 1, ${HEADER_SCAN}), #entry[2])
@@ -140,16 +159,20 @@ return entry
 `
 
 /**
- * The write of {@link SET_LUA} as a function: 1 when written, 0 when refused. The bucket's generation
- * key is kept at least as long as the entry written (created, holding 0, in a bucket never cleared),
- * so it outlives every entry a clear will hide, and no longer: once the last entry of the bucket has
- * expired, so has it (one written without an expiry, before generation keys had one, keeps none).
+ * The write of {@link SET_LUA} as a function: 1 when written, 0 when refused, the `moved` answer when
+ * the bucket is in another generation than `expected`, the one `key` was named for (see
+ * {@link MOVED_FROM}; a generation key holding garbage is generation 0 here). The bucket's
+ * generation key is kept at least as long as the entry written (created, holding 0, in a bucket
+ * never cleared), so it outlives every entry a clear will hide, and no longer: once the last entry
+ * of the bucket has expired, so has it (one written without an expiry, before generation keys had
+ * one, keeps none).
  */
 const WRITE_ENTRY = `
-local function write_entry(generation_key, base, version, ttl, data)
+local function write_entry(generation_key, key, expected, version, ttl, data)
   local generation = read_generation(generation_key)
   if generation < 0 then generation = 0 end
-  local key = in_generation(base, generation)
+  local moved = moved_from(generation, expected)
+  if moved then return moved end
   local held = held_version(key)
   if held and held > tonumber(version) then return 0 end
   redis.call('SET', key, data, 'PX', ttl)
@@ -164,24 +187,27 @@ end
 `
 
 /**
- * Writes ARGV[3] as the entry of one id (KEYS as {@link GET_LUA}) in its bucket's current generation,
- * with `PX ARGV[2]`, unless the held entry's version is strictly above ARGV[1]; garbage is
- * overwritten. A garbage generation key writes in generation 0 (read by nobody until a clear repairs
- * the key). Answers 1 when written, 0 when refused.
+ * Writes ARGV[3] as the entry of one id (KEYS as {@link GET_LUA}, ARGV[4] the generation KEYS[2] is
+ * in) in its bucket's current generation, with `PX ARGV[2]`, unless the held entry's version is
+ * strictly above ARGV[1]; garbage is overwritten. A garbage generation key writes in generation 0
+ * (read by nobody until a clear repairs the key). Answers 1 when written, 0 when refused, or
+ * {@link MOVED_FROM}'s answer.
  */
-export const SET_LUA = `${HELD_VERSION}${READ_GENERATION}${IN_GENERATION}${WRITE_ENTRY}
-return write_entry(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
+export const SET_LUA = `${HELD_VERSION}${READ_GENERATION}${MOVED_FROM}${WRITE_ENTRY}
+return write_entry(KEYS[1], KEYS[2], ARGV[4], ARGV[1], ARGV[2], ARGV[3])
 `
 
 /**
- * {@link SET_LUA} (KEYS[1], KEYS[2], ARGV[1..3] as there), then the end of the id's lease KEYS[3], in
- * one step: a lease holder's fill and its giving back in one round trip. A write that landed ends
- * the lease whoever holds it (one `DEL`, unread: with the fill in L2, every reader finds it before it
- * asks for the lease); a refused one releases it only if ARGV[4] (the writer's token) still holds
- * it. Answers as {@link SET_LUA}.
+ * {@link SET_LUA} (KEYS[1], KEYS[2], ARGV[1..3] as there, ARGV[5] the generation KEYS[2] is in),
+ * then the end of the id's lease KEYS[3], in one step: a lease holder's fill and its giving back in
+ * one round trip. A write that landed ends the lease whoever holds it (one `DEL`, unread: with the
+ * fill in L2, every reader finds it before it asks for the lease); a refused one releases it only if
+ * ARGV[4] (the writer's token) still holds it; one in another generation touches nothing. Answers
+ * as {@link SET_LUA}.
  */
-export const SET_AND_RELEASE_LUA = `${HELD_VERSION}${READ_GENERATION}${IN_GENERATION}${WRITE_ENTRY}
-local written = write_entry(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
+export const SET_AND_RELEASE_LUA = `${HELD_VERSION}${READ_GENERATION}${MOVED_FROM}${WRITE_ENTRY}
+local written = write_entry(KEYS[1], KEYS[2], ARGV[5], ARGV[1], ARGV[2], ARGV[3])
+if type(written) == 'table' then return written end
 if written == 1 or redis.pcall('GET', KEYS[3]) == ARGV[4] then redis.call('DEL', KEYS[3]) end
 return written
 `
@@ -189,19 +215,22 @@ return written
 /**
  * Mints the next version of one (table, id): the largest of 1, ARGV[2] (the caller's floor), the last
  * version minted (the version key KEYS[1]) + 1 and the held entry's version + 1 (KEYS[2] and KEYS[3]
- * as KEYS[1] and KEYS[2] of {@link GET_LUA}); records it in the version key for ARGV[1] ms and
- * returns it. A version key that holds garbage is replaced.
+ * as KEYS[1] and KEYS[2] of {@link GET_LUA}, ARGV[3] the generation KEYS[3] is in); records it in the
+ * version key for ARGV[1] ms and returns it; {@link MOVED_FROM}'s answer, minting nothing, when the
+ * bucket is in another generation. A version key that holds garbage is replaced.
  */
-export const NEXT_VERSION_LUA = `${HELD_VERSION}${READ_GENERATION}${IN_GENERATION}
+export const NEXT_VERSION_LUA = `${HELD_VERSION}${READ_GENERATION}${MOVED_FROM}
+local generation = read_generation(KEYS[2])
+local moved = generation >= 0 and moved_from(generation, ARGV[3])
+if moved then return moved end
 local version = math.max(tonumber(ARGV[2]), 1)
 local last = redis.pcall('GET', KEYS[1])
 if type(last) == 'string' then
   local issued = tonumber(last)
   if issued and issued >= 0 and issued < ${MAX_VERSION} and issued + 1 > version then version = issued + 1 end
 end
-local generation = read_generation(KEYS[2])
 if generation >= 0 then
-  local held = held_version(in_generation(KEYS[3], generation))
+  local held = held_version(KEYS[3])
   if held and held < ${MAX_VERSION} and held + 1 > version then version = held + 1 end
 end
 redis.call('SET', KEYS[1], string.format('%.0f', version), 'PX', ARGV[1])
