@@ -31,7 +31,7 @@ interface ScriptRun {
 describeRedis('the Redis L2’s scripts in a cleared bucket', () => {
   const raw = suiteRedis(prefix)
   let monitor: Redis
-  /** What Redis ran under this spec's prefix since the last {@link ranBy}. */
+  /** What Redis ran under this spec's prefix since {@link ranBy} began. */
   let seen: Ran[] = []
   let marker: ((args: string[]) => void) | undefined
 
@@ -47,16 +47,22 @@ describeRedis('the Redis L2’s scripts in a cleared bucket', () => {
     monitor.disconnect()
   })
 
-  /** What Redis ran for `act`: it runs, then a marker command is sent and waited for, so every command `act` made is in. */
-  async function ranBy(act: () => Promise<unknown>): Promise<Ran[]> {
-    seen = []
-    await act()
+  /** Sends a marker command and waits until `MONITOR` told it: everything Redis ran before it has been told too. */
+  async function mark(): Promise<void> {
     const name = `${prefix}marker:${Math.random()}`
     const heard = new Promise<void>((resolve) => {
       marker = (args) => args[1] === name && resolve()
     })
     await raw().get(name)
     await heard
+  }
+
+  /** What Redis ran for `act`: between two markers, so nothing ran before it (told late) is counted, and everything it made is. */
+  async function ranBy(act: () => Promise<unknown>): Promise<Ran[]> {
+    await mark()
+    seen = []
+    await act()
+    await mark()
     return seen
   }
 
@@ -99,7 +105,7 @@ describeRedis('the Redis L2’s scripts in a cleared bucket', () => {
     const calls: [string, (s: RedisL2) => Promise<unknown>][] = [
       ['set', (s) => s.set('t', 'a', { ...entry, value: 'after', version: 2 })],
       ['get', (s) => s.get('t', 'a')],
-      ['getMany', (s) => s.getMany('t', ['a', 'b'])],
+      ['getMany', (s) => s.getMany!('t', ['a', 'b'])],
       ['nextVersion', (s) => s.nextVersion('t', 'a', 0)],
       ['leases.readOrAcquire', (s) => s.leases!.readOrAcquire!('t', 'c', 'token', 5_000, 0)],
       ['leases.setAndRelease', (s) => s.leases!.setAndRelease!('t', 'c', { ...entry, version: 3 }, 'token')],

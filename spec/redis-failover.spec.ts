@@ -7,7 +7,7 @@
  * Each runs from a url (ioredis) and on a node-redis client.
  */
 import { performance } from 'node:perf_hooks'
-import { afterAll, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createTable, type Table } from '../src/index.js'
 import type { BusDelivery } from '../src/bus/bus.js'
 import { l2Key } from '../src/l2/keys.js'
@@ -17,7 +17,7 @@ import { Redis } from 'ioredis'
 import { NODE_REDIS_FAIL_FAST, redisBus, redisL2, type RedisBusOptions } from '../src/redis.js'
 import type { RedisConnectionOptions } from '../src/redis/connection.js'
 import { testPrefix } from './support/redis.js'
-import { FAILOVER_CLUSTER_URLS, FAILOVER_SENTINELS, FAILOVER_SENTINEL_NAME, crash, describeTopology, masterOfSlot, restore, sentinelMaster } from './support/topology.js'
+import { FAILOVER_CLUSTER_URLS, FAILOVER_SENTINELS, FAILOVER_SENTINEL_NAME, crash, describeTopology, masterOfSlot, restore, sentinelMaster, takeFailoverCluster } from './support/topology.js'
 
 /** How long the load runs after the kill, at most: failover takes ~1-3 s with a 1 s node timeout. */
 const LOAD_MS = 12_000
@@ -111,7 +111,17 @@ async function failover(
 }
 
 describeTopology('failover under load', () => {
-  afterAll(() => restore(), 90_000)
+  let release: (() => void) | undefined
+  beforeAll(async () => {
+    release = await takeFailoverCluster()
+  }, 600_000)
+  afterAll(() => {
+    try {
+      restore()
+    } finally {
+      release?.()
+    }
+  }, 90_000)
 
   it('Cluster: a master killed under load fails no fetch, delivers a gap or loses nothing, and L2 hits come back', async () => {
     const outcome = await failover(

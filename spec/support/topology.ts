@@ -3,7 +3,7 @@
  * them (CI starts them before the tests; `spec/support/topology-setup.ts` does when they are not up).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
@@ -106,11 +106,40 @@ export async function sentinelMaster(sentinels = SENTINELS, name = SENTINEL_NAME
   }
 }
 
-/** The lock of {@link pausingAMaster}: a folder, made atomically by the one holder. */
-const PAUSE_LOCK = join(tmpdir(), 'echostore-cluster-pause.lock')
+/**
+ * Takes the lock named `name`, shared by every spec process on the machine: a folder made atomically
+ * by its one holder, holding the holder's pid. A lock whose holder's process is gone (it died holding
+ * it) is taken over. Answers the release.
+ */
+async function takeLock(name: string): Promise<() => void> {
+  const folder = join(tmpdir(), `echostore-${name}.lock`)
+  for (;;) {
+    try {
+      mkdirSync(folder)
+      writeFileSync(join(folder, 'pid'), String(process.pid))
+      return () => rmSync(folder, { recursive: true, force: true })
+    } catch {
+      if (!holderAlive(folder)) rmSync(folder, { recursive: true, force: true })
+      else await delay(5)
+    }
+  }
+}
 
-/** A lock left by a process that died holding it is taken over after this long (no holder needs as much). */
-const STALE_LOCK_MS = 60_000
+/** Whether the process that made the lock `folder` is still running (a lock just made, whose pid is not written yet, counts as held). */
+function holderAlive(folder: string): boolean {
+  let pid: number
+  try {
+    pid = Number(readFileSync(join(folder, 'pid'), 'utf8'))
+  } catch {
+    return true
+  }
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH'
+  }
+}
 
 /**
  * Runs `body`, a spec that pauses a master of the shared cluster (`CLIENT PAUSE`), while no other
@@ -118,21 +147,21 @@ const STALE_LOCK_MS = 60_000
  * counts on the healthy masters.
  */
 export async function pausingAMaster<T>(body: () => Promise<T>): Promise<T> {
-  for (;;) {
-    try {
-      mkdirSync(PAUSE_LOCK)
-      break
-    } catch {
-      const age = Date.now() - (statSync(PAUSE_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now())
-      if (age > STALE_LOCK_MS) rmSync(PAUSE_LOCK, { recursive: true, force: true })
-      else await delay(5)
-    }
-  }
+  const release = await takeLock('cluster-pause')
   try {
     return await body()
   } finally {
-    rmSync(PAUSE_LOCK, { recursive: true, force: true })
+    release()
   }
+}
+
+/**
+ * Takes the failover cluster (7130-7135) for one spec file's suite: the failover specs crash its
+ * masters and the slot-migration specs move its slots, and neither may run while the other does.
+ * Answers the release; call it once the cluster is back as the suite found it.
+ */
+export function takeFailoverCluster(): Promise<() => void> {
+  return takeLock('failover-cluster')
 }
 
 /** Deletes every key under `prefix` on every master of the cluster `admin` is connected to. */
