@@ -239,3 +239,53 @@ describe('maxSize and sizeOf options', () => {
     expect(() => createTable<string, Id>({ maxSize: 10, sizeOf: 'length' as unknown as typeof sizeOf })).toThrow(/option "sizeOf" must be a function/)
   })
 })
+
+describe('sizeOf, whatever it throws or answers, and wherever it is asked', () => {
+  const unprintable: [string, () => unknown][] = [
+    [
+      'throws a null-prototype object',
+      () => {
+        throw Object.create(null)
+      },
+    ],
+    [
+      'returns a revoked proxy',
+      () => {
+        const { proxy, revoke } = Proxy.revocable({}, {})
+        revoke()
+        return proxy
+      },
+    ],
+  ]
+  it.each(unprintable)('one that %s: the fetch is still answered, counted in sizeof_errors, and the error event says so', async (_, hostile) => {
+    const table = createTable<string, Id>({ maxSize: 100, sizeOf: hostile as () => number, clock: manualClock() })
+    const errors: unknown[] = []
+    table.events.on('error', ({ error }) => errors.push(error))
+    await expect(table.fetch('a', () => 'v')).resolves.toBe('v')
+    expect(table.stats()).toMatchObject({ sizeof_errors: 1, inflight: 0, size: 0 })
+    expect(String(errors[0])).toMatch(/option "sizeOf" (threw|returned) .* for id "a"/)
+    await table.close()
+  })
+
+  it('in a namespace, is given the id the caller gave, as the loader is', async () => {
+    const seenBySizeOf: unknown[] = []
+    const seenByLoader: unknown[] = []
+    const table = createTable<string, number>({ maxSize: 100, sizeOf: (value, id) => (seenBySizeOf.push(id), value.length), clock: manualClock() })
+    await table.namespace('acme').fetch(7, (id) => (seenByLoader.push(id), 'abc'))
+    expect(seenByLoader).toEqual([7])
+    expect(seenBySizeOf).toEqual([7])
+    await table.close()
+  })
+
+  it('the weight held never passes maxSize, even at maxSize = 2^53 − 1, where a sum rounds', async () => {
+    const M = Number.MAX_SAFE_INTEGER
+    const weights: Record<string, number> = { huge: M - 1, one: 1, two: 2 }
+    const table = createTable<string, string>({ maxSize: M, sizeOf: (value) => weights[value]!, clock: manualClock() })
+    await table.put('k', 'huge')
+    await table.put('j', 'one')
+    expect(table.stats()).toMatchObject({ weight: M, size: 2 })
+    await table.put('j', 'two') // 'j' grows by 1: M − 1 + 2 does not fit, and must not seem to
+    expect(table.stats().weight).toBeLessThanOrEqual(M)
+    await table.close()
+  })
+})

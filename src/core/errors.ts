@@ -27,7 +27,23 @@ export function describe(value: unknown): string {
   if (typeof value === 'function') return 'a function'
   if (typeof value === 'symbol') return value.toString()
   if (value === null || typeof value !== 'object') return String(value)
-  return Array.isArray(value) ? 'an array' : 'an object'
+  try {
+    return Array.isArray(value) ? 'an array' : 'an object'
+  } catch {
+    return 'an object' // a revoked Proxy: Array.isArray throws
+  }
+}
+
+/**
+ * What `error` says, for a message: an `Error`'s message, else {@link describe} of it. Never
+ * throws, whatever was thrown (a null-prototype object, a revoked Proxy, a `message` getter that throws).
+ */
+export function reasonOf(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : describe(error)
+  } catch {
+    return 'a value that cannot be shown'
+  }
 }
 
 /** A bad argument: a `TypeError` (wrong type) or `RangeError` (out of range) with the code `ECHOSTORE_BAD_ARGUMENT`. */
@@ -122,8 +138,9 @@ export type ClosedCall = 'fetch' | 'fetchMany' | 'get' | 'getMany' | 'peek' | 'h
 /** A fetch, put, invalidate or clear on a table that has been closed. Create a new table, or call it before `close()`. */
 export class TableClosedError extends TableError {
   readonly code = 'ECHOSTORE_TABLE_CLOSED'
-  constructor(table: string, id: Id | undefined, op: ClosedCall = 'fetch') {
-    super(table, id, `table "${table}" is closed; ${op}(${id === undefined ? '' : showId(id)}) was refused`)
+  /** `closed`: what was closed, when it is a namespace view of the table (`namespace "acme" of table "users"`), not the table itself. */
+  constructor(table: string, id: Id | undefined, op: ClosedCall = 'fetch', closed = `table "${table}"`) {
+    super(table, id, `${closed} is closed; ${op}(${id === undefined ? '' : showId(id)}) was refused`)
   }
 }
 

@@ -3,6 +3,7 @@
  * every build (`createEmitter`), and how events reach listeners without a throwing listener ever
  * reaching the table (`emitSafely`).
  */
+import { reasonOf } from './errors.js'
 import mitt, { type Emitter, type EventType, type Handler, type WildcardHandler } from 'mitt'
 import type { Id } from './id.js'
 
@@ -69,7 +70,7 @@ function guard(type: PropertyKey, call: () => void): void {
   try {
     call()
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason = reasonOf(error)
     process.emitWarning(`echostore: a '${String(type)}' event listener threw (${reason}); the table went on`, 'EchoStoreListenerWarning')
   }
 }

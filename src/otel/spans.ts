@@ -5,6 +5,7 @@
  * one per loader call and one per L2 call, each a child of what was active where it began. Ids go
  * on spans only with `recordIds`.
  */
+import { reasonOf } from '../core/errors.js'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type * as Api from '@opentelemetry/api'
 import { type FetchChannelContext, type L2ChannelContext, type LoadChannelContext, fetchChannel, l2Channel, loadChannel } from '../core/channels.js'
@@ -65,7 +66,7 @@ export function subscribeSpans(api: typeof Api, tracer: Api.Tracer, recordIds: b
   const fail = (span: Api.Span, error: unknown): void => {
     span.setAttribute(SEMCONV.errorType, errorType(error))
     if (error instanceof Error) span.recordException(error)
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) })
+    span.setStatus({ code: SpanStatusCode.ERROR, message: reasonOf(error) })
   }
 
   /** Ends the load or L2 span begun for `context`, with an error status when it failed. */

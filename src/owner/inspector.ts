@@ -5,6 +5,7 @@
  * an {@link OwnerInspectionEvent}, and an observer written against xstate's `InspectionEvent` is
  * accepted as an {@link OwnerInspector}.
  */
+import { reasonOf } from '../core/errors.js'
 
 /**
  * What every inspection event carries.
@@ -57,7 +58,7 @@ export function guardInspector(observer: OwnerInspector): OwnerInspector {
       try {
         call?.apply(self, args)
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error)
+        const reason = reasonOf(error)
         process.emitWarning(`echostore: an inspect observer threw (${reason}); the table went on`, 'EchoStoreListenerWarning')
       }
     }

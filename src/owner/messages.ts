@@ -254,8 +254,9 @@ export const msg = {
 /**
  * Answers the callers a message carries, when nobody else will: the owner stopped before it (`error`
  * the refusal of the message's id, see `owner.ts`), or its handler threw (the error it threw). A
- * caller gets `error`; a change is not applied; a clear or a fence is done with. Nothing is left
- * pending. Messages with no caller (counts, timers, runner reports) need no answer.
+ * caller gets `error`; a change is not applied; a clear or a fence is done with; a flight's callers
+ * still waiting get `error`. Nothing is left pending. Messages with no caller (counts, timers, the
+ * other runner reports) need no answer.
  */
 export function answerUnhandled<V>(message: Message<V>, error: (id: Id) => unknown): void {
   switch (message.type) {
@@ -264,6 +265,10 @@ export function answerUnhandled<V>(message: Message<V>, error: (id: Id) => unkno
       return (message.reject ?? message.flight?.shared?.reject)?.(error(message.id))
     case 'wait':
       return message.reject(error(message.id))
+    case 'flight.done':
+      // Its callers still waiting get the error; a flight already answered keeps its answer.
+      if (message.answered === undefined) message.answer({ ok: false, error: error(message.id) })
+      return
     case 'put':
     case 'invalidate':
       return message.reply(false, message.version)

@@ -96,8 +96,10 @@ export function onPut<V>(turn: Turn<V>, put: PutMessage<V>): void {
     // A newer change (here or heard), a clear or a bus gap fenced it, or a tag of its row was
     // invalidated, while L2 took its value: the row it would have replaced holds what the put
     // replaced, so it goes too (a tombstone at the put's version), and the next read goes to L2,
-    // rather than serve that row until a clear ends.
-    bury(turn, id, version)
+    // rather than serve that row until a clear ends. A flight of the id that started since (it found
+    // no row, or the row buried here) is fenced as by any change that writes the id's row.
+    bury(turn, id, version) // before the fence takes the id's flight out of the registry: it sees what there is to fence
+    turn.state.flights.fenceId(id, version)
     return put.reply(false, version)
   }
   if (put.refused) {

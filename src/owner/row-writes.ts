@@ -4,9 +4,9 @@
  * and `bury` are called only from the owner's transition; `known`, a read, also from the change path to mint and guard versions.
  */
 import { C } from '../core/counters.js'
-import { badArgument, describe } from '../core/errors.js'
+import { badArgument, describe, reasonOf } from '../core/errors.js'
 import { emitSafely } from '../core/events.js'
-import type { Id } from '../core/id.js'
+import { type Id, callerIdOf } from '../core/id.js'
 import type { RowTags } from '../tags/scope.js'
 import type { Flight } from '../flight/flight.js'
 import type { OwnerState, Turn } from './state.js'
@@ -85,9 +85,9 @@ function drop<V>(turn: Turn<V>, id: Id, version: number): -1 {
 function weigh<V>(turn: Turn<V>, id: Id, value: V): number {
   let weight: unknown
   try {
-    weight = turn.env.sizeOf!(value, id)
+    weight = turn.env.sizeOf!(value, callerIdOf(id)) // in a namespace view, the id its caller gave, as the loader gets it
   } catch (error) {
-    return badWeight(turn, id, `threw (${error instanceof Error ? error.message : String(error)})`, error)
+    return badWeight(turn, id, `threw (${reasonOf(error)})`, error)
   }
   if (typeof weight === 'number' && Number.isSafeInteger(weight) && weight >= 0) return weight
   return badWeight(turn, id, `returned ${describe(weight)}`)
@@ -99,7 +99,7 @@ function badWeight<V>(turn: Turn<V>, id: Id, what: string, cause?: unknown): -1 
   if (turn.listening) {
     const error = badArgument(
       TypeError,
-      `option "sizeOf" ${what} for id ${describe(id)} of table "${env.name}"; it must return an integer ≥ 0 (in the units of "maxSize"). The row was not stored`,
+      `option "sizeOf" ${what} for id ${describe(callerIdOf(id))} of table "${env.name}"; it must return an integer ≥ 0 (in the units of "maxSize"). The row was not stored`,
       cause === undefined ? undefined : { cause },
     )
     turn.defer(() => emitSafely(env.events, 'error', { table: env.name, id, error }))

@@ -16,7 +16,7 @@
  * tags' JSON, the codec's payload) is read here only: an entry whose payload does not decode is a
  * corrupt miss whose version still fences lower ones until it expires.
  */
-import { L2CorruptEntryError, L2UnfitValueError } from '../core/errors.js'
+import { L2CorruptEntryError, L2UnfitValueError, reasonOf } from '../core/errors.js'
 import { isVersion } from '../core/versions.js'
 import type { Codec } from '../l2/codec.js'
 import type { L2Entry, L2Kind, L2Write } from '../l2/store.js'
@@ -48,7 +48,7 @@ export function encodeEntry(key: string, entry: L2Write, codec: Codec, maxValueB
   try {
     payload = codec.encode(entry.value)
   } catch (error) {
-    throw new L2UnfitValueError(key, 'codec', error instanceof Error ? error.message : String(error))
+    throw new L2UnfitValueError(key, 'codec', reasonOf(error))
   }
   const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload
   const size = bytes.length + (tags?.length ?? 0)
@@ -108,7 +108,7 @@ export function decodeEntry(key: string, data: Buffer, pttl: number, codec: Code
   try {
     value = codec.decode(data.subarray(start))
   } catch (error) {
-    throw new L2CorruptEntryError(key, error instanceof Error ? error.message : String(error))
+    throw new L2CorruptEntryError(key, reasonOf(error))
   }
   return { kind, value, version, ttl, ...kept }
 }

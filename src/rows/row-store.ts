@@ -226,7 +226,8 @@ export class RowStore<V> {
    */
   needsRoom(found: number, weight: number): boolean {
     if (found < 0 && this.#size >= this.#capacity) return true
-    return this.#weights !== undefined && this.#weight + weight - (found < 0 ? 0 : this.#weights[found]!) > this.#maxSize
+    // The old weight comes off first: near 2^53 a sum rounds, and a row that does not fit would seem to.
+    return this.#weights !== undefined && this.#weight - (found < 0 ? 0 : this.#weights[found]!) + weight > this.#maxSize
   }
 
   /**
@@ -343,7 +344,7 @@ export class RowStore<V> {
     const chosen = this.#chosen
     chosen.clear()
     const rowsNeeded = found < 0 && this.#size >= this.#capacity ? 1 : 0
-    const weightNeeded = this.#weight + weight - (found < 0 ? 0 : weights[found]!) - this.#maxSize
+    const weightNeeded = this.#weight - (found < 0 ? 0 : weights[found]!) - this.#maxSize + weight
     const hash = hashId(id)
     const sketch = this.#filter()
     const replacing = admitted || (found >= 0 && this.#expires[found]! > 0)
