@@ -8,8 +8,8 @@
  *
  * Look for: a herd of 100 plain readers arriving as ONE `miss ×100` message (the mailbox batches a
  * turn's misses per id); its result (`flight.done`, the flight itself) as the one message of a
- * later turn (the loader's call is counted as it happens, with no message); the put as its own
- * message; and the counters matching what the batches showed.
+ * later turn (the loader's call is counted as it happens, with no message); the put as three
+ * messages (its start, its write to the rows, its end); and the counters matching what the batches showed.
  */
 import { type OwnerInspectionEvent, createTable } from 'echostore'
 

@@ -41,7 +41,7 @@ describe('a TableClosedError names the refused call', () => {
     await expect(view.fetch('a', () => 'v')).rejects.toThrow(/; fetch\("a"\) was refused/)
   })
 
-  it('peek("a") and has("a") on a closed view name peek("a") and has("a"), with the caller’s id', async () => {
+  it('peek("a") and has("a") on a closed view name the view, peek("a") and has("a"), with the caller’s id, while the table is open', async () => {
     const table = createTable<string>({ name: 'shut', clock: manualClock() })
     const view = table.namespace('acme')
     await view.close()
@@ -50,8 +50,23 @@ describe('a TableClosedError names the refused call', () => {
     expect(peek).toBeInstanceOf(TableClosedError)
     expect(has).toBeInstanceOf(TableClosedError)
     expect(peek).toMatchObject({ table: 'shut', id: 'a' })
-    expect((peek as Error).message).toBe('echostore: table "shut" is closed; peek("a") was refused')
-    expect((has as Error).message).toBe('echostore: table "shut" is closed; has("a") was refused')
+    expect((peek as Error).message).toBe('echostore: namespace "acme" of table "shut" is closed; peek("a") was refused')
+    expect((has as Error).message).toBe('echostore: namespace "acme" of table "shut" is closed; has("a") was refused')
+    expect(table.peek('a')).toBeUndefined()
+    await table.close()
+  })
+
+  it('a closed nested view names its whole path; every call it refuses says so', async () => {
+    const table = createTable<string>({ name: 'shut', clock: manualClock(), loader: (id) => id })
+    const view = table.namespace('acme').namespace('eu')
+    await view.close()
+    const closed = 'echostore: namespace "acme" / "eu" of table "shut" is closed;'
+    await expect(view.get('a')).rejects.toThrow(`${closed} get("a") was refused`)
+    await expect(view.fetch('a', () => 'v')).rejects.toThrow(`${closed} fetch("a") was refused`)
+    await expect(view.put('a', 'v')).rejects.toThrow(`${closed} put("a") was refused`)
+    await expect(view.clear()).rejects.toThrow(`${closed} clear() was refused`)
+    await expect(view.invalidateTags(['t'])).rejects.toThrow(`${closed} invalidateTags() was refused`)
+    expect(() => view.namespace('x')).toThrow(`${closed} namespace() was refused`)
     await table.close()
   })
 })

@@ -16,8 +16,8 @@ const MAX_FILES_GET_MANY = 20
 
 /** Calls into src/ of a cold `fetch`, without L2. */
 const MAX_CALLS_FETCH = 110
-/** Calls into src/ of a cold `fetch`, with `memoryL2()` (two of them: the check of each store answer, which takes a throwing answer as a failure). */
-const MAX_CALLS_FETCH_L2 = 203
+/** Calls into src/ of a cold `fetch`, with `memoryL2()` (two of them: the check of each store answer, which takes a throwing answer as a failure; two more: the entry key's generation suffix, one rule for both stores, `inGeneration`). */
+const MAX_CALLS_FETCH_L2 = 205
 /** Calls into src/ of a cold `getMany` of one id, with a `batchLoader` (one of them: the guard that fails an id alone when its reported version is refused). */
 const MAX_CALLS_GET_MANY = 140
 

@@ -52,7 +52,7 @@ describe('options outside what every layer holds', () => {
     [{ sweepInterval: 1e-300 }, /"sweepInterval" must be a number of ms in \[1, /],
     [{ loadTimeout: 0.1 }, /"loadTimeout"/],
     [{ capacity: 2 ** 31 }, /"capacity" must be an integer in \[1, 1073741824\]/],
-    [{ random: () => Number.NaN }, /"random" must return a number in \[0, 1\); it returned, got NaN/],
+    [{ random: () => Number.NaN }, /"random" must return a number in \[0, 1\) when called, got NaN/],
     [{ random: () => 1 }, /"random"/],
   ])('%o is refused: %s', (options, message) => {
     expect(() => createTable(options as never)).toThrow(RangeError)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createTable, memoryL2 } from '../src/index.js'
-import { redisL2 } from '../src/redis.js'
+import { redisBus, redisL2 } from '../src/redis.js'
 import { manualClock } from '../src/testing.js'
 
 describe('invalid options fail closed at construction, naming the option and the value', () => {
@@ -20,6 +20,9 @@ describe('invalid options fail closed at construction, naming the option and the
     [{ name: '' }, TypeError, /"name"/],
     [{ clock: { now: () => 0 } }, TypeError, /"clock"/],
     [{ random: 0.5 }, TypeError, /"random".*got 0.5/],
+    [{ random: () => 2 }, RangeError, /"random" must return a number in \[0, 1\) when called, got 2/],
+    [{ lease: true }, TypeError, /"lease" needs an l2 whose store has leases.*: give the table an l2$/],
+    [{ lease: true, l2: { get() {}, set() {}, nextVersion() {}, clear() {}, close() {} } }, TypeError, /"lease" needs an l2 whose store has leases.*: the l2 given has no leases$/],
     [{ tll: 5 }, TypeError, /unknown option "tll"/],
     [{ l2: {} }, TypeError, /"l2" must be an L2Store/],
     [{ l2: { get() {}, set() {}, nextVersion() {}, clear() {}, close() {}, timeout: 0 } }, RangeError, /"l2.timeout".*got 0/],
@@ -35,12 +38,37 @@ describe('invalid options fail closed at construction, naming the option and the
   })
 })
 
+describe('the Redis adapters refuse what they do not know, as createTable does, before they connect', () => {
+  const url = 'redis://127.0.0.1:1'
+  it.each([
+    ['redisL2', () => redisL2({ url, prefx: 'shop:' } as never), /redisL2: unknown option "prefx" \(known: client, url, sentinels, name, onError, prefix, codec, timeout, maxValueBytes\)/],
+    ['redisL2', () => redisL2({ url, sentinels: null } as never), /redisL2: option "sentinels" is null/],
+    ['redisL2', () => redisL2({ url, onError: 'log' } as never), /redisL2: the option `onError` must be a function, got "log"/],
+    ['redisL2', () => redisL2({ url, timeout: 2 ** 31 }), /redisL2: the option `timeout` must be a number of ms in \[1, 2147483647\].*got 2147483648/],
+    ['redisBus', () => redisBus({ url, namespce: 'shop:' } as never), /redisBus: unknown option "namespce"/],
+    ['redisBus', () => redisBus({ url, onHandlerError: null } as never), /redisBus: option "onHandlerError" is null/],
+    ['redisBus', () => redisBus({ url, onHandlerError: 1 } as never), /redisBus: the option `onHandlerError` must be a function, got 1/],
+  ])('%s: %s', (_, make, message) => {
+    expect(make).toThrow(message)
+  })
+})
+
 describe('bad ids and loaders are refused before the lookup and count as neither hit nor miss', () => {
   it.each([true, null, undefined, {}, [], Number.NaN, Number.POSITIVE_INFINITY, 10n, Symbol('s')])('id %s → TypeError', async (id) => {
     const table = createTable<string>({ clock: manualClock() })
     await expect(table.fetch(id as never, () => 'v')).rejects.toThrow(TypeError)
     await expect(table.fetch(id as never, () => 'v')).rejects.toThrow(/id must be a string or a finite number/)
     expect(table.stats()).toMatchObject({ hits: 0, misses: 0 })
+    await table.close()
+  })
+
+  it('the refusal names the call that was made: get, or fetch, in the base table and in a namespace', async () => {
+    const table = createTable<string>({ clock: manualClock(), loader: (id) => id })
+    for (const reader of [table, table.namespace('acme')]) {
+      await expect(reader.get({} as never)).rejects.toThrow(/^echostore: get id must be a string or a finite number, got/)
+      await expect(reader.fetch({} as never, () => 'v')).rejects.toThrow(/^echostore: fetch id must be a string or a finite number, got/)
+      await expect(reader.fetch('k', 42 as never)).rejects.toThrow(/^echostore: fetch\("k"\) needs a loader function, got 42/)
+    }
     await table.close()
   })
 
@@ -120,10 +148,16 @@ describe('null options: undefined takes the default, null is refused, naming the
     await table.close()
   })
 
-  it.each(['prefix', 'codec', 'timeout', 'maxValueBytes', 'client', 'onError'])('redisL2({ url, %s: null }) → TypeError naming it (before any connection)', (option) => {
+  it.each(['prefix', 'codec', 'timeout', 'maxValueBytes', 'client', 'sentinels', 'name', 'onError'])('redisL2({ url, %s: null }) → TypeError naming it (before any connection)', (option) => {
     const options = { url: 'redis://127.0.0.1:1', [option]: null }
     expect(() => redisL2(options as never)).toThrow(TypeError)
-    expect(() => redisL2(options as never)).toThrow(new RegExp(`\`${option}\``))
+    expect(() => redisL2(options as never)).toThrow(new RegExp(`redisL2: option "${option}" is null`))
+  })
+
+  it.each(['namespace', 'channel', 'sharded', 'onHandlerError', 'client', 'sentinels', 'name', 'onError'])('redisBus({ url, %s: null }) → TypeError naming it (before any connection)', (option) => {
+    const options = { url: 'redis://127.0.0.1:1', [option]: null }
+    expect(() => redisBus(options as never)).toThrow(TypeError)
+    expect(() => redisBus(options as never)).toThrow(new RegExp(`redisBus: option "${option}" is null`))
   })
 })
 

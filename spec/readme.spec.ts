@@ -5,7 +5,7 @@
  * `noUncheckedIndexedAccess`. What the snippets take as given (the application's origin, request
  * and data) is declared in `PRELUDE`.
  */
-import { readFileSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import ts from 'typescript'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -113,6 +113,15 @@ describe('the TypeScript of README.md and docs/*.md', () => {
 
   it.each(blocks.map((b) => [`${b.doc}:${b.line}`, b] as const))('the ```ts block at %s type-checks against the entry points', (_, block) => {
     expect(describeDiagnostics(diagnostics.get(block.file)!, block.doc, block.line)).toEqual([])
+  })
+
+  it('the README’s table of examples lists every example at the top of examples/, and each one it links exists', () => {
+    const linked = [...readme.matchAll(/^\| \[`[^`]+`\]\(https:\/\/github\.com\/echostore\/echostore\/blob\/main\/(examples\/[^)]+)\)/gm)].map((m) => m[1]!)
+    const topLevel = readdirSync(join(root, 'examples'))
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => `examples/${file}`)
+    expect(topLevel.filter((file) => !linked.includes(file))).toEqual([])
+    expect(linked.filter((file) => !existsSync(join(root, file)))).toEqual([])
   })
 
   it('every Redis example closes its table, then its l2 and bus, so the process can exit', () => {

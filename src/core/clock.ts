@@ -12,7 +12,7 @@ export type TimerHandle = unknown
 export interface Clock {
   /** Milliseconds on this clock's time line. */
   now(): number
-  /** Runs `fn` once, `ms` from now. A system timer never keeps the process alive. */
+  /** Runs `fn` once, `ms` from now. A timer of {@link systemClock} keeps the process alive until it runs, as a Node timer does. */
   setTimeout(fn: () => void, ms: number): TimerHandle
   /** Cancels a timer; unknown or already-run handles are ignored. */
   clearTimeout(handle: TimerHandle): void

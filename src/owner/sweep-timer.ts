@@ -11,7 +11,7 @@ export const SWEEP_SLICE_MS = 1
  * most one every `max(sweepInterval, ttl / 16)` ms) and walks it in slices of {@link SWEEP_SLICE}
  * rows, so an expired row is reclaimed within one such period and one tick of its expiry plus the
  * table's grace, and the
- * event loop is never held for long. Timers never keep the process alive (the clock's own rule).
+ * event loop is never held for long. Its timers never keep the process alive (`inBackground`).
  *
  * Written only by the owner (start, stop, continueSoon) and by its own timer callbacks.
  */

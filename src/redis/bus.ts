@@ -26,7 +26,8 @@
  * crashes the process; the connections keep reconnecting meanwhile.
  */
 import { BusClosedError, RedisUnreachableError, badArgument, badNumber, describe } from '../core/errors.js'
-import { openConnection, validateConnection, type RedisConnectionOptions } from './connection.js'
+import { CONNECTION_OPTIONS, openConnection, validateConnection, type RedisConnectionOptions } from './connection.js'
+import { readOptions } from '../table/read-options.js'
 import type { Subscription } from './driver.js'
 import type { Bus, BusDelivery, CoherenceMessage } from '../bus/bus.js'
 import { MAX_TABLE_LENGTH, decodeWire, encodeWire, publishable } from '../bus/message.js'
@@ -99,7 +100,8 @@ const GAP: BusDelivery = Object.freeze({ type: 'gap' })
  * `PUBLISH_TIMEOUT`, so it settles even while Redis is frozen); a publish still unanswered when it finishes
  * (queued during an outage) rejects with code `ECHOSTORE_BUS_CLOSED`.
  */
-export function redisBus(options: RedisBusOptions): RedisBus {
+export function redisBus(given: RedisBusOptions): RedisBus {
+  const options = readOptions(given, REDIS_BUS_OPTIONS, 'redisBus') as RedisBusOptions
   validate(options)
   const { namespace = DEFAULT_NAMESPACE, onHandlerError, sharded: wantSharded } = options
   const channel = options.channel ?? `${namespace}coherence`
@@ -306,6 +308,9 @@ function checkSubscribed(options: SubscribedOptions): SubscribedOptions {
   return options
 }
 
+/** The options {@link redisBus} knows; any other key is refused (a typo would otherwise take a default silently). */
+const REDIS_BUS_OPTIONS = [...CONNECTION_OPTIONS, 'namespace', 'channel', 'sharded', 'onHandlerError'] as const
+
 function validate(options: RedisBusOptions): void {
   if (typeof options !== 'object' || options === null) {
     throw badArgument(TypeError, 'redisBus: options must be an object with exactly one of `client`, `url` and `sentinels`')
@@ -320,6 +325,6 @@ function validate(options: RedisBusOptions): void {
   }
   if (sharded !== undefined && typeof sharded !== 'boolean') throw badArgument(TypeError, `redisBus: the option \`sharded\` must be a boolean, got ${describe(sharded)}`)
   if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
-    throw badArgument(TypeError, `redisBus: the option \`onHandlerError\` must be a function, got ${typeof onHandlerError}`)
+    throw badArgument(TypeError, `redisBus: the option \`onHandlerError\` must be a function, got ${describe(onHandlerError)}`)
   }
 }

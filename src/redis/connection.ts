@@ -51,6 +51,9 @@ export interface SentinelAddress {
   port: number
 }
 
+/** The keys of {@link RedisConnectionOptions}, as the adapters read their options (see `readOptions`). */
+export const CONNECTION_OPTIONS = ['client', 'url', 'sentinels', 'name', 'onError'] as const
+
 /** Where a Redis adapter connects: exactly one of `client`, `url` and `sentinels` (with `name`). */
 export interface RedisConnectionOptions {
   /**
@@ -192,7 +195,7 @@ export function validateConnection(adapter: string, options: RedisConnectionOpti
     throw badArgument(TypeError, `${adapter}: the option \`name\` goes with \`sentinels\` only`)
   }
   if (onError !== undefined && typeof onError !== 'function') {
-    throw badArgument(TypeError, `${adapter}: the option \`onError\` must be a function, got ${typeof onError}`)
+    throw badArgument(TypeError, `${adapter}: the option \`onError\` must be a function, got ${describe(onError)}`)
   }
 }
 

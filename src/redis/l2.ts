@@ -1,4 +1,6 @@
-import { openConnection, validateConnection, type NodeRedisClient, type RedisClient, type RedisConnectionOptions } from './connection.js'
+import { CONNECTION_OPTIONS, openConnection, validateConnection, type NodeRedisClient, type RedisClient, type RedisConnectionOptions } from './connection.js'
+import { MAX_TIMER_MS } from '../core/clock.js'
+import { readOptions } from '../table/read-options.js'
 import { keyOf, script, type Call, type Driver } from './driver.js'
 import { L2ClosedError, L2CorruptEntryError, L2UnfitValueError, RedisUnreachableError, badArgument, badNumber, describe } from '../core/errors.js'
 import type { Id } from '../core/id.js'
@@ -44,6 +46,9 @@ export interface RedisL2Options extends RedisConnectionOptions {
    */
   maxValueBytes?: number
 }
+
+/** The options {@link redisL2} knows; any other key is refused (a typo would otherwise take a default silently). */
+const REDIS_L2_OPTIONS = [...CONNECTION_OPTIONS, 'prefix', 'codec', 'timeout', 'maxValueBytes'] as const
 
 /** The scripts of the L2 and its leases, as every driver runs them (`EVALSHA`, `EVAL` on `NOSCRIPT`). */
 export const SCRIPTS = {
@@ -106,8 +111,8 @@ function validate(options: RedisL2Options): void {
   if (codec !== undefined && (typeof codec?.encode !== 'function' || typeof codec?.decode !== 'function')) {
     throw badArgument(TypeError, `redisL2: the option \`codec\` must have encode and decode functions, got ${describe(codec)}`)
   }
-  if (timeout !== undefined && !(typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0)) {
-    throw badNumber(timeout, `redisL2: the option \`timeout\` must be a finite number of ms > 0, got ${describe(timeout)}`)
+  if (timeout !== undefined && !(typeof timeout === 'number' && timeout >= 1 && timeout <= MAX_TIMER_MS)) {
+    throw badNumber(timeout, `redisL2: the option \`timeout\` must be a number of ms in [1, ${MAX_TIMER_MS}] (the longest a Node timer honours), got ${describe(timeout)}`)
   }
   if (maxValueBytes !== undefined && !(Number.isSafeInteger(maxValueBytes) && maxValueBytes >= 1 && maxValueBytes <= MAX_REDIS_STRING)) {
     throw badNumber(maxValueBytes, `redisL2: the option \`maxValueBytes\` must be an integer in [1, ${MAX_REDIS_STRING}], got ${describe(maxValueBytes)}`)
@@ -173,7 +178,8 @@ const MAX_REDIS_STRING = 512 * 1024 * 1024 - HEADER_SCAN
  * which runs the scripts (`SCRIPTS`) by `EVALSHA`, `EVAL` on `NOSCRIPT`; leases are in
  * `leases.ts`. A client's own `keyPrefix`, if any, goes before `prefix`.
  */
-export function redisL2(options: RedisL2Options): RedisL2 {
+export function redisL2(given: RedisL2Options): RedisL2 {
+  const options = readOptions(given, REDIS_L2_OPTIONS, 'redisL2') as RedisL2Options
   validate(options)
   const { prefix = 'echostore:', codec = jsonCodec, maxValueBytes = DEFAULT_MAX_VALUE_BYTES } = options
   // close() waits for a graceful quit of the connections it opened no longer than one call may take.

@@ -1,7 +1,7 @@
 import type { Bus } from '../bus/bus.js'
 import { MAX_TABLE_LENGTH } from '../bus/message.js'
 import { type Clock, MAX_TIMER_MS, isClock, systemClock, unfitClock } from '../core/clock.js'
-import { badArgument, badNumber, describe } from '../core/errors.js'
+import { badArgument, badNumber, describe, reasonOf } from '../core/errors.js'
 import { readOptions } from './read-options.js'
 import { DEFAULT_L2_TIMEOUT, type L2Store } from '../l2/store.js'
 import type { Id } from '../core/id.js'
@@ -34,9 +34,9 @@ export interface TableOptions<V = any, K extends Id = any> {
   maxSize?: number
   /**
    * Weighs a value for `maxSize` (required with it): an integer ≥ 0, in the units of `maxSize`.
-   * Called once for each value the table stores (fills, puts, changes heard on the bus), never for
-   * a negative row or a tombstone, which weigh 0. `id` is the row's id (in a namespace view, the
-   * id under its namespace's key). One that throws or answers anything else leaves the row
+   * Called once for each value the table stores (fills and puts; a change heard on the bus stores a
+   * tombstone), never for a negative row or a tombstone, which weigh 0. `id` is the id the caller
+   * gave (in a namespace view, the id within it). One that throws or answers anything else leaves the row
    * unstored (`sizeof_errors`, and an `error` event naming the id); the fetch is still answered.
    */
   sizeOf?: (value: Exclude<V, undefined>, id: K) => number
@@ -91,7 +91,7 @@ export interface TableOptions<V = any, K extends Id = any> {
   batchLoader?: BatchLoader<V, K>
   /** Most ids in one batch loader call (larger batches are split), for `batchLoader` and `fetchMany`. An integer in [1, 100,000]. Default `1_000`. */
   maxBatchSize?: number
-  /** Time source and timers: every timer the table uses goes through it. Default: the system clock (timers never keep the process alive). */
+  /** Time source and timers: every timer the table uses goes through it. Default: the system clock (a timer bounding a pending call keeps the process alive until it settles; the sweeper's never does). */
   clock?: Clock
   /** Source of jitter, `Math.random`-like: called once at construction and refused unless it returns a number in [0, 1); a draw that goes bad later takes the middle of the band. Default `Math.random`. */
   random?: () => number
@@ -203,9 +203,9 @@ function checkRandom(random: () => number): void {
   try {
     sample = random()
   } catch (error) {
-    throw badArgument(TypeError, `option "random" threw when called (${error instanceof Error ? error.message : String(error)}); it must return a number in [0, 1)`)
+    throw badArgument(TypeError, `option "random" threw when called (${reasonOf(error)}); it must return a number in [0, 1)`)
   }
-  if (!(typeof sample === 'number' && sample >= 0 && sample < 1)) fail(RangeError, 'random', 'must return a number in [0, 1); it returned', sample)
+  if (!(typeof sample === 'number' && sample >= 0 && sample < 1)) fail(RangeError, 'random', 'must return a number in [0, 1) when called', sample)
 }
 
 /** The `lease` option: off, or its settings; refused without an L2 that has leases. */
@@ -213,7 +213,10 @@ function readLease(option: unknown, l2: L2Store | undefined, loadTimeout: number
   if (option === undefined || option === false) return undefined
   if (option !== true && (option === null || typeof option !== 'object')) fail(TypeError, 'lease', 'must be true, false or { ttl?, wait? }', option)
   if (!hasMethods(l2?.leases, ['acquire', 'release', 'void'])) {
-    fail(TypeError, 'lease', 'needs an l2 whose store has leases, such as memoryL2() or redisL2({ url }); the l2 given has none', l2 === undefined ? 'no l2' : 'an l2 without leases')
+    throw badArgument(
+      TypeError,
+      `option "lease" needs an l2 whose store has leases, such as memoryL2() or redisL2({ url }): ${l2 === undefined ? 'give the table an l2' : 'the l2 given has no leases'}`,
+    )
   }
   const given = option === true ? {} : (readOptions(option, ['ttl', 'wait'], 'option "lease"') as LeaseOptions)
   const rule = `must be an integer number of ms in [1, ${MAX_TIMER_MS}]`

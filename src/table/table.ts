@@ -1,6 +1,6 @@
 import { randomUUID } from '../core/random-uuid.js'
 import type { Emitter } from 'mitt'
-import { SelfFetchError, TableClosedError, badArgument, badId, badNumber, describe, showId } from '../core/errors.js'
+import { type ClosedCall, SelfFetchError, TableClosedError, badArgument, badId, badNumber, describe, showId } from '../core/errors.js'
 import type { Bus } from '../bus/bus.js'
 import { type TableEvents, createEmitter } from '../core/events.js'
 import { type ChangeOptions, type ChangeResult, Changes, type ClearResult, type PutOptions } from './changes.js'
@@ -208,7 +208,7 @@ export class Table<V, K extends Id = string> {
    * table, every namespace's too. `options.version`: the least version the tags get. Counted in `tag_invalidations`.
    */
   invalidateTags(tags: readonly string[], options?: ChangeOptions): Promise<ChangeResult> {
-    if (this.#viewClosed) return Promise.reject(new TableClosedError(this.name, undefined, 'invalidateTags'))
+    if (this.#viewClosed) return Promise.reject(this.#viewClosedError('invalidateTags', undefined))
     return this.#changes.invalidateTags(this.#scope, tags, options)
   }
 
@@ -222,7 +222,8 @@ export class Table<V, K extends Id = string> {
    * name is a non-empty string of at most 256 characters. A bad name throws a `TypeError`.
    */
   namespace(name: string): Table<V, K> {
-    if (this.#viewClosed || this.#owner.closed) throw new TableClosedError(this.name, undefined, 'namespace')
+    if (this.#viewClosed) throw this.#viewClosedError('namespace', undefined)
+    if (this.#owner.closed) throw new TableClosedError(this.name, undefined, 'namespace')
     return new Table<V, K>({}, new ViewOf(this, this.#scope.child(name)))
   }
 
@@ -236,7 +237,7 @@ export class Table<V, K extends Id = string> {
    */
   clear(): Promise<ClearResult> {
     if (this.#scope === ROOT_SCOPE) return this.#changes.clear()
-    if (this.#viewClosed) return Promise.reject(new TableClosedError(this.name, undefined, 'clear'))
+    if (this.#viewClosed) return Promise.reject(this.#viewClosedError('clear', undefined))
     return this.#changes.clearScope(this.#scope)
   }
 
@@ -298,9 +299,15 @@ export class Table<V, K extends Id = string> {
     return snapshot(this.#reads, state.counters, state.rows.size, state.rows.weight, state.flights.running)
   }
 
+  /** The refusal of `op` by this namespace view once closed: it names the namespace, as the table itself may still be open. */
+  #viewClosedError(op: ClosedCall, id: Id | undefined): TableClosedError {
+    const path = this.#scope.path.map((name) => JSON.stringify(name)).join(' / ')
+    return new TableClosedError(this.name, id, op, `namespace ${path} of table "${this.name}"`)
+  }
+
   /** The key of `id` in this table's scope; throws a TypeError/RangeError naming `op` for an id no caller may give, and `TableClosedError` on a closed view. */
   #keyOf(op: 'peek' | 'has' | 'put' | 'invalidate', id: Id): Id {
-    if (this.#viewClosed) throw new TableClosedError(this.name, id, op)
+    if (this.#viewClosed) throw this.#viewClosedError(op, id)
     const bad = badCallerId(op, id)
     if (bad !== undefined) throw bad
     return this.#scope.key(id)
@@ -338,7 +345,7 @@ export class Table<V, K extends Id = string> {
         this.#reads[R.misses]++
         return repeat
       }
-      if (!isMarked(id) && !this.#owner.closed) return this.#read(id, origin, undefined)
+      if (!isMarked(id) && !this.#owner.closed) return this.#read(id, origin, undefined, undefined, op)
     }
     if (this.#scope !== ROOT_SCOPE || isMarked(id)) return this.#fetchInScope(op, id, origin, options)
     if (fetchWatched.hasSubscribers) return this.#traced(op, id, id, origin, options)
@@ -362,10 +369,10 @@ export class Table<V, K extends Id = string> {
    * with the caller's id; `undefined` when it may go on.
    */
   #refusedInScope(op: 'fetch' | 'get', id: Id, origin: Origin<V>): Error | undefined {
-    if (this.#viewClosed) return new TableClosedError(this.name, id, op)
+    if (this.#viewClosed) return this.#viewClosedError(op, id)
     const bad = badCallerId(op, id)
     if (bad !== undefined) return bad
-    if (typeof origin !== 'function' && !(origin instanceof Batch)) return badArgument(TypeError, `fetch(${showId(id)}) needs a loader function, got ${describe(origin)}`)
+    if (typeof origin !== 'function' && !(origin instanceof Batch)) return badArgument(TypeError, `${op}(${showId(id)}) needs a loader function, got ${describe(origin)}`)
     return undefined
   }
 
@@ -385,7 +392,8 @@ export class Table<V, K extends Id = string> {
     if (!Array.isArray(ids)) throw badArgument(TypeError, `${op}(ids) takes an array of ids, got ${describe(ids)}`)
     const bad = ids.findIndex((id) => badCallerId(op, id) !== undefined)
     if (bad >= 0) throw badCallerId(`${op}: ids[${bad}]`, ids[bad])!
-    if (this.#owner.closed || this.#viewClosed) throw new TableClosedError(this.name, undefined, op)
+    if (this.#viewClosed) throw this.#viewClosedError(op, undefined)
+    if (this.#owner.closed) throw new TableClosedError(this.name, undefined, op)
     // The options are read and checked once, for every id: a refusal refuses the whole call before any id is read.
     const read = options === undefined ? undefined : readFetchOptions(`${op}(ids)`, options)
     const aborted = read?.signal === undefined ? undefined : abortedWith(`${op}(ids)`, read.signal)
@@ -449,7 +457,7 @@ export class Table<V, K extends Id = string> {
    * id is valid), unless the read forces a refresh; then {@link #miss}. Kept apart from the miss, and
    * small, so the compiler inlines it into the read that calls it (every hit runs only this).
    */
-  #read(id: Id, loader: Origin<V>, read: FetchOptions | undefined, trace?: FetchTrace): Promise<V | undefined> {
+  #read(id: Id, loader: Origin<V>, read: FetchOptions | undefined, trace?: FetchTrace, op?: 'fetch' | 'get'): Promise<V | undefined> {
     if (read?.forceRefresh !== true) {
       const value = this.#rows.live(id, this.#clock)
       if (value !== NOT_LIVE) {
@@ -457,13 +465,13 @@ export class Table<V, K extends Id = string> {
         return this.#hit(value)
       }
     }
-    return this.#miss(id, loader, read, trace)
+    return this.#miss(id, loader, read, trace, op)
   }
 
   /** A read {@link #read} found no live row for (or that forces a refresh): it joins or starts the id's flight, or takes a graced value. */
-  #miss(id: Id, loader: Origin<V>, read: FetchOptions | undefined, trace: FetchTrace | undefined): Promise<V | undefined> {
-    // An id that is no key is refused as one, before anything else is checked.
-    if (read === undefined && !isKey(id)) return this.#readChecked('fetch', id, loader, undefined)
+  #miss(id: Id, loader: Origin<V>, read: FetchOptions | undefined, trace: FetchTrace | undefined, op?: 'fetch' | 'get'): Promise<V | undefined> {
+    // An id that is no key is refused as one, before anything else is checked, naming the call made.
+    if (read === undefined && !isKey(id)) return this.#readChecked(op ?? 'fetch', id, loader, undefined)
     if (this.#owner.insideLoaderOf(id)) return Promise.reject(new SelfFetchError(this.name, callerIdOf(id)))
     this.#reads[R.misses]++
     const tagStale = this.#rows.tagged && this.#rows.staleByTags(id)
@@ -489,8 +497,8 @@ export class Table<V, K extends Id = string> {
    * refusal names the call, `op`, too.
    */
   #readChecked(op: ReadCall, id: Id, loader: Origin<V>, options: FetchOptions | undefined, trace?: FetchTrace): Promise<V | undefined> {
-    if (!isKey(id)) return Promise.reject(badId('fetch', id))
-    if (typeof loader !== 'function' && !(loader instanceof Batch)) return Promise.reject(badArgument(TypeError, `fetch(${showId(callerIdOf(id))}) needs a loader function, got ${describe(loader)}`))
+    if (!isKey(id)) return Promise.reject(badId(op, id))
+    if (typeof loader !== 'function' && !(loader instanceof Batch)) return Promise.reject(badArgument(TypeError, `${op}(${showId(callerIdOf(id))}) needs a loader function, got ${describe(loader)}`))
     if (this.#owner.closed) return Promise.reject(new TableClosedError(this.name, callerIdOf(id), op))
     if (options === undefined) return this.#read(id, loader, NO_OPTIONS, trace)
     let read: FetchOptions
