@@ -331,10 +331,12 @@ function openClient(
       sentinelClientOptions: NODE_REDIS_FAIL_FAST,
     })
   } else if (cluster === true) {
-    const { username, password } = parseUrl(urls[0]!).options
+    const { username, password, tls } = parseUrl(urls[0]!).options
+    // The defaults reach the nodes the slot map names, not only the seeds: TLS too, for a rediss:// url.
+    const socket = tls === undefined ? NODE_REDIS_FAIL_FAST.socket : { ...NODE_REDIS_FAIL_FAST.socket, tls: true as const }
     client = redis.createCluster({
       rootNodes: urls.map((url) => ({ url })),
-      defaults: { ...NODE_REDIS_FAIL_FAST, ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }) },
+      defaults: { ...NODE_REDIS_FAIL_FAST, socket, ...(username === undefined ? {} : { username }), ...(password === undefined ? {} : { password }) },
     })
   } else {
     client = redis.createClient({ url: urls[0]!, ...NODE_REDIS_FAIL_FAST })

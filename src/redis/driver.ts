@@ -9,16 +9,21 @@ import { createHash } from 'node:crypto'
 
 /** A Lua script the adapters run: its text, its SHA1 (for `EVALSHA`) and how many of its arguments are keys. */
 export interface Script {
-  /** The name a client that installs scripts as commands gives it (ioredis's `defineCommand`). */
+  /**
+   * The name a client that installs scripts as commands gives it (ioredis's `defineCommand`): its
+   * base name and the start of its SHA1, so two copies of the package (two releases under
+   * `node_modules`) sharing one client never run each other's scripts under one name.
+   */
   readonly name: string
   readonly lua: string
   readonly sha: string
   readonly keys: number
 }
 
-/** Makes a {@link Script} of `lua`, taking `keys` keys. */
-export function script(name: string, lua: string, keys: number): Script {
-  return Object.freeze({ name, lua, keys, sha: createHash('sha1').update(lua).digest('hex') })
+/** Makes a {@link Script} of `lua`, taking `keys` keys, installed as commands under `base` and its SHA1's start. */
+export function script(base: string, lua: string, keys: number): Script {
+  const sha = createHash('sha1').update(lua).digest('hex')
+  return Object.freeze({ name: `${base}_${sha.slice(0, 12)}`, lua, keys, sha })
 }
 
 /** An argument of a command: numbers are sent as their decimal text. */

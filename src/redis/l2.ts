@@ -76,7 +76,12 @@ const GENERATIONS_KEPT = 64 * BUCKETS
 
 /** The generation a script answered its bucket is in, when it is not the one the call named its keys for (see `MOVED_FROM` in `scripts.ts`). */
 function movedTo(reply: unknown): number | undefined {
-  return Array.isArray(reply) && reply[0] === GET_STATUS.moved ? Number(reply[3]) : undefined
+  return Array.isArray(reply) && Number(reply[0]) === GET_STATUS.moved ? Number(reply[3]) : undefined
+}
+
+/** Whether a write script answered 1, written (an integer, or its text from a client that maps integers to strings). */
+function written(reply: unknown): boolean {
+  return Number(reply) === 1
 }
 
 /** The longest grace an entry's header carries (11 digits). */
@@ -286,7 +291,9 @@ export function redisL2(given: RedisL2Options): RedisL2 {
   /** The entry of (table, id) in a reply of {@link GET_LUA}; rejects as `get` does for what cannot be read. */
   function entryOf(table: string, id: Id, reply: GetReply): L2Entry | undefined {
     if (reply === null) return undefined
-    const [status, data, ttl, generation] = reply
+    // Integers as a client maps them (ioredis's `stringNumbers` makes them strings): read as numbers.
+    const [status, ttl, generation] = [Number(reply[0]), reply[2] === undefined ? undefined : Number(reply[2]), reply[3] === undefined ? undefined : Number(reply[3])]
+    const data = reply[1]
     if (status === GET_STATUS.badGeneration) throw new L2CorruptEntryError(generationKey(prefix, table, id), 'the generation key holds garbage; table.clear() repairs it')
     const key = inGeneration(l2Key(prefix, table, id), generation ?? 0)
     if (status === GET_STATUS.wrongType) throw new L2CorruptEntryError(key, 'the key holds another Redis type')
@@ -363,8 +370,7 @@ export function redisL2(given: RedisL2Options): RedisL2 {
       checkWrite(entry)
       const data = encodeEntry(l2Key(prefix, table, id), entry, codec, maxValueBytes)
       const lifetime = entry.ttl + (entry.grace ?? 0)
-      const reply = await inBucket('set', table, id, (genKey, key, generation) => ({ script: SCRIPTS.set, keys: [genKey, key], args: [entry.version, lifetime, data, generation] }))
-      return reply === 1
+      return written(await inBucket('set', table, id, (genKey, key, generation) => ({ script: SCRIPTS.set, keys: [genKey, key], args: [entry.version, lifetime, data, generation] })))
     },
 
     async nextVersion(table: string, id: Id, floor: number): Promise<number> {
@@ -426,7 +432,7 @@ export function redisL2(given: RedisL2Options): RedisL2 {
           keys: [genKey, key, leaseAt],
           args: [entry.version, lifetime, data, token, generation],
         }))
-        return reply === 1
+        return written(reply)
       },
       /** One script: the read of `get` and, when it finds no fill, the `SET NX PX` of `acquire`. */
       async readOrAcquire(table: string, id: Id, token: string, ttl: number, floor: number): Promise<LeaseRead> {
@@ -441,7 +447,8 @@ export function redisL2(given: RedisL2Options): RedisL2 {
           args: [maxValueBytes + HEADER_SCAN, token, ttl, floor, generation],
           buffers: true,
         }))) as [number, Buffer | null, number, number, number]
-        const lease = reply[4] === LEASE_STATUS.taken ? 'taken' : reply[4] === LEASE_STATUS.busy ? 'busy' : 'unasked'
+        const asked = Number(reply[4])
+        const lease = asked === LEASE_STATUS.taken ? 'taken' : asked === LEASE_STATUS.busy ? 'busy' : 'unasked'
         let entry: L2Entry | undefined
         try {
           entry = entryOf(table, id, reply.slice(0, 4) as GetReply)

@@ -39,7 +39,7 @@ export function redisLeases(run: (call: Call) => Promise<unknown>, runMany: (cal
     async release(table: string, id: Id, token: string): Promise<boolean> {
       open('leases.release')
       const key = leaseKey(prefix, table, id)
-      return (await run({ script: release, keys: [key], args: [token] })) === 1
+      return Number(await run({ script: release, keys: [key], args: [token] })) === 1 // an integer, or its text (ioredis's `stringNumbers`)
     },
     async void(table: string, id: Id): Promise<void> {
       open('leases.void')
