@@ -1,7 +1,8 @@
 /**
  * The owner: one xstate v5 actor per table, the only writer of the table's flights, waiters, rows
  * and owner counters (see `state.ts`; the origin-work counters are its runners' port's), fed by one
- * mailbox (see `mailbox.ts`). This module wires the actor, its mailbox, the port its flights'
+ * mailbox (see `mailbox.ts`). This module wires the actor, its mailbox, its bus subscription (heard
+ * until the owner has stopped), the port its flights'
  * runners report through, and the timers and L2 facade that report to it, and is all the table facade
  * sees of the owner: it asks for a promise with {@link Owner.miss} or {@link Owner.wait} and never
  * touches a flight or a waiter. It also holds the table's one closing flag, written only by
@@ -131,12 +132,15 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const actor = createActor(ownerLogic(env, state, handover), options.inspect === undefined ? {} : { inspect: guardInspector(options.inspect) })
   const stopped = new Promise<void>((resolve) => {
     // Once the owner has stopped, no L2 call of this table keeps a timer on its clock.
-    const stop = () => (l2?.stop(), resolve())
+    const stop = () => (unsubscribe?.(), l2?.stop(), resolve())
     actor.subscribe({ complete: stop, error: stop })
   })
   /** What `close` resolves: the owner stopped, then, with `closeStores`, the table's L2 store and bus closed. */
   const closed = options.closeStores ? stopped.then(() => closeStores(options)) : stopped
   const owner = new StartedOwner<V>(state, mailbox, env.runner, l2, publisher, stopped, closed)
+  // The table hears its bus until its owner has stopped, not only until close(): a flight still
+  // answering after close() is fenced by a change heard meanwhile, as it was before.
+  const unsubscribe = options.bus?.subscribe((delivery) => owner.send(msg.delivery(delivery)))
 
   /**
    * Hands a batch to the actor, or, once it has stopped, refuses its messages. Handed over while the

@@ -1,7 +1,6 @@
 import { randomUUID } from '../core/random-uuid.js'
 import type { Emitter } from 'mitt'
 import { type ClosedCall, SelfFetchError, TableClosedError, badArgument, badId, badNumber, describe, showId } from '../core/errors.js'
-import type { Bus } from '../bus/bus.js'
 import { type TableEvents, createEmitter } from '../core/events.js'
 import { type ChangeOptions, type ChangeResult, Changes, type ClearResult, type PutOptions } from './changes.js'
 import { fetchWatched } from '../core/channels.js'
@@ -62,7 +61,6 @@ export class Table<V, K extends Id = string> {
   readonly #clock: Clock
   readonly #owner: Owner<V>
   readonly #changes: Changes<V>
-  readonly #unsubscribe: (() => void) | undefined
   /** The table's own loader or batch loader (`get`, `getMany`), if it has one. */
   readonly #origin: Origin<V> | undefined
   /** Most ids in one batch loader call. */
@@ -92,7 +90,6 @@ export class Table<V, K extends Id = string> {
       this.#owner = base.#owner
       this.#rows = base.#rows
       this.#changes = base.#changes
-      this.#unsubscribe = undefined
       this.#origin = base.#origin
       this.#maxBatchSize = base.#maxBatchSize
       this.#staleWhileRevalidate = base.#staleWhileRevalidate
@@ -125,8 +122,6 @@ export class Table<V, K extends Id = string> {
       leases: resolved.lease !== undefined,
       closed: () => this.#owner.closed,
     })
-    const bus: Bus | undefined = resolved.bus
-    this.#unsubscribe = bus?.subscribe((delivery) => this.#owner.send(msg.delivery(delivery)))
   }
 
   /**
@@ -284,7 +279,6 @@ export class Table<V, K extends Id = string> {
       this.#viewClosed = true
       return VIEW_CLOSED
     }
-    if (!this.#owner.closed) this.#unsubscribe?.()
     return this.#owner.close()
   }
 
