@@ -25,7 +25,7 @@ import type { LeaseSettings } from '../table/options.js'
 import { type Flight, type FlightResult, checkLifetime, checkReportedVersion } from '../flight/flight.js'
 import { checkTags } from '../tags/scope.js'
 import { askLeases, waitForLease } from './lease.js'
-import { type FlightRun, type RunnerDeps, endLease, fromL2, loadAfterLease, loaderResultOrFailure, newRun, readL2, takeOutcome, writeBack } from './run.js'
+import { type FlightRun, type RunnerDeps, endLease, endLeaseOnRelease, fromL2, loadAfterLease, loaderResultOrFailure, newRun, readL2, takeOutcome, writeBack } from './run.js'
 import type { BatchLoaderContext } from '../core/loader.js'
 import type { Batch, RunBatchAnswer, RunLoader } from '../owner/loader.js'
 
@@ -58,12 +58,14 @@ export async function runBatch<V>(flights: Flight<V>[], batch: Batch<V>, deps: R
   const context = new BatchContext(pending.map((run) => run.flight))
   const born = deps.bornNow()
   for (const run of pending) run.born = Math.max(run.born, born)
+  const stopListening = deps.lease === undefined ? undefined : pending.map((run) => (run.lease === undefined ? undefined : endLeaseOnRelease(run, deps)))
   let answers: BatchOutcome<V>[]
   try {
     answers = align(await traceLoad(deps.table, { ids }, () => callBatch(batch, ids, context, deps)), ids)
   } catch (error) {
     answers = ids.map(() => ({ ok: false, error }))
   }
+  if (stopListening !== undefined) for (const stop of stopListening) stop?.()
   if (l2 === undefined) {
     // Nothing to write back: every result is posted now, in one turn.
     pending.forEach((run, i) => {

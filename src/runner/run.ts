@@ -227,11 +227,13 @@ export function takeOutcome<V>(run: FlightRun<V>, outcome: LeaseOutcome & { kind
 async function loadFlight<V>(run: FlightRun<V>, loader: RunLoader<V>, deps: RunnerDeps<V>, batched = false): Promise<void> {
   const { flight } = run
   let result: FlightResult<V>
+  let stopListening: (() => void) | undefined
   try {
     if (!flight.running) return // released (abandoned, or past its bound) before its loader was due
     if (batched) deps.port.loadingBatch([flight.id], [run.role])
     else deps.port.loading(flight.id, run.role)
     run.born = Math.max(run.born, deps.bornNow())
+    if (run.lease !== undefined) stopListening = endLeaseOnRelease(run, deps)
     const value = await traceLoad(deps.table, { id: flight.id }, () => callLoader(flight, loader, deps))
     result = await writeBack(run, value, flight.context.lifetime, flight.context.reported, deps, flight.context.tags)
   } catch (error) {
@@ -239,9 +241,23 @@ async function loadFlight<V>(run: FlightRun<V>, loader: RunLoader<V>, deps: Runn
     run.failed = flight.running
     result = { ok: false, error, fallback: run.fallback }
   } finally {
+    stopListening?.()
     endLease(run, deps)
   }
   deps.port.done(flight, result)
+}
+
+/**
+ * While its loader runs, a lease holder's flight that is released (its last caller left, or its
+ * bound passed: its loader's signal aborts) ends its lease at once, as {@link endLease} does: it will
+ * write no fill, so the other processes waiting on the lease take over now rather than when a
+ * loader that ignores its signal returns. Answers the function that stops listening.
+ */
+export function endLeaseOnRelease<V>(run: FlightRun<V>, deps: RunnerDeps<V>): () => void {
+  const { signal } = run.flight.context
+  const onRelease = () => endLease(run, deps)
+  signal.addEventListener('abort', onRelease, { once: true })
+  return () => signal.removeEventListener('abort', onRelease)
 }
 
 /**
