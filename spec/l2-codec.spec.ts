@@ -21,6 +21,13 @@ describe('jsonCodec', () => {
     expect(Object.prototype).not.toHaveProperty('polluted')
   })
 
+  it.each([
+    ['an own __proto__ key (as JSON.parse of outside data gives)', JSON.parse('{"__proto__":{"admin":true},"name":"x"}')],
+    ['a nested constructor.prototype', { a: [{ constructor: { prototype: { polluted: 1 } } }] }],
+  ])('refuses to encode a value holding %s: decode would refuse it, every time it was read', (_label, value) => {
+    expect(() => jsonCodec.encode(value)).toThrow(SyntaxError)
+  })
+
   it('round-trips ordinary data holding a constructor or a prototype key: only keys that can pollute are refused', () => {
     for (const value of [{ constructor: 'Ford Motor Co' }, { prototype: { draft: 2 } }, { constructor: { name: 'x' } }, [{ constructor: 7 }]]) {
       expect(jsonCodec.decode(asBuffer(jsonCodec.encode(value)))).toEqual(value)

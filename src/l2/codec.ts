@@ -36,13 +36,16 @@ function refusePolluting(key: string, value: unknown): unknown {
  * string, `undefined` inside objects is dropped). A top-level value JSON cannot carry (a function, a
  * symbol), a `BigInt` or a cycle throws on encode (the table counts it `l2_codec_errors` and writes
  * nothing). `decode` rejects a payload holding a `__proto__` key, or a `prototype` key inside a
- * `constructor` object, at any depth and however it is escaped.
+ * `constructor` object, at any depth and however it is escaped, and `encode` refuses a value that
+ * would make such a payload (an own `__proto__` key, as `JSON.parse` of outside data gives).
  */
 export const jsonCodec: Codec = {
   encode(value) {
     if (value === undefined) return ''
     const text = JSON.stringify(value) as string | undefined
     if (text === undefined) throw badArgument(TypeError, `jsonCodec: cannot encode ${describe(value)}`)
+    // What decode would refuse is not written: it would be read back by nobody, every time.
+    if (SUSPECT.test(text)) JSON.parse(text, refusePolluting)
     return text
   },
   decode(payload) {

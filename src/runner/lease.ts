@@ -161,20 +161,25 @@ async function failedUnlessFilled<V>(flight: Flight<V>, l2: L2Facade, version: n
 
 /** One look of a waiter: L2 read, the release of a holder that said it gave up, a lease try, and a read once more if it took the lease. Undefined: wait on. */
 async function look<V>(flight: Flight<V>, deps: LeaseDeps, token: string, version: number, gaveUp: string | undefined): Promise<LeaseOutcome | undefined> {
-  const { l2, lease } = deps
+  const { l2 } = deps
   const entry = await l2.get(flight.id)
   if (!flight.running) return { kind: 'gone' }
   const seen = afterLook(flight, entry, version)
   if (seen !== undefined) return seen
   // A holder that said it gave up may have lost its release: its lease goes (compare-and-delete on its token).
   if (gaveUp !== undefined && (await l2.leaseRelease(flight.id, gaveUp)) === L2_FAILED) return { kind: 'load', version, role: 'lease_lost' }
+  return tryLease(flight, deps, token, version, async () => taken(flight, deps, token, version, 'lease_lost', await l2.get(flight.id)))
+}
+
+/** A waiter's try for the lease: `onTaken` once it holds it; undefined when another holds it (wait on). */
+async function tryLease<V>(flight: Flight<V>, { l2, lease }: LeaseDeps, token: string, version: number, onTaken: () => Promise<LeaseOutcome>): Promise<LeaseOutcome | undefined> {
   const again = await l2.leaseAcquire(flight.id, token, lease.ttl)
   // Released while it asked (its last waiter left, or its bound passed): it waits no more, and holds no lease.
   if (!flight.running) {
     if (again === true) giveBack(l2, flight.id, token)
     return { kind: 'gone' }
   }
-  if (again === true) return taken(flight, deps, token, version, 'lease_lost', await l2.get(flight.id))
+  if (again === true) return onTaken()
   return again === L2_FAILED ? { kind: 'load', version, role: 'lease_lost' } : undefined
 }
 
@@ -185,6 +190,9 @@ async function lookWithLease<V>(flight: Flight<V>, deps: LeaseDeps, token: strin
   const read = await l2.leaseReadOrAcquire(flight.id, token, lease.ttl, version)
   if (read === L2_FAILED) return { kind: 'load', version, role: 'lease_lost' }
   const seen = flight.running ? afterLook(flight, read.entry, version) : { kind: 'gone' as const }
+  // The store saw a fill this flight cannot answer with (one it could not decode) and asked for no
+  // lease: ask for it now, as the first read does, rather than look again at the same entry until `wait` ends.
+  if (read.lease === 'unasked' && seen === undefined) return tryLease(flight, deps, token, version, async () => ({ kind: 'hold', token, role: 'lease_lost' }))
   if (read.lease !== 'taken') return seen
   if (seen === undefined) return { kind: 'hold', token, role: 'lease_lost' }
   giveBack(l2, flight.id, token) // taken for a flight that answers otherwise, or is gone
