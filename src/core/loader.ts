@@ -57,7 +57,7 @@ export type Loader<V, K extends Id = string> = (id: K, context: LoaderContext) =
 
 /** What a batch loader receives beside the ids. */
 export interface BatchLoaderContext<K extends Id = string> {
-  /** Aborts when every waiter of every id in the batch has left (each id's flight released). */
+  /** Aborts when every id's flight in the batch is released (`loadTimeout` passed, or every waiter of the id left by cancellation). */
   readonly signal: AbortSignal
   /**
    * Reports the version of what the batch loader read for `id`, one of this call's ids, as a

@@ -1,4 +1,5 @@
 import { randomUUID } from '../core/random-uuid.js'
+import { setMaxListeners } from 'node:events'
 import type { Emitter } from 'mitt'
 import { type ClosedCall, SelfFetchError, TableClosedError, badArgument, badId, badNumber, describe, showId } from '../core/errors.js'
 import { type TableEvents, createEmitter } from '../core/events.js'
@@ -389,38 +390,46 @@ export class Table<V, K extends Id = string> {
     if (this.#viewClosed) throw this.#viewClosedError(op, undefined)
     if (this.#owner.closed) throw new TableClosedError(this.name, undefined, op)
     // The options are read and checked once, for every id: a refusal refuses the whole call before any id is read.
-    const read = options === undefined ? undefined : readFetchOptions(`${op}(ids)`, options)
-    const aborted = read?.signal === undefined ? undefined : abortedWith(`${op}(ids)`, read.signal)
-    const given = ids
-    if (this.#scope !== ROOT_SCOPE) ids = ids.map((id) => this.#scope.key(id))
-    const values = new Array<V | undefined>(ids.length)
-    // Live rows answer in place; a promise is made only for each id that misses (a repeated id joins the first's flight).
-    const pending: Promise<V | undefined>[] = []
-    const pendingAt: number[] = []
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i]!
-      if (read === undefined && trace === undefined) {
-        const value = this.#rows.live(id, this.#clock)
-        if (value !== NOT_LIVE) {
-          this.#reads[R.hits]++
-          if (value === undefined) this.#reads[R.negative_hits]++
-          values[i] = value
-          continue
+    const asked = options === undefined ? undefined : readFetchOptions(`${op}(ids)`, options)
+    const aborted = asked?.signal === undefined ? undefined : abortedWith(`${op}(ids)`, asked.signal)
+    // One listener on the caller's signal for the whole call, relayed to each id's wait: one per id
+    // would pass Node's warning threshold (10 on one signal) on any page of ids.
+    const relay = asked?.signal === undefined || aborted !== undefined ? undefined : relayed(asked.signal)
+    const read = relay === undefined ? asked : { ...asked, signal: relay.signal }
+    try {
+      const given = ids
+      if (this.#scope !== ROOT_SCOPE) ids = ids.map((id) => this.#scope.key(id))
+      const values = new Array<V | undefined>(ids.length)
+      // Live rows answer in place; a promise is made only for each id that misses (a repeated id joins the first's flight).
+      const pending: Promise<V | undefined>[] = []
+      const pendingAt: number[] = []
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!
+        if (read === undefined && trace === undefined) {
+          const value = this.#rows.live(id, this.#clock)
+          if (value !== NOT_LIVE) {
+            this.#reads[R.hits]++
+            if (value === undefined) this.#reads[R.negative_hits]++
+            values[i] = value
+            continue
+          }
         }
+        // A view's own `loader` is asked with the caller's id.
+        const load = typeof origin === 'function' && given !== ids ? viewLoader(origin, given[i]!) : origin
+        pending.push(read === undefined && trace === undefined ? this.#read(id, load, undefined) : this.#readWith(id, load, read ?? NO_OPTIONS, aborted, trace?.part()))
+        pendingAt.push(i)
       }
-      // A view's own `loader` is asked with the caller's id.
-      const load = typeof origin === 'function' && given !== ids ? viewLoader(origin, given[i]!) : origin
-      pending.push(read === undefined && trace === undefined ? this.#read(id, load, undefined) : this.#readWith(id, load, read ?? NO_OPTIONS, aborted, trace?.part()))
-      pendingAt.push(i)
+      if (pending.length === 0) return values
+      const outcomes = await Promise.allSettled(pending)
+      for (let k = 0; k < outcomes.length; k++) {
+        const outcome = outcomes[k]!
+        if (outcome.status === 'rejected') throw outcome.reason // the first failed id, in the order of ids
+        values[pendingAt[k]!] = outcome.value
+      }
+      return values
+    } finally {
+      relay?.stop()
     }
-    if (pending.length === 0) return values
-    const outcomes = await Promise.allSettled(pending)
-    for (let k = 0; k < outcomes.length; k++) {
-      const outcome = outcomes[k]!
-      if (outcome.status === 'rejected') throw outcome.reason // the first failed id, in the order of ids
-      values[pendingAt[k]!] = outcome.value
-    }
-    return values
   }
 
   /** A miss under stale-while-revalidate: a graced row answers at once and refreshes in the background; `undefined` when the id has no graced row. */
@@ -514,6 +523,27 @@ export class Table<V, K extends Id = string> {
       return Promise.reject(aborted.reason)
     }
     return this.#read(id, loader, read, trace)
+  }
+}
+
+/**
+ * A signal of the table's own that aborts, with the same reason, when the caller's `signal` does,
+ * through one listener on it; `stop` removes that listener. Any number of waits may listen to it.
+ */
+function relayed(signal: AbortSignal): { signal: AbortSignal; stop(): void } {
+  const controller = new AbortController()
+  setMaxListeners(0, controller.signal)
+  const relay = () => controller.abort(signal.reason)
+  signal.addEventListener('abort', relay, { once: true })
+  return {
+    signal: controller.signal,
+    stop() {
+      try {
+        signal.removeEventListener('abort', relay)
+      } catch {
+        // a hostile signal: the listener fires at most once into a call that has settled
+      }
+    },
   }
 }
 
