@@ -69,6 +69,12 @@ export function ioredisDriver(client: IoredisClient, { opened = false }: { opene
     return commands[call.command.toLowerCase()]!.call(target, call.key, ...call.args)
   }
 
+  /** The client's own keyPrefix, written before every key it sends; `''` if none. */
+  const keyPrefix = (): string => {
+    const options = (client as { options?: { keyPrefix?: unknown; redisOptions?: { keyPrefix?: unknown } } }).options
+    const prefix = options?.keyPrefix ?? options?.redisOptions?.keyPrefix
+    return typeof prefix === 'string' ? prefix : ''
+  }
   const masterOf = (key: string): string | undefined => (cluster ? (client as Cluster).slots[calculateSlot(key)]?.[0] : undefined)
   const where = (): string => {
     const startup = (client as unknown as { startupNodes?: ({ host?: string; port?: number } | string)[] }).startupNodes
@@ -136,11 +142,7 @@ export function ioredisDriver(client: IoredisClient, { opened = false }: { opene
       return nodeKey(options)
     },
     where,
-    keyPrefix() {
-      const options = (client as { options?: { keyPrefix?: unknown; redisOptions?: { keyPrefix?: unknown } } }).options
-      const keyPrefix = options?.keyPrefix ?? options?.redisOptions?.keyPrefix
-      return typeof keyPrefix === 'string' ? keyPrefix : ''
-    },
+    keyPrefix,
     hasErrorListener: () => hadErrorListener,
     watch: (report) =>
       watch(client, {
@@ -153,7 +155,13 @@ export function ioredisDriver(client: IoredisClient, { opened = false }: { opene
 
     publish(channel, payload, sharded) {
       if (!cluster) return client.publish(channel, payload)
-      return sharded ? (client as Cluster).spublish(channel, payload) : classicPublisher(client as Cluster, channel).publish(channel, payload)
+      if (!sharded) return slotMaster(client as Cluster, channel).publish(channel, payload)
+      // SPUBLISH names its channel as a key, so a Cluster's own keyPrefix would be written before it;
+      // the subscription is on the bare channel (as every other client's): the slot's master publishes it.
+      if (keyPrefix() === '') return (client as Cluster).spublish(channel, payload)
+      const master = slotMaster(client as Cluster, channel)
+      if (master === client) return Promise.reject(new NotConnectedError(`the master of channel ${channel}`))
+      return master.spublish(channel, payload)
     },
     hasShardedPubSub: (closed) => hasShardedPubSub(client as Cluster, closed),
     listen: (channel, sharded, listener, report) => (cluster ? clusterSubscription(client as Cluster, channel, sharded, listener) : singleNode(client as Redis, channel, listener, report)),
@@ -228,11 +236,12 @@ function singleNode(client: Redis, channel: string, listener: Listener, report: 
 }
 
 /**
- * The node classic publishes go to on a cluster: the master of the channel's slot, so one instance's
- * messages keep their order (a cluster client sends a keyless command to any node); the cluster
- * client itself while its slot map is not known.
+ * The node a cluster's publishes go to: the master of the channel's slot, so one instance's classic
+ * publishes keep their order (a cluster client sends a keyless command to any node), and a shard
+ * channel is written as it is, without the cluster client's keyPrefix; the cluster client itself
+ * while its slot map is not known.
  */
-function classicPublisher(cluster: Cluster, channel: string): Pick<Redis, 'publish'> {
+function slotMaster(cluster: Cluster, channel: string): Pick<Redis, 'publish' | 'spublish'> {
   const owner = cluster.slots[calculateSlot(channel)]?.[0]
   const node = owner === undefined ? undefined : cluster.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner)
   return node ?? cluster
