@@ -94,6 +94,12 @@ export class Flight<V> {
   forcedWaiting = 0
   /** `true` until the owner settles it (done, timed out or abandoned); later results are discarded. */
   running = true
+  /**
+   * Set once a caller was told the flight goes on: answered early (a soft timeout, or
+   * stale-while-revalidate), or left by its own timeout. Such a flight fills the row it was promised
+   * to, and is not released when its last waiter then leaves by cancellation. Written by the owner.
+   */
+  promised = false
   /** Set when a newer change of the id arrived mid-flight, or a forced refresh superseded it: its answer still goes to its waiters, but is not stored. Written by the registry. */
   fenced = false
   /**
@@ -175,6 +181,7 @@ export class Flight<V> {
    */
   answerEarly(value: V | undefined): number {
     const before = this.waiting
+    this.promised = true
     // The shared promise a flight holds is always one its callers' miss lent it, with its own resolve.
     if (this.shared !== undefined) this.shared.resolve!(value)
     this.shared = undefined

@@ -156,6 +156,7 @@ export function softLeave<V>(turn: Turn<V>, waiter: Waiter<V>): void {
   }
   waiter.resolve(fallback.value)
   flight.waiting--
+  flight.promised = true
 }
 
 /** The graced value a flight past its soft timeout answers joiners with, while it is still within the grace; else undefined (they wait for the flight). */

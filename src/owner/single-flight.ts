@@ -153,7 +153,8 @@ export function onPlainMiss<V>(turn: Turn<V>, miss: PlainMiss<V>): void {
 /** Callers already answered a graced value (stale-while-revalidate): the id's one refresh flight is joined, or started with nobody waiting on it. */
 export function onRefresh<V>(turn: Turn<V>, refresh: Refresh<V>): void {
   servedStale(turn, refresh.id, refresh.count, turn.env.clock.now() - refresh.staleness, 'swr')
-  joinOrStart(turn, refresh.id, refresh.loader, { count: refresh.count, forced: false, answered: true })
+  const placed = joinOrStart(turn, refresh.id, refresh.loader, { count: refresh.count, forced: false, answered: true })
+  if (placed instanceof Flight) placed.promised = true // N stale readers, one refresh: it fills the row
 }
 
 /** A caller with a signal, a deadline or a soft timeout: it joins or starts a flight like any miss, and may leave early. */
@@ -203,8 +204,10 @@ export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, leaving: Waite
   if (flight === undefined || !flight.running) return
   flight.waiting--
   if (waiter.forced) flight.forcedWaiting--
-  // A flight whose waiters all timed out goes on and fills; one left empty by cancellation is released.
-  if (flight.waiting === 0 && reason === 'cancel') {
+  // A flight a caller left by its timeout goes on and fills (so does one a caller was answered early
+  // by); one whose every caller left by cancellation is released.
+  if (reason === 'timeout') flight.promised = true
+  else if (flight.waiting === 0 && !flight.promised) {
     release(turn, flight)
     state.counters[C.abandoned]++
     flight.context.abort(error)
