@@ -115,6 +115,24 @@ export class Flights<V> {
     }
   }
 
+  /**
+   * A forced refresh of `id` was abandoned before it answered (every caller left by cancellation):
+   * the flights it superseded that no change fenced since are as they were, their answers stored,
+   * the joinable one joinable again (while no other flight of the id is).
+   */
+  restoreSuperseded(id: Id): void {
+    for (const solo of this.#solo) {
+      if (solo.id !== id || !solo.superseded) continue
+      if (solo.joinable) {
+        if (this.#joinable.has(id)) continue // another took its place: it stays superseded
+        this.#solo.delete(solo)
+        this.#joinable.set(id, solo)
+      }
+      solo.fenced = false
+      solo.superseded = false
+    }
+  }
+
   /** Fences the flights of `id` that started from a version no newer than `version` (a change of the id at `version`). */
   fenceId(id: Id, version: number): void {
     const flight = this.#joinable.get(id)

@@ -211,6 +211,8 @@ export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, leaving: Waite
     release(turn, flight)
     state.counters[C.abandoned]++
     flight.context.abort(error)
+    // A forced refresh nobody waits for any more undoes nothing it superseded.
+    if (flight.forced) state.flights.restoreSuperseded(flight.id)
   }
 }
 
