@@ -1,7 +1,8 @@
 /**
  * Every caller is answered, whatever happens to the flight it joined: here a herd in which a caller
- * with a signal aborts at once, on a flight whose earlier waiters had all timed out, so the flight
- * is abandoned in the very turn a plain caller joins it (a case the soak met).
+ * with a signal aborts at once, on a flight whose earlier waiters had all timed out, in the very
+ * turn a plain caller joins it (a case the soak met, when such a flight was abandoned then; a flight
+ * a caller left by its timeout is now promised to go on, and the canceller leaves alone).
  */
 import { describe, expect, it } from 'vitest'
 import { createTable } from '../src/index.js'
@@ -31,8 +32,31 @@ describe('a plain caller whose flight is abandoned in the same turn', () => {
     clock.advance(1_000)
     await settle()
     expect(leaving.state).toBe('rejected')
-    expect(table.stats()).toMatchObject({ abandoned: 1, inflight: 0 })
+    expect(table.stats()).toMatchObject({ abandoned: 0, inflight: 0 })
     expect(plain.state).not.toBe('pending')
+    await table.close()
+  })
+
+  it('a flight a caller left by its timeout is promised to go on: the canceller leaves alone, and the plain caller gets its answer', async () => {
+    const clock = manualClock()
+    const table = createTable<string | undefined>({ clock, loadTimeout: 1_000 })
+    const origin = latchedLoader<string>()
+    const impatient = outcome(table.fetch('k', origin.loader, { timeout: 10 }))
+    await settle()
+    clock.advance(10)
+    await settle()
+    expect(impatient.state).toBe('rejected')
+    const controller = new AbortController()
+    const leaving = outcome(table.fetch('k', origin.loader, { signal: controller.signal }))
+    controller.abort()
+    const plain = outcome(table.fetch('k', origin.loader))
+    await settle()
+    expect(origin.calls).toHaveLength(1)
+    origin.only().resolve('v')
+    await settle()
+    expect(leaving.state).toBe('rejected')
+    expect(plain.value).toBe('v')
+    expect(table.stats()).toMatchObject({ abandoned: 0, cancelled: 1, timeouts: 1, inflight: 0 })
     await table.close()
   })
 })
