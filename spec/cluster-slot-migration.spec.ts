@@ -157,20 +157,35 @@ describeTopology('the Redis L2 while a slot of a cleared bucket moves between ma
     return { slot, source, target }
   }
 
+  /** The key of the entry a cleared bucket holds for (table, id) in `prefix`: the generation the cluster holds, past 0. */
+  async function clearedEntryKey(prefix: string, table: string, id: string): Promise<string> {
+    const slot = await admin.keySlot(generationKey(prefix, table, id))
+    const generation = Number(await admin.getOn(await admin.ownerOf(slot), generationKey(prefix, table, id)))
+    expect(generation).toBeGreaterThan(0)
+    return entryKey(prefix, table, id, generation)
+  }
+
+  /**
+   * A store of `driver` whose bucket of (table, `row`) was cleared after an entry at version 1, then
+   * holds an entry at version 10 (`before`, if given, runs between the first write and the clear),
+   * and that entry's key.
+   */
+  async function clearedBucket(driver: Driver, label: string, before?: (store: RedisL2, table: string, id: string) => Promise<void>) {
+    const prefix = prefixOf(label)
+    const table = `cleared-${randomBytes(4).toString('hex')}`
+    const id = 'row'
+    const store = await storeOf(driver, prefix)
+    expect(await store.set(table, id, at(1))).toBe(true)
+    await before?.(store, table, id)
+    await store.clear(table)
+    expect(await store.set(table, id, at(10))).toBe(true)
+    return { prefix, table, id, store, newer: await clearedEntryKey(prefix, table, id) }
+  }
+
   for (const driver of DRIVERS) {
     describe.each(ORDERS)(`on ${driver.name} client, %s`, (order) => {
       it('a write during a slot migration of a cleared bucket never lands beside the newer entry, and the newer entry survives the reshard', async () => {
-        const prefix = prefixOf('set')
-        const table = `cleared-${randomBytes(4).toString('hex')}`
-        const id = 'row'
-        const store = await storeOf(driver, prefix)
-        expect(await store.set(table, id, at(1))).toBe(true)
-        await store.clear(table)
-        expect(await store.set(table, id, at(10))).toBe(true)
-        const slot0 = await admin.keySlot(generationKey(prefix, table, id))
-        const generation = Number(await admin.getOn(await admin.ownerOf(slot0), generationKey(prefix, table, id)))
-        expect(generation).toBeGreaterThan(0)
-        const newer = entryKey(prefix, table, id, generation)
+        const { prefix, table, id, store, newer } = await clearedBucket(driver, 'set')
 
         const { slot, source, target } = await halfMove(newer, prefix, order)
 
@@ -192,16 +207,7 @@ describeTopology('the Redis L2 while a slot of a cleared bucket moves between ma
       }, 60_000)
 
       it('a read during a slot migration of a cleared bucket answers the newer entry or fails, never a miss', async () => {
-        const prefix = prefixOf('get')
-        const table = `cleared-${randomBytes(4).toString('hex')}`
-        const id = 'row'
-        const store = await storeOf(driver, prefix)
-        expect(await store.set(table, id, at(1))).toBe(true)
-        await store.clear(table)
-        expect(await store.set(table, id, at(10))).toBe(true)
-        const slot0 = await admin.keySlot(generationKey(prefix, table, id))
-        const generation = Number(await admin.getOn(await admin.ownerOf(slot0), generationKey(prefix, table, id)))
-        const newer = entryKey(prefix, table, id, generation)
+        const { prefix, table, id, store, newer } = await clearedBucket(driver, 'get')
 
         const { slot, source, target } = await halfMove(newer, prefix, order)
 
@@ -215,20 +221,11 @@ describeTopology('the Redis L2 while a slot of a cleared bucket moves between ma
       }, 60_000)
 
       it('a version minted during a slot migration of a cleared bucket is above the newer entry', async () => {
-        const prefix = prefixOf('mint')
-        const table = `cleared-${randomBytes(4).toString('hex')}`
-        const id = 'row'
-        const store = await storeOf(driver, prefix)
-        expect(await store.set(table, id, at(1))).toBe(true)
-        // The id's version counter exists (and stays on S): 2.
-        expect(await store.nextVersion(table, id, 0)).toBe(2)
-        await store.clear(table)
-        // A newer entry with a version of its own (a database's row version), above the counter.
-        expect(await store.set(table, id, at(10))).toBe(true)
-        const slot0 = await admin.keySlot(generationKey(prefix, table, id))
-        const generation = Number(await admin.getOn(await admin.ownerOf(slot0), generationKey(prefix, table, id)))
-        const newer = entryKey(prefix, table, id, generation)
-        expect(await admin.keySlot(versionKey(prefix, table, id))).toBe(slot0)
+        // The id's version counter exists (and stays on S): 2; the newer entry has a version of its own (a database's row version), above it.
+        const { prefix, table, id, store, newer } = await clearedBucket(driver, 'mint', async (first, name, key) => {
+          expect(await first.nextVersion(name, key, 0)).toBe(2)
+        })
+        expect(await admin.keySlot(versionKey(prefix, table, id))).toBe(await admin.keySlot(newer))
 
         const { slot, source, target } = await halfMove(newer, prefix, order)
 
@@ -256,9 +253,7 @@ describeTopology('the Redis L2 while a slot of a cleared bucket moves between ma
         await writer.put(id, 'first', { version: 1 })
         expect((await writer.clear()).l2).toBe('cleared')
         expect((await writer.put(id, 'newer', { version: 10 })).l2).toBe('written')
-        const slot0 = await admin.keySlot(generationKey(prefix, name, id))
-        const generation = Number(await admin.getOn(await admin.ownerOf(slot0), generationKey(prefix, name, id)))
-        const newer = entryKey(prefix, name, id, generation)
+        const newer = await clearedEntryKey(prefix, name, id)
 
         const { slot, source, target } = await halfMove(newer, prefix, order)
 

@@ -4,9 +4,19 @@
  * leaves by its signal leaves alone, and the flight is not released. Only a flight whose every
  * caller left by cancellation is.
  */ import { describe, expect, it } from 'vitest'
-import { createTable } from '../src/index.js'
+import { type FetchOptions, type Loader, type Table, createTable } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
+
+/** A caller who joins `k`'s flight (with `options`), then leaves it by its signal; it must be refused with the signal's reason. */
+async function joinAndLeave(table: Table<string | undefined>, loader: Loader<string | undefined>, options: FetchOptions = {}): Promise<void> {
+  const leaving = new AbortController()
+  const late = outcome(table.fetch('k', loader, { ...options, signal: leaving.signal }))
+  await settle()
+  leaving.abort(new Error('client went away'))
+  await settle()
+  expect(late.state).toBe('rejected')
+}
 
 describe('a late joiner that cancels', () => {
   it('does not abandon a flight whose callers the table soft timeout answered', async () => {
@@ -20,12 +30,7 @@ describe('a late joiner that cancels', () => {
     await advanceSettled(clock, 10)
     expect(plain).toMatchObject({ state: 'fulfilled', value: 'v0' }) // soft timeout: the flight goes on to fill the row
 
-    const leaving = new AbortController()
-    const late = outcome(table.fetch('k', origin.loader, { signal: leaving.signal, softTimeout: 500 }))
-    await settle()
-    leaving.abort(new Error('client went away'))
-    await settle()
-    expect(late.state).toBe('rejected')
+    await joinAndLeave(table, origin.loader, { softTimeout: 500 })
     expect(origin.only().context.signal.aborted).toBe(false)
     expect(table.stats().abandoned).toBe(0)
     origin.only().resolve('v1')
@@ -44,12 +49,7 @@ describe('a late joiner that cancels', () => {
     await settle()
     expect(origin.calls).toHaveLength(1)
     clock.set(200) // past the grace: a read now joins the refresh
-    const leaving = new AbortController()
-    const late = outcome(table.fetch('k', origin.loader, { signal: leaving.signal }))
-    await settle()
-    leaving.abort(new Error('client went away'))
-    await settle()
-    expect(late.state).toBe('rejected')
+    await joinAndLeave(table, origin.loader)
     expect(origin.only().context.signal.aborted).toBe(false)
     origin.only().resolve('v1')
     await settle()
@@ -65,12 +65,7 @@ describe('a late joiner that cancels', () => {
     await settle()
     await advanceSettled(clock, 10)
     expect(patient.state).toBe('rejected') // its own timeout: the flight goes on and fills
-    const leaving = new AbortController()
-    const late = outcome(table.fetch('k', origin.loader, { signal: leaving.signal }))
-    await settle()
-    leaving.abort(new Error('client went away'))
-    await settle()
-    expect(late.state).toBe('rejected')
+    await joinAndLeave(table, origin.loader)
     expect(origin.only().context.signal.aborted).toBe(false)
     expect(table.stats()).toMatchObject({ abandoned: 0, timeouts: 1, cancelled: 1 })
     origin.only().resolve('v1')
