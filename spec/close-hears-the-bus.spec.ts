@@ -62,3 +62,18 @@ it('a draining lease waiter fails with its holder instead of loading again', asy
   expect(closing.state).toBe('fulfilled')
   await a.close()
 })
+
+it('a bus whose unsubscribe throws still lets close() settle, and the throw is an error event', async () => {
+  const bus = {
+    publish: async () => {},
+    subscribe: () => () => {
+      throw new Error('unsubscribe failed')
+    },
+    close: async () => {},
+  }
+  const table = createTable<string>({ clock: manualClock(0), bus, sweepInterval: 1e9 })
+  const errors: unknown[] = []
+  table.events.on('error', ({ error }) => errors.push(error))
+  await expect(table.close()).resolves.toBeUndefined()
+  expect(String(errors[0])).toMatch(/unsubscribe failed/)
+})

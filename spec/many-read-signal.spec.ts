@@ -50,4 +50,23 @@ describe('getMany(ids, { signal })', () => {
     expect(origin.only().context.signal.aborted).toBe(true)
     await table.close()
   })
+
+  it('a signal whose reason cannot be read still rejects the call, with what its getter threw', async () => {
+    const origin = latchedBatchLoader<string | undefined>()
+    const table = createTable<string | undefined, Id>({ clock: manualClock(0), batchLoader: origin.loader })
+    const request = new AbortController()
+    const thrown = new Error('reason getter throws')
+    Object.defineProperty(request.signal, 'reason', {
+      get() {
+        throw thrown
+      },
+    })
+    const page = outcome(table.getMany(['a', 'b'], { signal: request.signal }))
+    await settle()
+    request.abort()
+    await settle()
+    expect(page.state).toBe('rejected')
+    expect(page.error).toBe(thrown)
+    await table.close()
+  })
 })

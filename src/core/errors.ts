@@ -34,6 +34,15 @@ export function describe(value: unknown): string {
   }
 }
 
+/** A signal's reason; what its getter threw, when it throws (a hostile subclass): whoever asks is answered either way. */
+export function abortReason(signal: AbortSignal): unknown {
+  try {
+    return signal.reason
+  } catch (error) {
+    return error
+  }
+}
+
 /**
  * What `error` says, for a message: an `Error`'s message, else {@link describe} of it. Never
  * throws, whatever was thrown (a null-prototype object, a revoked Proxy, a `message` getter that throws).

@@ -103,11 +103,17 @@ export class Flight<V> {
   /** Set when a newer change of the id arrived mid-flight, or a forced refresh superseded it: its answer still goes to its waiters, but is not stored. Written by the registry. */
   fenced = false
   /**
-   * Set, with {@link fenced}, when a forced refresh superseded it: no change made what it had stale,
-   * so its unforced callers keep their graced fallback; a later fence of a change (an id's, a
-   * scope's, a clear's) clears it. Written by the registry.
+   * The forced refresh that superseded it, set with {@link fenced}: no change made what it had
+   * stale, so its unforced callers keep their graced fallback; a later fence of a change (an id's, a
+   * scope's, a clear's) clears it, and so does that refresh's abandonment (see
+   * `Flights.restoreSuperseded`). Written by the registry.
    */
-  superseded = false
+  supersededBy: Flight<V> | undefined = undefined
+
+  /** True while a forced refresh has superseded it (see {@link supersededBy}). */
+  get superseded(): boolean {
+    return this.supersededBy !== undefined
+  }
   /** The stamp of the row the owner stored from this flight's answer (see `RowStore.write`); -1 when it stored none. */
   stored = -1
   /** The answer, once given: an unforced plain caller whose join arrives later reads it. */
@@ -181,7 +187,6 @@ export class Flight<V> {
    */
   answerEarly(value: V | undefined): number {
     const before = this.waiting
-    this.promised = true
     // The shared promise a flight holds is always one its callers' miss lent it, with its own resolve.
     if (this.shared !== undefined) this.shared.resolve!(value)
     this.shared = undefined
@@ -197,7 +202,9 @@ export class Flight<V> {
     this.waiters = kept
     // Still waiting: the forced plain callers (every forced waiter still waiting is kept), and the kept waiters.
     this.waiting = this.forcedWaiting - keptForced + (kept?.length ?? 0)
-    return before - this.waiting
+    const answered = before - this.waiting
+    if (answered > 0) this.promised = true // told it goes on (nobody answered: nobody was)
+    return answered
   }
 
   /**

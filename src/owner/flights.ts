@@ -59,6 +59,7 @@ export class Flights<V> {
   /** Registers a new flight: joinable when it was started so, and bounded by its deadline. */
   start(flight: Flight<V>): void {
     if (--this.#untilRenew === 0) this.#renew()
+    if (flight.forced) this.#supersede(flight)
     if (flight.joinable) this.#joinable.set(flight.id, flight)
     else this.#solo.add(flight)
     this.#running++
@@ -97,12 +98,13 @@ export class Flights<V> {
   }
 
   /**
-   * A forced refresh of `id` is about to start: it supersedes the id's flights in progress (the
-   * joinable one and the solo ones of coalescing off). Each still answers its callers, but is no
-   * longer joinable and its answer is not stored; as no change made it stale, it keeps its graced
-   * fallback (`Flight.superseded`), and stays in the solo set so a later fence of a change reaches it.
+   * The forced refresh `by` is starting: it supersedes its id's flights in progress (the joinable
+   * one and the solo ones of coalescing off). Each still answers its callers, but is no longer
+   * joinable and its answer is not stored; as no change made it stale, it keeps its graced fallback
+   * (`Flight.supersededBy`), and stays in the solo set so a later fence of a change reaches it.
    */
-  supersede(id: Id): void {
+  #supersede(by: Flight<V>): void {
+    const { id } = by
     const flight = this.#joinable.get(id)
     if (flight !== undefined) {
       this.#joinable.delete(id)
@@ -111,25 +113,27 @@ export class Flights<V> {
     for (const solo of this.#solo) {
       if (solo.id !== id || solo.fenced) continue
       solo.fenced = true
-      solo.superseded = true
+      solo.supersededBy = by
     }
   }
 
   /**
-   * A forced refresh of `id` was abandoned before it answered (every caller left by cancellation):
-   * the flights it superseded that no change fenced since are as they were, their answers stored,
-   * the joinable one joinable again (while no other flight of the id is).
+   * The forced refresh `abandoned` was released before it answered (every caller left by
+   * cancellation): the flights it superseded that nothing fenced since are as they were, their
+   * answers stored, the joinable one joinable again (while no other flight of the id is). Nothing is
+   * restored when it was itself superseded by a newer refresh or fenced by a change: those stand.
    */
-  restoreSuperseded(id: Id): void {
+  restoreSuperseded(abandoned: Flight<V>): void {
+    if (abandoned.fenced) return
     for (const solo of this.#solo) {
-      if (solo.id !== id || !solo.superseded) continue
+      if (solo.supersededBy !== abandoned) continue
       if (solo.joinable) {
-        if (this.#joinable.has(id)) continue // another took its place: it stays superseded
+        if (this.#joinable.has(solo.id)) continue // another took its place: it stays superseded
         this.#solo.delete(solo)
-        this.#joinable.set(id, solo)
+        this.#joinable.set(solo.id, solo)
       }
       solo.fenced = false
-      solo.superseded = false
+      solo.supersededBy = undefined
     }
   }
 
@@ -208,7 +212,7 @@ interface Expiring {
 /** Marks `flight` fenced by a change (an id's, a scope's, a clear's): its answer is not stored, and no graced value answers its callers (a superseded flight's no longer either). */
 function fenceForChange<V>(flight: Flight<V>): void {
   flight.fenced = true
-  flight.superseded = false
+  flight.supersededBy = undefined
 }
 
 /**

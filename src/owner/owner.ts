@@ -132,7 +132,16 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const actor = createActor(ownerLogic(env, state, handover), options.inspect === undefined ? {} : { inspect: guardInspector(options.inspect) })
   const stopped = new Promise<void>((resolve) => {
     // Once the owner has stopped, no L2 call of this table keeps a timer on its clock.
-    const stop = () => (unsubscribe?.(), l2?.stop(), resolve())
+    const stop = () => {
+      try {
+        unsubscribe?.()
+      } catch (error) {
+        // A bus whose unsubscribe throws still lets the owner stop: reported, never a close() left pending.
+        emitSafely(events, 'error', { table: options.name, id: undefined, error })
+      }
+      l2?.stop()
+      resolve()
+    }
     actor.subscribe({ complete: stop, error: stop })
   })
   /** What `close` resolves: the owner stopped, then, with `closeStores`, the table's L2 store and bus closed. */

@@ -18,7 +18,7 @@
  * answered a graced value, who only make sure a flight runs).
  */
 import { C } from '../core/counters.js'
-import { FetchTimeoutError, LoadTimeoutError, badArgument, describe, showId } from '../core/errors.js'
+import { FetchTimeoutError, LoadTimeoutError, abortReason, badArgument, describe, showId } from '../core/errors.js'
 import { emitSafely } from '../core/events.js'
 import { type FetchTrace, runTraced, tracedJoin, tracedStart } from '../core/fetch-trace.js'
 import type { Id } from '../core/id.js'
@@ -99,9 +99,9 @@ function joinOrStart<V>(turn: Turn<V>, id: Id, loader: Origin<V>, callers: Calle
     return new AnsweredNow(without.value)
   }
   state.counters[C.coalesced] += count - 1
-  // A forced refresh supersedes every flight of its id in progress, the solo ones too (coalescing
-  // off): their answers still go to their callers, but none is stored over its own.
-  if (forced) state.flights.supersede(id)
+  // A forced refresh supersedes every flight of its id in progress as it starts (the registry's
+  // `start`), the solo ones too (coalescing off): their answers still go to their callers, but none
+  // is stored over its own.
   const started = startFlight(turn, id, loader, slot, forced)
   if (trace !== undefined) tracedStart(started, trace, count)
   return started
@@ -212,16 +212,7 @@ export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, leaving: Waite
     state.counters[C.abandoned]++
     flight.context.abort(error)
     // A forced refresh nobody waits for any more undoes nothing it superseded.
-    if (flight.forced) state.flights.restoreSuperseded(flight.id)
-  }
-}
-
-/** A signal's reason; what its getter threw, when it throws (a hostile subclass): the waiter is answered either way. */
-function abortReason(signal: AbortSignal): unknown {
-  try {
-    return signal.reason
-  } catch (error) {
-    return error
+    if (flight.forced) state.flights.restoreSuperseded(flight)
   }
 }
 

@@ -235,6 +235,9 @@ async function loadFlight<V>(run: FlightRun<V>, loader: RunLoader<V>, deps: Runn
     run.born = Math.max(run.born, deps.bornNow())
     if (run.lease !== undefined) stopListening = endLeaseOnRelease(run, deps)
     const value = await traceLoad(deps.table, { id: flight.id }, () => callLoader(flight, loader, deps))
+    // From here the write-back ends the lease (with the fill, or after it): a release now does not.
+    stopListening?.()
+    stopListening = undefined
     result = await writeBack(run, value, flight.context.lifetime, flight.context.reported, deps, flight.context.tags)
   } catch (error) {
     // A released flight's loader that rejects was aborted (or is nobody's): the origin did not fail.

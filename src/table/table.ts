@@ -1,7 +1,7 @@
 import { randomUUID } from '../core/random-uuid.js'
 import { setMaxListeners } from 'node:events'
 import type { Emitter } from 'mitt'
-import { type ClosedCall, SelfFetchError, TableClosedError, badArgument, badId, badNumber, describe, showId } from '../core/errors.js'
+import { type ClosedCall, SelfFetchError, TableClosedError, abortReason, badArgument, badId, badNumber, describe, showId } from '../core/errors.js'
 import { type TableEvents, createEmitter } from '../core/events.js'
 import { type ChangeOptions, type ChangeResult, Changes, type ClearResult, type PutOptions } from './changes.js'
 import { fetchWatched } from '../core/channels.js'
@@ -533,7 +533,7 @@ export class Table<V, K extends Id = string> {
 function relayed(signal: AbortSignal): { signal: AbortSignal; stop(): void } {
   const controller = new AbortController()
   setMaxListeners(0, controller.signal)
-  const relay = () => controller.abort(signal.reason)
+  const relay = () => controller.abort(abortReason(signal))
   signal.addEventListener('abort', relay, { once: true })
   return {
     signal: controller.signal,
