@@ -134,6 +134,12 @@ export class Flight<V> {
    * once), or when the holder says it ended without a fill (with how it ended).
    */
   leaseWake: ((ended?: HolderEnd) => void) | undefined = undefined
+  /**
+   * Set by the flight's runner while its loader runs holding the id's lease (see `run.ts`): the
+   * owner calls it, after its turn, when a change fences the flight. Its answer will fill nothing,
+   * so the lease is given back at once and the processes waiting on it load.
+   */
+  leaseHeld: (() => void) | undefined = undefined
   /** Its record for `echostore:fetch`, when a traced fetch started it (see `core/fetch-trace.ts`). Set and written by the owner. */
   trace: FlightTrace | undefined = undefined
 

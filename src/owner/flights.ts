@@ -28,6 +28,8 @@ export class Flights<V> {
   readonly #clock: Clock
   /** How many flights run now, joinable or not. */
   #running = 0
+  /** Flights a change fenced this turn while they held their id's lease: written by the fences, emptied by {@link endFencedLeases}; the transition reads it (no call on a turn with none). */
+  fencedHolders: Flight<V>[] | undefined = undefined
 
   constructor(clock: Clock, deadlineDue: () => void) {
     this.#clock = clock
@@ -141,26 +143,47 @@ export class Flights<V> {
   fenceId(id: Id, version: number): void {
     const flight = this.#joinable.get(id)
     if (flight !== undefined && flight.version <= version) this.#fence(flight)
-    for (const solo of this.#solo) if (solo.id === id && solo.version <= version) fenceForChange(solo)
+    for (const solo of this.#solo) if (solo.id === id && solo.version <= version) this.#fenceForChange(solo)
   }
 
   /** Fences every flight of an id `scope` holds (tags of the scope invalidated). */
   fenceScope(scope: Scope): void {
     for (const [id, flight] of this.#joinable) if (scope.holds(id)) this.#fence(flight)
-    for (const flight of this.#solo) if (scope.holds(flight.id)) fenceForChange(flight)
+    for (const flight of this.#solo) if (scope.holds(flight.id)) this.#fenceForChange(flight)
   }
 
   /** Fences every flight (a clear, a bus gap). */
   fenceAll(): void {
-    for (const flight of this.#joinable.values()) flight.fenced = true
-    for (const flight of this.#solo) fenceForChange(flight)
+    for (const flight of this.#joinable.values()) this.#fenceForChange(flight)
+    for (const flight of this.#solo) this.#fenceForChange(flight)
     this.#joinable.clear()
+  }
+
+  /**
+   * Ends, as effects after the turn (`defer`), the leases of the flights a change fenced this turn
+   * while they held their id's lease (`Flight.leaseHeld`): their answers will fill nothing.
+   */
+  endFencedLeases(defer: (effect: () => void) => void): void {
+    const holders = this.fencedHolders
+    if (holders === undefined) return
+    this.fencedHolders = undefined
+    for (const flight of holders) {
+      const end = flight.leaseHeld
+      if (end !== undefined) defer(end)
+    }
   }
 
   /** Fences the joinable `flight` for a change: no longer joinable, its answer not stored. */
   #fence(flight: Flight<V>): void {
-    flight.fenced = true
+    this.#fenceForChange(flight)
     this.#joinable.delete(flight.id)
+  }
+
+  /** Marks `flight` fenced by a change (an id's, a scope's, a clear's): its answer is not stored, and no graced value answers its callers (a superseded flight's no longer either); a lease it holds is to end. */
+  #fenceForChange(flight: Flight<V>): void {
+    flight.fenced = true
+    flight.supersededBy = undefined
+    if (flight.leaseHeld !== undefined) (this.fencedHolders ??= []).push(flight)
   }
 
   /**
@@ -207,12 +230,6 @@ interface Expiring {
   readonly deadline: number
   /** False once it ended on its own; an ended entry is skipped and dropped. */
   readonly running: boolean
-}
-
-/** Marks `flight` fenced by a change (an id's, a scope's, a clear's): its answer is not stored, and no graced value answers its callers (a superseded flight's no longer either). */
-function fenceForChange<V>(flight: Flight<V>): void {
-  flight.fenced = true
-  flight.supersededBy = undefined
 }
 
 /**

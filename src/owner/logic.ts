@@ -148,6 +148,7 @@ export function ownerLogic<V>(env: OwnerEnv<V>, state: OwnerState<V>, handover: 
       }
     }
     if (turn.started.length > 0) runStarted(turn)
+    if (state.flights.fencedHolders !== undefined) state.flights.endFencedLeases(defer)
     const next = snapshotOf(state, env.closing(), handover.handed > handover.taken)
     if (next.status === 'done') state.flights.stop()
     return next

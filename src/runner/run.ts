@@ -252,15 +252,22 @@ async function loadFlight<V>(run: FlightRun<V>, loader: RunLoader<V>, deps: Runn
 
 /**
  * While its loader runs, a lease holder's flight that is released (its last caller left, or its
- * bound passed: its loader's signal aborts) ends its lease at once, as {@link endLease} does: it will
- * write no fill, so the other processes waiting on the lease take over now rather than when a
- * loader that ignores its signal returns. Answers the function that stops listening.
+ * bound passed: its loader's signal aborts), or that a change fences, ends its lease at once, as
+ * {@link endLease} does: it will write no fill, so the other processes waiting on the lease take
+ * over now rather than when a loader that ignores its signal returns. Answers the function that
+ * stops listening.
  */
 export function endLeaseOnRelease<V>(run: FlightRun<V>, deps: RunnerDeps<V>): () => void {
-  const { signal } = run.flight.context
-  const onRelease = () => endLease(run, deps)
-  signal.addEventListener('abort', onRelease, { once: true })
-  return () => signal.removeEventListener('abort', onRelease)
+  const { flight } = run
+  const { signal } = flight.context
+  const end = () => endLease(run, deps)
+  signal.addEventListener('abort', end, { once: true })
+  // A change that fences it ends the lease too: its answer will fill nothing (see `Flight.leaseHeld`).
+  flight.leaseHeld = end
+  return () => {
+    signal.removeEventListener('abort', end)
+    flight.leaseHeld = undefined
+  }
 }
 
 /**
