@@ -18,6 +18,20 @@ async function joinAndLeave(table: Table<string | undefined>, loader: Loader<str
   expect(late.state).toBe('rejected')
 }
 
+/** A table whose row of `k` (loaded once) has expired and is within its grace, with a table soft timeout of 50 ms armed for the next flight. */
+async function gracedRow() {
+  const clock = manualClock(0)
+  const origin = latchedLoader<string>()
+  const table = createTable<string | undefined>({ clock, ttl: 100, grace: 10_000, softTimeout: 50, jitter: 0, sweepInterval: 1e9 })
+  const first = outcome(table.fetch('k', origin.loader))
+  await settle()
+  origin.calls[0]!.resolve('v0')
+  await settle()
+  expect(first.value).toBe('v0')
+  await advanceSettled(clock, 150)
+  return { clock, origin, table }
+}
+
 describe('a late joiner that cancels', () => {
   it('does not abandon a flight whose callers the table soft timeout answered', async () => {
     const clock = manualClock(0)
@@ -89,15 +103,7 @@ describe('a late joiner that cancels', () => {
   })
 
   it('a table soft timeout that answered nobody promised nothing: a forced refresh whose only caller then cancels is released', async () => {
-    const clock = manualClock(0)
-    const origin = latchedLoader<string>()
-    const table = createTable<string | undefined>({ clock, ttl: 100, grace: 10_000, softTimeout: 50, jitter: 0, sweepInterval: 1e9 })
-    const first = outcome(table.fetch('k', origin.loader))
-    await settle()
-    origin.calls[0]!.resolve('v0')
-    await settle()
-    expect(first.value).toBe('v0')
-    await advanceSettled(clock, 150) // expired, within grace: the soft timeout is armed for the next flight
+    const { clock, origin, table } = await gracedRow()
 
     const leaving = new AbortController()
     const forced = outcome(table.fetch('k', origin.loader, { forceRefresh: true, signal: leaving.signal }))
@@ -116,15 +122,7 @@ describe('a late joiner that cancels', () => {
   })
 
   it('nor does it for a waiter with a soft timeout of its own: when it cancels, the flight is released', async () => {
-    const clock = manualClock(0)
-    const origin = latchedLoader<string>()
-    const table = createTable<string | undefined>({ clock, ttl: 100, grace: 10_000, softTimeout: 50, jitter: 0, sweepInterval: 1e9 })
-    const first = outcome(table.fetch('k', origin.loader))
-    await settle()
-    origin.calls[0]!.resolve('v0')
-    await settle()
-    expect(first.value).toBe('v0')
-    await advanceSettled(clock, 150)
+    const { clock, origin, table } = await gracedRow()
     const leaving = new AbortController()
     const read = outcome(table.fetch('k', origin.loader, { softTimeout: 5_000, signal: leaving.signal }))
     await settle()
