@@ -59,7 +59,7 @@ interface Driver {
   open(): Promise<{ client: RedisL2Client; close(): void }>
 }
 
-const seeds = () =>
+const startupNodes = () =>
   CLUSTER_URLS.map((url) => {
     const { hostname, port } = new URL(url)
     return { host: hostname, port: Number(port || 6379) }
@@ -69,7 +69,7 @@ const DRIVERS: Driver[] = [
   {
     name: 'an ioredis Cluster',
     async open() {
-      const client = new Cluster(seeds(), { scaleReads: 'master' })
+      const client = new Cluster(startupNodes(), { scaleReads: 'master' })
       client.on('error', () => {})
       if (client.status !== 'ready') await once(client, 'ready')
       return { client, close: () => client.disconnect() }

@@ -22,6 +22,9 @@ import { FAILOVER_CLUSTER_URLS, FAILOVER_SENTINELS, FAILOVER_SENTINEL_NAME, cras
 /** How long the load runs after the kill, at most: failover takes ~1-3 s with a 1 s node timeout. */
 const LOAD_MS = 12_000
 
+/** The next turn of the event loop, after the I/O already received: the loops below yield with it, never with a timer. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
 interface Outcome {
   fetches: number
   failed: number
@@ -69,7 +72,7 @@ async function failover(
         const id = ids[n % ids.length]!
         outcome.fetches++
         await reader.fetch(id, () => `${id} loaded`).catch(() => outcome.failed++)
-        if (n % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 1))
+        await nextTurn() // lets the I/O of the failover in
       }
     })()
     const publishing = (async () => {
@@ -79,7 +82,7 @@ async function failover(
           () => false,
         )
         if (ok) outcome.published++
-        await new Promise((resolve) => setTimeout(resolve, 5))
+        await nextTurn()
       }
     })()
     // The stall: until an L2 read of the probe id (on the killed master) answers again.
@@ -90,17 +93,27 @@ async function failover(
         outcome.stallMs = Math.round(performance.now() - killedAt)
         break
       }
-      await new Promise((resolve) => setTimeout(resolve, 5))
+      await nextTurn()
     }
-    // A little more load after the promotion (200 more fetches), then stop.
-    const more = outcome.fetches + 200
-    while (outcome.fetches < more) await new Promise((resolve) => setTimeout(resolve, 1))
+    // A little more load after the promotion (20 more messages published, each a round trip to the new master), then stop.
+    const more = outcome.published + 20
+    while (outcome.published < more && performance.now() < deadline) await nextTurn()
     stop = true
     await Promise.all([fetching, publishing])
-    // Until every message published was heard (at most 2 s: after a gap some may be lost).
+    // Until every message published was heard, as the bus delivers them; at most 2 s (after a gap
+    // some may be lost: the assertions say what was missing).
     const heard = () => deliveries.filter((d) => d.type === 'message' && d.message.table === 'probe').length
-    const settledBy = performance.now() + 2_000
-    while (performance.now() < settledBy && heard() < outcome.published) await new Promise((resolve) => setTimeout(resolve, 5))
+    const settled = () => heard() >= outcome.published
+    if (!settled()) {
+      let bound: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        new Promise<void>((resolve) => busA.subscribe(() => settled() && resolve())),
+        new Promise<void>((resolve) => {
+          bound = setTimeout(resolve, 2_000)
+        }),
+      ])
+      clearTimeout(bound)
+    }
     outcome.heard = heard()
     outcome.gaps = deliveries.filter((d) => d.type === 'gap').length
     return outcome

@@ -1,6 +1,6 @@
 /**
  * A `rediss://` url of a Redis Cluster reaches every node over TLS, on either client library: the
- * seed and the nodes its slot map names. The spec makes a CA and a server certificate (openssl),
+ * node the url names and the nodes its slot map names. The spec makes a CA and a server certificate (openssl),
  * starts a one-node TLS cluster of its own on port 6465 (its child, stopped by its pid), and round-trips an
  * entry through `redisL2({ url: ['rediss://…'] })` in a child process, once with ioredis installed
  * and once with node-redis alone (`without-ioredis.cjs` hides ioredis).

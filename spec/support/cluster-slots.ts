@@ -68,11 +68,11 @@ function addressOf(url: string): { host: string; port: number } {
  * node, so each command goes exactly where it is sent: no redirection is followed.
  */
 export class ClusterAdmin {
-  readonly #seeds: { host: string; port: number }[]
+  readonly #given: { host: string; port: number }[]
   readonly #connections = new Map<string, Redis>()
 
   constructor(urls: readonly string[]) {
-    this.#seeds = urls.map(addressOf)
+    this.#given = urls.map(addressOf)
   }
 
   /** A connection to `host:port` (made once). */
@@ -87,17 +87,17 @@ export class ClusterAdmin {
     return connection
   }
 
-  /** The cluster's nodes as the first seed that answers sees them. */
+  /** The cluster's nodes as the first node given that answers sees them. */
   async nodes(): Promise<ClusterNode[]> {
     let last: unknown
-    for (const seed of this.#seeds) {
+    for (const node of this.#given) {
       try {
-        return parseClusterNodes(String(await this.on(seed).call('CLUSTER', 'NODES')))
+        return parseClusterNodes(String(await this.on(node).call('CLUSTER', 'NODES')))
       } catch (error) {
         last = error
       }
     }
-    throw new Error(`no seed of the cluster answers CLUSTER NODES: ${String(last)}`)
+    throw new Error(`no node given of the cluster answers CLUSTER NODES: ${String(last)}`)
   }
 
   /** The masters that are up, now. */
@@ -111,7 +111,7 @@ export class ClusterAdmin {
     return Number(await this.on(master!).call('CLUSTER', 'KEYSLOT', key))
   }
 
-  /** The master serving `slot` (as the seed sees it). */
+  /** The master serving `slot` (as the first node given that answers sees it). */
   async ownerOf(slot: number): Promise<ClusterNode> {
     const owner = (await this.masters()).find((m) => serves(m, slot))
     if (owner === undefined) throw new Error(`no master serves slot ${slot}`)

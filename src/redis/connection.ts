@@ -332,7 +332,7 @@ function openClient(
     })
   } else if (cluster === true) {
     const { username, password, tls } = parseUrl(urls[0]!).options
-    // The defaults reach the nodes the slot map names, not only the seeds: TLS too, for a rediss:// url.
+    // The defaults reach the nodes the slot map names, not only the nodes the urls name: TLS too, for a rediss:// url.
     const socket = tls === undefined ? NODE_REDIS_FAIL_FAST.socket : { ...NODE_REDIS_FAIL_FAST.socket, tls: true as const }
     client = redis.createCluster({
       rootNodes: urls.map((url) => ({ url })),
