@@ -82,3 +82,13 @@ describe('a view’s close()', () => {
     await table.close()
   })
 })
+
+describe('after close', () => {
+  it('put and invalidate are refused with an error that names the operation', async () => {
+    const table = createTable<string | undefined>({ name: 'shut', clock: manualClock() })
+    await table.close()
+    await expect(table.put('a', 'v')).rejects.toThrow(/table "shut" is closed; put\("a"\) was refused/)
+    await expect(table.invalidate('a')).rejects.toThrow(/invalidate\("a"\) was refused/)
+    await expect(table.fetch('a', () => 'v')).rejects.toThrow(/fetch\("a"\) was refused/)
+  })
+})
