@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MAX_ID_LENGTH, MAX_TTL } from '../src/limits.js'
-import { SelfFetchError, createTable, localBus, memoryL2 } from '../src/index.js'
+import { LoadTimeoutError, SelfFetchError, createTable, localBus, memoryL2 } from '../src/index.js'
 import { manualClock } from '../src/testing.js'
 import { outcome, settle } from './support/latch.js'
 
@@ -152,10 +152,16 @@ describe('a loader that fetches its own id', () => {
       }),
     )
     await settle()
-    clock.advance(1_000)
+    clock.advance(999)
+    await settle()
+    expect(outer.state).toBe('pending') // it waits on its own flight
+    expect(inner!.state).toBe('pending')
+    clock.advance(1)
     await settle()
     expect(outer.state).toBe('rejected')
     expect(inner!.state).toBe('rejected')
+    expect(outer.error).toBeInstanceOf(LoadTimeoutError)
+    expect(inner!.error).toBeInstanceOf(LoadTimeoutError)
     expect(table.stats().inflight).toBe(0)
     await table.close()
   })

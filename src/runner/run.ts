@@ -408,9 +408,11 @@ export async function writeBack<V>(
   // applied put has fenced this flight). An answer the loader gave a newer version (`setVersion`) is
   // written: L2's guard orders it with the put.
   if (l2 === undefined || !flight.running || flight.fenced || (result.version <= run.version && deps.putting(flight.id))) return result
-  // An answer not to be cached (`negativeTtl` 0, `setTtl(0)`) writes nothing, but for a forced
-  // refresh: the live entry it replaces gives way to a tombstone, as a put's with a `ttl` of 0 does.
-  if (expiresAt === undefined && !flight.forced) return result
+  // An answer not to be cached (`negativeTtl` 0, `setTtl(0)`) writes nothing, but where it replaces
+  // an entry: a forced refresh's live one, or the graced one this run read (the fail-safe would
+  // answer it again, here or in another process). That entry gives way to a tombstone, as a put's
+  // with a `ttl` of 0 does.
+  if (expiresAt === undefined && !flight.forced && run.fallback === undefined) return result
   const release = run.lease !== undefined && l2.releasesWithSet ? run.lease : undefined
   const entry =
     expiresAt === undefined ? l2Write.tombstone(result.version, deps.tombstoneLife) : l2Write.row(value, result.version, expiresAt, clock.now(), deps.grace, deps.tombstoneLife, result.tags)
