@@ -612,7 +612,9 @@ let sampleKept = false
 /**
  * Makes one table, closed at once and never read, and keeps it for the life of the process, so the
  * maps of the objects every table is made of outlive the tables a process closes (see
- * `core/kept-shapes.ts`). Made by the first {@link createTable}: importing makes nothing.
+ * `core/kept-shapes.ts`). Made by the first {@link createTable}: importing makes nothing. It runs
+ * on the system clock whatever clock the caller's table has: its sweeper sets one Node timer,
+ * which its `close()` clears before this returns, so no timer of it outlives the call.
  */
 function keepSampleTable(): void {
   sampleKept = true
