@@ -72,6 +72,19 @@ describe('await using and closeStores', () => {
     await expect(bus.publish(message)).rejects.toBeInstanceOf(BusClosedError)
   })
 
+  it('a store whose close throws at once: close() rejects with that error, and the bus is still closed', async () => {
+    const failure = new Error('store close threw')
+    const l2 = Object.assign(memoryL2(), {
+      close: (): Promise<void> => {
+        throw failure
+      },
+    })
+    const bus = localBus()
+    const table = createTable<string>({ l2, bus, closeStores: true })
+    await expect(table.close()).rejects.toBe(failure)
+    await expect(bus.publish(message)).rejects.toBeInstanceOf(BusClosedError)
+  })
+
   it('closeStores must be a boolean, named in the error', () => {
     expect(() => createTable({ closeStores: 'yes' as never })).toThrow(/option "closeStores" must be a boolean/)
   })

@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { L2Store } from '../src/store.js'
-import { type Stats, type Table, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
+import { LoadTimeoutError, type Stats, type Table, type TableOptions, createTable, localBus, memoryL2 } from '../src/index.js'
+import { DEFAULT_L2_TIMEOUT } from '../src/limits.js'
 import { manualClock } from '../src/testing.js'
 import { chaosL2 } from '../src/testing.js'
 import { advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
@@ -195,6 +196,24 @@ describe('a herd across processes with leases', () => {
     expect(answer.value).toEqual({ v: 'own load' })
     expect(tables[0]!.stats()).toMatchObject({ lease_lost: 1, loads: 1, lease_acquired: 0 })
     await close()
+  })
+
+  it('a holder that took the lease at once is bounded as every lease flight is: loadTimeout plus the wait and five L2 timeouts, and close() settles then', async () => {
+    const clock = manualClock(0)
+    const l2 = memoryL2({ clock })
+    const table = createTable<string>({ clock, l2, lease: true, loadTimeout: 1_000, sweepInterval: 1e9 })
+    const bound = 1_000 + 2_000 + 5 * DEFAULT_L2_TIMEOUT // the lease's wait defaults to twice its ttl, min(loadTimeout, 3 s); memoryL2 sets no timeout of its own
+    const origin = latchedLoader<string>()
+    const reader = outcome(table.fetch('k', origin.loader))
+    await advanceSettled(clock, 0)
+    expect(origin.calls).toHaveLength(1) // it took the lease at once and loads
+    const closed = outcome(table.close())
+    await advanceSettled(clock, bound - 1)
+    expect([origin.only().context.signal.aborted, reader.state, closed.state]).toEqual([false, 'pending', 'pending'])
+    await advanceSettled(clock, 1)
+    expect([origin.only().context.signal.aborted, reader.state, closed.state]).toEqual([true, 'rejected', 'fulfilled'])
+    expect(reader.error).toBeInstanceOf(LoadTimeoutError)
+    expect(reader.error).toMatchObject({ loadTimeout: 1_000, bound })
   })
 
   it('an invalidate during the lease voids it: the waiters load afresh, and no process answers the value loaded before it', async () => {

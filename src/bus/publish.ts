@@ -1,7 +1,7 @@
 import type { Emitter } from 'mitt'
 import type { Bus, CoherenceMessage } from './bus.js'
 import { busEvent } from '../core/channels.js'
-import type { Clock } from '../core/clock.js'
+import { type Clock, inBackground } from '../core/clock.js'
 import type { OwnerCounterName } from '../core/counters.js'
 import { type TableEvents, emitSafely } from '../core/events.js'
 import type { Id } from '../core/id.js'
@@ -19,35 +19,55 @@ export interface Publisher {
   count(counter: OwnerCounterName): void
   /** The key space of the table's L2 (`L2Store.keySpace`), which every message it publishes carries; `undefined` when it has none. */
   space: string | undefined
+  /**
+   * The announcements in progress (publishes nobody awaits: a lease holder's fill), each as the
+   * function that ends it: added and removed only by {@link publish}; the owner ends them as it
+   * stops (see {@link endAnnouncements}), so no timer of a closed table is left.
+   */
+  readonly announcing: Set<() => void>
 }
 
 /**
  * Publishes `message` (about `id`, or the whole table), stamped with the table's L2 key space, on the table's bus, bounded by
  * {@link PUBLISH_TIMEOUT}; never throws. Resolves true once the bus took it; false without a bus,
  * or when publishing failed or took too long (then counted in `bus_errors`; a failure, not a
- * timeout, is also emitted as an `error` event when someone listens).
+ * timeout, is also emitted as an `error` event when someone listens). An `announcement` is one
+ * nobody awaits: its bound runs in the background, and ends (false) when the owner stops.
  */
-export async function publish(to: Publisher, id: Id | undefined, message: CoherenceMessage): Promise<boolean> {
+export async function publish(to: Publisher, id: Id | undefined, message: CoherenceMessage, announcement = false): Promise<boolean> {
   const { bus, clock, events, name, space } = to
   if (bus === undefined) return false
   if (space !== undefined) message = { ...message, space }
-  const published = await new Promise<boolean>((resolve) => {
-    const timer = clock.setTimeout(() => resolve(false), PUBLISH_TIMEOUT)
-    const done = (ok: boolean, error?: unknown) => {
+  // true once the bus took it, false when it failed or took too long, undefined when the owner
+  // ended it (an announcement of a table that closed: neither counted nor told).
+  const published = await new Promise<boolean | undefined>((resolve) => {
+    const settle = (ok: boolean | undefined) => {
+      to.announcing.delete(end)
       clock.clearTimeout(timer)
-      if (!ok && events.all.size > 0) emitSafely(events, 'error', { table: name, id, error })
       resolve(ok)
     }
+    const end = () => settle(undefined)
+    const timer = clock.setTimeout(() => settle(false), PUBLISH_TIMEOUT)
+    if (announcement) {
+      inBackground(timer) // nobody waits on it: it keeps no process alive
+      to.announcing.add(end)
+    }
+    const failed = (error: unknown) => {
+      if (events.all.size > 0) emitSafely(events, 'error', { table: name, id, error })
+      settle(false)
+    }
     try {
-      bus.publish(message).then(
-        () => done(true),
-        (error: unknown) => done(false, error),
-      )
+      bus.publish(message).then(() => settle(true), failed)
     } catch (error) {
-      done(false, error)
+      failed(error)
     }
   })
-  if (!published) to.count('bus_errors')
-  else busEvent(name, 'published', message)
-  return published
+  if (published === false) to.count('bus_errors')
+  else if (published) busEvent(name, 'published', message)
+  return published === true
+}
+
+/** Ends every announcement of `to` still in progress (see {@link Publisher.announcing}): called by the owner as it stops. */
+export function endAnnouncements(to: Publisher): void {
+  for (const end of [...to.announcing]) end()
 }

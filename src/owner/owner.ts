@@ -20,7 +20,7 @@ import { L2Facade } from '../l2/facade.js'
 import type { ResolvedOptions } from '../table/options.js'
 import { Sweeper } from './sweep-timer.js'
 import { BatchWindow } from '../runner/batch-window.js'
-import { type Publisher, publish } from '../bus/publish.js'
+import { type Publisher, endAnnouncements, publish } from '../bus/publish.js'
 import { type TableEvents, emitSafely } from '../core/events.js'
 import { type Expiry, jitterSpread } from '../rows/expiry.js'
 import type { Origin } from './loader.js'
@@ -84,7 +84,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const mailbox = new Mailbox<V, Message<V>>((messages) => deliver(messages), state)
   const post = (message: Message<V>): void => mailbox.post(message)
   const send = (message: Message<V>): void => mailbox.send(message)
-  const publisher: Publisher = { name, bus: options.bus, clock, events, count: (counter) => post(msg.count(counter)), space: options.space }
+  const publisher: Publisher = { name, bus: options.bus, clock, events, count: (counter) => post(msg.count(counter)), space: options.space, announcing: new Set() }
   const l2 = options.l2 && new L2Facade(options.l2, name, clock, (counter) => post(msg.count(counter)), events, state.tags)
   const runner: RunnerDeps<V> = {
     table: name,
@@ -99,10 +99,10 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
     bornNow: () => Math.max(state.versions.peek(clock.now()), l2 === undefined ? 0 : l2.seenTagVersion + 1),
     putting: (id) => state.puts.has(id),
     announceFill(id, version) {
-      void publish(publisher, id, { table: name, id, version, kind: 'fill', origin })
+      void publish(publisher, id, { table: name, id, version, kind: 'fill', origin }, true)
     },
     announceUnfilled(id, version, lease, failed) {
-      void publish(publisher, id, { table: name, id, version, kind: 'unfilled', origin, lease, ...(failed ? { failed: true as const } : {}) })
+      void publish(publisher, id, { table: name, id, version, kind: 'unfilled', origin, lease, ...(failed ? { failed: true as const } : {}) }, true)
     },
     port: new OwnerPort<V>(name, state.counters, events, post, () => mailbox.forgetLast()),
   }
@@ -131,7 +131,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const handover = new Handover()
   const actor = createActor(ownerLogic(env, state, handover), options.inspect === undefined ? {} : { inspect: guardInspector(options.inspect) })
   const stopped = new Promise<void>((resolve) => {
-    // Once the owner has stopped, no L2 call of this table keeps a timer on its clock.
+    // Once the owner has stopped, no L2 call nor announcement of this table keeps a timer on its clock.
     const stop = () => {
       try {
         unsubscribe?.()
@@ -140,6 +140,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
         emitSafely(events, 'error', { table: options.name, id: undefined, error })
       }
       l2?.stop()
+      endAnnouncements(publisher)
       resolve()
     }
     actor.subscribe({ complete: stop, error: stop })
@@ -319,7 +320,8 @@ class OwnerPort<V> implements RunnerPort<V> {
 
 /** Closes the table's L2 store and bus (the `closeStores` option), both even when one fails; rejects with the first failure. */
 async function closeStores({ l2, bus }: ResolvedOptions): Promise<void> {
-  const results = await Promise.allSettled([l2?.close(), bus?.close()])
+  // Each called apart: one whose close throws at once still lets the other close.
+  const results = await Promise.allSettled([l2, bus].map(async (store) => store?.close()))
   const failed = results.find((result) => result.status === 'rejected')
   if (failed !== undefined) throw failed.reason
 }
