@@ -402,14 +402,3 @@ describe('close() after a flight released mid-lease', () => {
     expect(clock.pending()).toBe(0)
   })
 })
-
-describe('an L2 tombstone', () => {
-  it('outlives every flight that could write behind it: a lease flight’s bound (loadTimeout + wait + one L2 timeout)', async () => {
-    const { clock, store, make } = world({ ttl: 100, loadTimeout: 1_000, lease: { ttl: 1_000, wait: 5_000 } })
-    const table = make()
-    await table.invalidate('a')
-    const bound = 1_000 + 5_000 + 50
-    clock.advance(bound - 1)
-    expect((await store.get(NAME, 'a'))?.kind).toBe('tombstone')
-  })
-})
