@@ -102,9 +102,9 @@ describe('versions are bounded by 2^52 wherever they enter', () => {
     await table.close()
   })
 
-  it('a loader reporting a version above it fails its fetch with a TypeError, and stores nothing', async () => {
+  it('a loader reporting a version above it fails its fetch with a RangeError, and stores nothing', async () => {
     const table = createTable<string>({ name: NAME, clock: manualClock() })
-    await expect(table.fetch('k', (_id, context) => (context.setVersion(Number.MAX_SAFE_INTEGER), 'v'))).rejects.toThrow(TypeError)
+    await expect(table.fetch('k', (_id, context) => (context.setVersion(Number.MAX_SAFE_INTEGER), 'v'))).rejects.toThrow(RangeError)
     expect(table.stats()).toMatchObject({ size: 0, load_errors: 1 })
     await table.close()
   })

@@ -1,4 +1,4 @@
-import { badArgument, describe } from './errors.js'
+import { badNumber, describe } from './errors.js'
 /** The longest delay a Node timer honours (2^31 − 1 ms, about 24.8 days); longer ones fire after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647
 
@@ -125,7 +125,9 @@ interface ManualTimer {
  * scheduled; a timer scheduled while `advance` runs, and due within the advanced span, runs too.
  */
 export function manualClock(start = 0): ManualClock {
-  if (!(Number.isFinite(start) && start >= 0)) throw badArgument(RangeError, `manualClock: start must be a finite number ≥ 0, got ${start}`)
+  if (!(typeof start === 'number' && Number.isFinite(start) && start >= 0)) {
+    throw badNumber(start, `manualClock: start must be a finite number ≥ 0 (ms; leave it out to start at 0), got ${describe(start)}`)
+  }
   let now = start
   let seq = 0
   const timers = new Set<ManualTimer>()
@@ -140,7 +142,6 @@ export function manualClock(start = 0): ManualClock {
   }
 
   function runUntil(target: number): void {
-    if (!Number.isFinite(target)) throw badArgument(RangeError, `manualClock: cannot move to ${target}`)
     for (let timer = nextDue(target); timer !== undefined; timer = nextDue(target)) {
       timers.delete(timer)
       now = Math.max(now, timer.at)
@@ -160,10 +161,15 @@ export function manualClock(start = 0): ManualClock {
       timers.delete(handle as ManualTimer)
     },
     advance(ms) {
-      if (!(ms >= 0)) throw badArgument(RangeError, `manualClock.advance: ms must be ≥ 0, got ${ms}`)
+      if (!(typeof ms === 'number' && ms >= 0 && Number.isFinite(now + ms))) {
+        throw badNumber(ms, `manualClock.advance: ms must be a finite number ≥ 0, got ${describe(ms)}`)
+      }
       runUntil(now + ms)
     },
     set(t) {
+      if (!(typeof t === 'number' && Number.isFinite(t))) {
+        throw badNumber(t, `manualClock.set: t must be a finite number of ms (a time before now() leaves the clock where it is), got ${describe(t)}`)
+      }
       runUntil(t)
     },
     pending: () => timers.size,

@@ -78,7 +78,7 @@ export function newOwnerCounters(): Float64Array {
 /**
  * A table's stats: every counter (since the table was made), plus what is true now (`size`,
  * `weight`, `inflight`, `hit_rate`). Extending the record of {@link CounterName}s makes a new counter a key here
- * too (the type tests hold the keys to exactly the counters and the three gauges).
+ * too (the type tests hold the keys to exactly the counters and the four gauges).
  */
 export interface Stats extends Readonly<Record<CounterName, number>> {
   /** Fetches answered from a live row (negative rows included). */

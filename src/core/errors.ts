@@ -162,7 +162,7 @@ export class FetchTimeoutError extends TableError {
     /** The caller's `timeout`, in ms. */
     readonly timeout: number,
   ) {
-    super(table, id, `fetch(${showId(id)}) on table "${table}" gave up after its timeout of ${timeout} ms`)
+    super(table, id, `the read of ${showId(id)} on table "${table}" gave up after its timeout of ${timeout} ms (its load goes on, and fills the row)`)
   }
 }
 

@@ -9,8 +9,9 @@ export interface LoaderContext {
   /** Aborts when the flight is released: `loadTimeout` passed, or every waiter left by cancellation. */
   readonly signal: AbortSignal
   /**
-   * Reports the version of what the loader read (a row version, an `updated_at` in ms...). The row
-   * is stored with it; without it the row takes the highest version known when the load started.
+   * Reports the version of what the loader read (a row version, an `updated_at` in ms...), an
+   * integer in [0, 2^52]. The row is stored with it; without it the row takes the highest version
+   * known when the load started. A bad value throws a `TypeError`/`RangeError` here, inside the loader.
    */
   setVersion(version: number): void
   /**
@@ -62,8 +63,8 @@ export interface BatchLoaderContext<K extends Id = string> {
   /**
    * Reports the version of what the batch loader read for `id`, one of this call's ids, as a
    * loader's `setVersion` does: that id's row is stored with it; an id without one takes the highest
-   * version known when its load started. A bad id or version throws a `TypeError` here, inside the
-   * batch loader.
+   * version known when its load started. A bad id or version throws a `TypeError`/`RangeError` here,
+   * inside the batch loader.
    */
   setVersion(id: K, version: number): void
   /**
@@ -72,7 +73,7 @@ export interface BatchLoaderContext<K extends Id = string> {
    * value throws a `TypeError`/`RangeError` here, inside the batch loader.
    */
   setTtl(id: K, ms: number): void
-  /** Gives the answer for `id`, one of this call's ids, its tags, as a loader's `setTags` does. */
+  /** Gives the answer for `id`, one of this call's ids, its tags, as a loader's `setTags` does. A bad id or list throws a `TypeError`/`RangeError` here, inside the batch loader. */
   setTags(id: K, tags: readonly string[]): void
 }
 

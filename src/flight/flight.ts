@@ -3,11 +3,11 @@
  * Only one flight per id is joinable at a time; a caller that misses while it runs joins it and
  * receives its one answer (the same value object, or the same error) instead of loading again.
  */
-import { badArgument, badNumber, describe } from '../core/errors.js'
+import { badNumber, describe, showId } from '../core/errors.js'
 import { MAX_TTL } from '../table/options.js'
 import type { TimerHandle } from '../core/clock.js'
 import type { FlightTrace } from '../core/fetch-trace.js'
-import type { Id } from '../core/id.js'
+import { type Id, callerIdOf } from '../core/id.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { keepShape } from '../core/kept-shapes.js'
 import type { RowTags } from '../tags/scope.js'
@@ -160,7 +160,7 @@ export class Flight<V> {
     readonly slot: number,
     /** The owner's `soloFills` when it started. */
     readonly soloFills: number,
-    /** When its bound passes, on the table's clock: `loadTimeout`, plus the lease's `wait` and one L2 timeout with a lease. */
+    /** When its bound passes, on the table's clock: `loadTimeout`, plus, with a lease, its `wait` and five L2 timeouts (`LEASE_L2_CALLS`). */
     readonly deadline: number,
     /** A forced refresh: L2 does not answer it; it reads L2 for the version of the entry it replaces (and a graced value for its unforced joiners), and its answer replaces the row whatever L2 holds. */
     readonly forced: boolean,
@@ -299,14 +299,23 @@ export class FlightContext implements LoaderContext {
 // `kept-shapes.ts`). The deadline and birth are clock readings, non-integers as real ones are.
 keepShape(new Flight<unknown>('', true, 0, -1, 0, 0.5, false, 0.5, new FlightContext(), () => undefined))
 
-/** `version` when it is a version a loader may report (`setVersion`: an integer in [0, `MAX_VERSION`]); else throws a TypeError saying so. */
-export function checkReportedVersion(version: number): number {
-  if (!isVersion(version)) throw badArgument(TypeError, `setVersion takes an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
+/**
+ * `version` when it is a version a loader may report (`setVersion`: an integer in [0, `MAX_VERSION`]);
+ * else throws a TypeError (not a number) or RangeError (a number out of range) saying so, naming
+ * `id` for a batch loader's `setVersion(id, n)`.
+ */
+export function checkReportedVersion(version: number, id?: Id): number {
+  if (!isVersion(version)) {
+    const of = id === undefined ? '' : ` for id ${showId(callerIdOf(id))}`
+    throw badNumber(version, `setVersion takes an integer in [0, ${MAX_VERSION}]${of} (a row version, or a time in ms such as updated_at), got ${describe(version)}`)
+  }
   return version
 }
 
 /** `ms` when it is a lifetime a loader may choose for its answer (`setTtl`: ms in [0, a year]); else throws a TypeError/RangeError saying so. */
-export function checkLifetime(ms: number): number {
-  if (!(typeof ms === 'number' && ms >= 0 && ms <= MAX_TTL)) throw badNumber(ms, `setTtl takes a number of ms in [0, ${MAX_TTL}], got ${describe(ms)}`)
+export function checkLifetime(ms: number, id?: Id): number {
+  if (!(typeof ms === 'number' && ms >= 0 && ms <= MAX_TTL)) {
+    throw badNumber(ms, `setTtl takes a number of ms in [0, ${MAX_TTL}]${id === undefined ? '' : ` for id ${showId(callerIdOf(id))}`} (0: answer and store nothing), got ${describe(ms)}`)
+  }
   return ms
 }

@@ -18,7 +18,8 @@
  * scrape, so the numbers of one scrape are consistent with each other (a snapshot is frozen).
  */
 import { COUNTER_NAMES, type CounterName, type Stats } from '../core/counters.js'
-import { badArgument } from '../core/errors.js'
+import { badArgument, describe } from '../core/errors.js'
+import { readOptions } from '../table/read-options.js'
 
 /**
  * A label set: `{ table: 'emoji_sets' }`.
@@ -208,18 +209,27 @@ function createExporter(promClient: PromClient, registry: PromRegistry, prefix: 
  * closed table keeps exporting its last numbers. After `registry.clear()`, call every `unregister()`
  * and register the tables again.
  */
-export function registerTableMetrics(promClient: PromClient, table: MetricsSource, options: TableMetricsOptions = {}): () => void {
+export function registerTableMetrics(promClient: PromClient, table: MetricsSource, options?: TableMetricsOptions): () => void {
   if (typeof promClient?.Counter !== 'function' || typeof promClient?.Gauge !== 'function') {
-    throw badArgument(TypeError, "registerTableMetrics: pass the prom-client module (import * as promClient from 'prom-client') as the first argument")
+    throw badArgument(TypeError, `registerTableMetrics: pass the prom-client module (import * as promClient from 'prom-client') as the first argument, got ${describe(promClient)}`)
   }
-  if (typeof table?.stats !== 'function') throw badArgument(TypeError, 'registerTableMetrics: the second argument must be a table (with stats())')
-  const { registry = promClient.register, prefix = 'echostore_', label = table.name } = options
+  if (typeof table?.stats !== 'function') throw badArgument(TypeError, `registerTableMetrics: the second argument must be a table (with stats()), got ${describe(table)}`)
+  // Unknown and null options are refused, as every other call's are (a typo would silently take the default).
+  const read = (options === undefined ? {} : readOptions(options, ['registry', 'prefix', 'label'], 'registerTableMetrics(promClient, table, options)')) as TableMetricsOptions
+  const { registry = promClient.register, prefix = 'echostore_', label = table.name } = read
   if (typeof registry?.registerMetric !== 'function' || typeof registry.removeSingleMetric !== 'function')
-    throw badArgument(TypeError, 'registerTableMetrics: option "registry" must be a prom-client Registry')
+    throw badArgument(
+      TypeError,
+      `registerTableMetrics: option "registry" must be a prom-client Registry (new promClient.Registry(), or leave it out for promClient.register), got ${describe(registry)}`,
+    )
   if (typeof prefix !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$|^$/.test(prefix)) {
-    throw badArgument(TypeError, `registerTableMetrics: option "prefix" must be a valid Prometheus name prefix, got ${JSON.stringify(prefix)}`)
+    throw badArgument(
+      TypeError,
+      `registerTableMetrics: option "prefix" must be a Prometheus metric name prefix (letters, digits, _ and :, not starting with a digit; '' for none), got ${describe(prefix)}`,
+    )
   }
-  if (typeof label !== 'string' || label === '') throw badArgument(TypeError, `registerTableMetrics: option "label" must be a non-empty string`)
+  if (typeof label !== 'string' || label === '')
+    throw badArgument(TypeError, `registerTableMetrics: option "label" must be a non-empty string (it defaults to the table's name), got ${describe(label)}`)
 
   let byPrefix = exporters.get(registry)
   if (byPrefix === undefined) exporters.set(registry, (byPrefix = new Map()))

@@ -21,7 +21,7 @@ import { C } from '../core/counters.js'
 import { FetchTimeoutError, LoadTimeoutError, abortReason, badArgument, describe, showId } from '../core/errors.js'
 import { emitSafely } from '../core/events.js'
 import { type FetchTrace, runTraced, tracedJoin, tracedStart } from '../core/fetch-trace.js'
-import type { Id } from '../core/id.js'
+import { type Id, callerIdOf } from '../core/id.js'
 import { NOT_LIVE } from '../rows/row-store.js'
 import { type Fallback, Flight, FlightContext } from '../flight/flight.js'
 import { absorbFailure, armSoftTimeout, backedOff, fallbackFor, pastExpiry, servedStale, softAnswer, softLeave } from './grace.js'
@@ -191,14 +191,17 @@ export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, leaving: Waite
   const flight = waiter.flight
   if (leaving === 'soft') return softLeave(turn, waiter)
   const reason = leaving === 'timeout' ? 'timeout' : 'cancel'
+  // A caller's own deadline and signal are the caller's: they name its id (in a namespace, not the key).
   const error =
     leaving === 'timeout'
-      ? new FetchTimeoutError(env.name, flight!.id, waiter.timeout!)
+      ? new FetchTimeoutError(env.name, callerIdOf(flight!.id), waiter.timeout!)
       : leaving === 'cancel'
         ? abortReason(waiter.signal!)
-        : badArgument(TypeError, `fetch(${showId(flight!.id)}) option "signal" could not be listened to (${leaving.refused instanceof Error ? leaving.refused.message : describe(leaving.refused)})`, {
-            cause: leaving.refused,
-          })
+        : badArgument(
+            TypeError,
+            `the read of ${showId(callerIdOf(flight!.id))}: its option "signal" could not be listened to (${leaving.refused instanceof Error ? leaving.refused.message : describe(leaving.refused)}); pass an AbortSignal (AbortController's, or AbortSignal.timeout(ms))`,
+            { cause: leaving.refused },
+          )
   if (!waiter.reject(error)) return
   state.counters[reason === 'timeout' ? C.timeouts : C.cancelled]++
   if (flight === undefined || !flight.running) return

@@ -70,7 +70,7 @@ export interface OwnerEnv<V> {
   readonly space: string | undefined
   readonly clock: Clock
   readonly loadTimeout: number
-  /** How long a flight may run before `LoadTimeoutError`: `loadTimeout`, plus, with a lease, its `wait` and one L2 timeout (a flight may wait for another process's load before its own). */
+  /** How long a flight may run before `LoadTimeoutError`: `loadTimeout`, plus, with a lease, its `wait` and five L2 timeouts (`LEASE_L2_CALLS`; a flight may wait for another process's load before its own). */
   readonly flightBound: number
   /** How long a tombstone is remembered: long enough to outlive any flight or row it fences, and an older put's L2 write (see `tombstoneLifeOf`). */
   readonly tombstoneLife: number

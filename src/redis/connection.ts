@@ -167,6 +167,21 @@ export interface Connection {
   close(): Promise<void>
 }
 
+/**
+ * A `url` option as a message shows it: {@link describe}, with the user info's password masked
+ * (`redis://app:***@host`): everything after the scheme up to the last `@`, but a user name before a
+ * `:`, is shown as `***`, however malformed the rest (a lone user info may be a password).
+ */
+function showUrl(url: unknown): string {
+  if (typeof url !== 'string') return describe(url)
+  const at = url.lastIndexOf('@')
+  if (at < 0) return describe(url)
+  const from = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/*/.exec(url)?.[0].length ?? 0
+  const userInfo = url.slice(Math.min(from, at), at)
+  const colon = userInfo.indexOf(':')
+  return describe(`${url.slice(0, Math.min(from, at))}${colon < 0 ? '***' : `${userInfo.slice(0, colon)}:***`}${url.slice(at)}`)
+}
+
 /** Throws a `TypeError` naming the option when the connection options are not exactly one of `client`, `url` and `sentinels`. */
 export function validateConnection(adapter: string, options: RedisConnectionOptions): void {
   const { client, url, sentinels, name, onError } = options
@@ -182,9 +197,13 @@ export function validateConnection(adapter: string, options: RedisConnectionOpti
   }
   if (client === undefined && ioredis === undefined && nodeRedis === undefined) throw neitherClient(adapter)
   if (url !== undefined) {
+    const rule = 'must be a redis:// or rediss:// URL (redis://[user:password@]host:port[/db]), or a non-empty array of them'
     const urls = typeof url === 'string' ? [url] : url
-    if (!Array.isArray(urls) || urls.length === 0 || urls.some((u) => typeof u !== 'string' || !/^rediss?:\/\/./.test(u))) {
-      throw badArgument(TypeError, `${adapter}: the option \`url\` must be a redis:// or rediss:// URL, or a non-empty array of them, got ${describe(url)}`)
+    if (!Array.isArray(urls) || urls.length === 0) throw badArgument(TypeError, `${adapter}: the option \`url\` ${rule}, got ${showUrl(url)}`)
+    const bad = urls.findIndex((u) => typeof u !== 'string' || !/^rediss?:\/\/./.test(u) || !URL.canParse(u))
+    if (bad >= 0) {
+      const which = typeof url === 'string' ? '`url`' : `\`url\` (its entry ${bad})`
+      throw badArgument(TypeError, `${adapter}: the option ${which} ${rule}, got ${showUrl(urls[bad])}`)
     }
   }
   if (sentinels !== undefined) {

@@ -204,7 +204,7 @@ class BatchContext<V> implements BatchLoaderContext<Id> {
   get setVersion(): (id: Id, version: number) => void {
     return (id, version) => {
       if (!this.flights.some((flight) => flight.id === id)) throw badArgument(TypeError, `setVersion(${showId(id)}, n): ${showId(id)} is not one of this call's ids`)
-      this.versions.set(id, checkReportedVersion(version))
+      this.versions.set(id, checkReportedVersion(version, id))
     }
   }
 
@@ -212,7 +212,7 @@ class BatchContext<V> implements BatchLoaderContext<Id> {
   get setTtl(): (id: Id, ms: number) => void {
     return (id, ms) => {
       if (!this.flights.some((flight) => flight.id === id)) throw badArgument(TypeError, `setTtl(${showId(id)}, ms): ${showId(id)} is not one of this call's ids`)
-      this.lifetimes.set(id, checkLifetime(ms))
+      this.lifetimes.set(id, checkLifetime(ms, id))
     }
   }
 

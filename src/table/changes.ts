@@ -182,7 +182,7 @@ export class Changes<V> {
     const { name, closed } = this.deps
     if (closed()) throw new TableClosedError(name, undefined, 'invalidateTags')
     const list = checkTags(tags, 'invalidateTags(tags)')
-    if (list.length === 0) throw badArgument(TypeError, 'invalidateTags(tags) takes at least one tag')
+    if (list.length === 0) throw badArgument(RangeError, 'invalidateTags(tags) takes at least one tag (to drop every row, use clear())')
     const { version } = options === undefined ? {} : (readOptions(options, ['version'], 'invalidateTags(tags)') as ChangeOptions)
     if (version !== undefined && !isVersion(version)) throw badNumber(version, `invalidateTags(tags) option "version" must be an integer in [0, ${MAX_VERSION}], got ${describe(version)}`)
     const { versions, applied, l2 } = await this.#bump(

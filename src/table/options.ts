@@ -47,7 +47,7 @@ export interface TableOptions<V = any, K extends Id = any> {
   /**
    * Bound on one flight (L2 and loader) in ms, in [1, 2^31 − 1]; past it every waiter still waiting gets
    * `LoadTimeoutError` (or, with `grace`, the graced value), the loader's signal aborts and the flight is
-   * released. With `lease`, a flight's bound adds the lease's `wait` and one L2 timeout. Default `30_000`.
+   * released. With `lease`, a flight's bound adds the lease's `wait` and five L2 timeouts (`LoadTimeoutError.bound`). Default `30_000`.
    */
   loadTimeout?: number
   /** The single-flight gate (`table.setCoalescing` turns it at run time). Default `true`. */
@@ -244,7 +244,12 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   const grace = number('grace', o.grace ?? 0, (n) => n >= 0 && n <= MAX_TTL, `must be a number of ms in [0, ${MAX_TTL}] (a year)`)
   const staleWhileRevalidate = o.staleWhileRevalidate ?? false
   if (typeof staleWhileRevalidate !== 'boolean') fail(TypeError, 'staleWhileRevalidate', 'must be a boolean', staleWhileRevalidate)
-  if (staleWhileRevalidate && grace === 0) fail(RangeError, 'staleWhileRevalidate', 'needs "grace" > 0 (a graced value to answer with)', staleWhileRevalidate)
+  if (staleWhileRevalidate && grace === 0) {
+    throw badArgument(
+      RangeError,
+      'option "staleWhileRevalidate" needs "grace" > 0 (the ms a row\'s value is kept past its expiry, to answer with): set grace, or leave staleWhileRevalidate off; got grace 0',
+    )
+  }
   const graceBackoff = number('graceBackoff', o.graceBackoff ?? Math.min(ttl, 5_000), (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
   const softTimeout = o.softTimeout === undefined ? undefined : number('softTimeout', o.softTimeout, (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
   const clock = o.clock ?? systemClock
@@ -314,7 +319,7 @@ function readWeight(maxSize: unknown, sizeOf: unknown): Pick<ResolvedOptions, 'm
 
 /** The table's own origin: its `loader`, or its `batchLoader` (with `maxBatchSize`), or none. */
 function readOrigin(loader: unknown, batchLoader: unknown, maxBatchSize: number): Origin<unknown> | undefined {
-  if (loader !== undefined && batchLoader !== undefined) fail(TypeError, 'loader', 'and "batchLoader" cannot both be set: give the table one of them', loader)
+  if (loader !== undefined && batchLoader !== undefined) throw badArgument(TypeError, 'option "loader" and "batchLoader" cannot both be set: give the table one of them')
   if (loader !== undefined && typeof loader !== 'function') fail(TypeError, 'loader', 'must be a function (id, context) => value', loader)
   if (batchLoader !== undefined && typeof batchLoader !== 'function')
     fail(TypeError, 'batchLoader', 'must be a function (ids, context) => values (an array in the order of ids, or a Map)', batchLoader)

@@ -215,7 +215,7 @@ export class Table<V, K extends Id = string> {
    * a new version, like a tag), and its `invalidateTags` reaches its rows only; the base table's
    * `clear()` and `invalidateTags` reach every namespace. Its `stats()` are the table's. Closing
    * it closes nothing shared: it refuses further calls. Namespaces nest, at most four deep; a
-   * name is a non-empty string of at most 256 characters. A bad name throws a `TypeError`.
+   * name is a non-empty string of at most 256 characters. A bad name throws a `TypeError` (a `RangeError` when too long, or nested too deep).
    */
   namespace(name: string): Table<V, K> {
     if (this.#viewClosed) throw this.#viewClosedError('namespace', undefined)
@@ -386,7 +386,7 @@ export class Table<V, K extends Id = string> {
   async #readMany(op: 'fetchMany' | 'getMany', ids: readonly Id[], origin: Origin<V>, options: FetchOptions | undefined, trace: FetchTrace | undefined): Promise<Array<V | undefined>> {
     if (!Array.isArray(ids)) throw badArgument(TypeError, `${op}(ids) takes an array of ids, got ${describe(ids)}`)
     const bad = ids.findIndex((id) => badCallerId(op, id) !== undefined)
-    if (bad >= 0) throw badCallerId(`${op}: ids[${bad}]`, ids[bad])!
+    if (bad >= 0) throw badCallerId(`${op}(ids): ids[${bad}]`, ids[bad])!
     if (this.#viewClosed) throw this.#viewClosedError(op, undefined)
     if (this.#owner.closed) throw new TableClosedError(this.name, undefined, op)
     // The options are read and checked once, for every id: a refusal refuses the whole call before any id is read.
@@ -507,7 +507,7 @@ export class Table<V, K extends Id = string> {
     let read: FetchOptions
     let aborted: { reason: unknown } | undefined
     try {
-      const call = `fetch(${showId(callerIdOf(id))})`
+      const call = `${op}(${showId(callerIdOf(id))})`
       read = readFetchOptions(call, options)
       aborted = read.signal === undefined ? undefined : abortedWith(call, read.signal)
     } catch (error) {

@@ -34,7 +34,9 @@ export class Scope {
   /** The scope of the namespace `name` inside this one; throws a TypeError/RangeError for a bad name or too deep a nesting. */
   child(name: string): Scope {
     if (typeof name !== 'string' || name.length === 0 || name.length > MAX_NAMESPACE_LENGTH) {
-      throw badArgument(TypeError, `namespace(name) takes a non-empty string of at most ${MAX_NAMESPACE_LENGTH} characters, got ${describe(name)}`)
+      // Too long is out of range (a RangeError, as for an id; the shown name gives its length); anything else is of the wrong kind.
+      const Kind = typeof name === 'string' && name.length > MAX_NAMESPACE_LENGTH ? RangeError : TypeError
+      throw badArgument(Kind, `namespace(name) takes a non-empty string of at most ${MAX_NAMESPACE_LENGTH} characters, got ${describe(name)}`)
     }
     if (this.path.length >= MAX_NAMESPACE_DEPTH) throw badArgument(RangeError, `namespace(${describe(name)}): namespaces nest at most ${MAX_NAMESPACE_DEPTH} deep`)
     return new Scope([...this.path, name])
