@@ -65,6 +65,38 @@ describe('a signal whose members throw', () => {
   }
 })
 
+describe('a signal whose addEventListener throws an error that cannot be shown', () => {
+  for (const [name, make] of [
+    ['a symbol message', () => Object.assign(new Error('x'), { message: Symbol('m') })],
+    [
+      'a message getter that throws',
+      () =>
+        Object.defineProperty(new Error('x'), 'message', {
+          get() {
+            throw new Error('no')
+          },
+        }),
+    ],
+  ] as const) {
+    it(`(${name}) is still a refusal naming the signal, and the table goes on`, async () => {
+      const table = createTable<string>({ clock: manualClock(0) })
+      const origin = latchedLoader<string>()
+      const signal = new AbortController().signal
+      signal.addEventListener = () => {
+        throw make()
+      }
+      const read = outcome(table.fetch('k', origin.loader, { signal }))
+      await settle()
+      expect(read.state).toBe('rejected')
+      expect(read.error).toMatchObject({ code: 'ECHOSTORE_BAD_ARGUMENT' })
+      expect(String((read.error as Error).message)).toMatch(/fetch\("k"\) option "signal" could not be used \(/)
+      expect(origin.calls).toHaveLength(0) // refused before it could load
+      expect(await table.fetch('j', () => 'w')).toBe('w')
+      await table.close()
+    })
+  }
+})
+
 describe('an inspect observer that throws', () => {
   for (const form of ['a function', 'an observer object'] as const) {
     it(`(${form}) is reported as a process warning; fetches and close() still settle`, async () => {

@@ -46,3 +46,15 @@ describe('a refused url', () => {
     expect(refusal(() => redisL2({ url: [] })).message).toBe(`echostore: redisL2: the option \`url\` ${RULE}, got an array`)
   })
 })
+
+describe('a url whose password holds a malformed percent escape', () => {
+  it('is refused as a bad url option, its password masked, by redisL2 and redisBus', () => {
+    for (const make of [redisL2, redisBus] as const) {
+      const error = refusal(() => make({ url: 'redis://app:s3cr%ZZet@127.0.0.1:6379' } as never))
+      expect(error).toBeInstanceOf(TypeError)
+      expect(error.code).toBe('ECHOSTORE_BAD_ARGUMENT')
+      expect(error.message).toContain('"redis://app:***@127.0.0.1:6379"')
+      expect(error.message).not.toContain('s3cr')
+    }
+  })
+})

@@ -19,12 +19,39 @@ export interface Publisher {
   count(counter: OwnerCounterName): void
   /** The key space of the table's L2 (`L2Store.keySpace`), which every message it publishes carries; `undefined` when it has none. */
   space: string | undefined
-  /**
-   * The announcements in progress (publishes nobody awaits: a lease holder's fill), each as the
-   * function that ends it: added and removed only by {@link publish}; the owner ends them as it
-   * stops (see {@link endAnnouncements}), so no timer of a closed table is left.
-   */
-  readonly announcing: Set<() => void>
+  /** The table's announcements: publishes nobody awaits (a lease holder's fill), ended as the owner stops. */
+  readonly announcing: Announcements
+}
+
+/**
+ * A table's announcements in progress, each as the function that ends it. Added to and removed
+ * from only by {@link publish}; ended, once and for all, by the owner as it stops ({@link end}), so
+ * no timer of a closed table is left and nothing is counted or told after it closed.
+ */
+export class Announcements {
+  readonly #ends = new Set<() => void>()
+  #ended = false
+
+  /** True once the owner stopped: a later announcement still goes to the bus, unbounded and uncounted. */
+  get ended(): boolean {
+    return this.#ended
+  }
+
+  /** Adds an announcement in progress, by the function that ends it. */
+  add(end: () => void): void {
+    this.#ends.add(end)
+  }
+
+  /** Removes an announcement that settled. */
+  delete(end: () => void): void {
+    this.#ends.delete(end)
+  }
+
+  /** Ends every announcement in progress, and marks the table's announcements ended. */
+  end(): void {
+    this.#ended = true
+    for (const end of [...this.#ends]) end()
+  }
 }
 
 /**
@@ -38,10 +65,13 @@ export async function publish(to: Publisher, id: Id | undefined, message: Cohere
   const { bus, clock, events, name, space } = to
   if (bus === undefined) return false
   if (space !== undefined) message = { ...message, space }
+  if (announcement && to.announcing.ended) return publishUnbounded(bus, message)
   // true once the bus took it, false when it failed or took too long, undefined when the owner
   // ended it (an announcement of a table that closed: neither counted nor told).
   const published = await new Promise<boolean | undefined>((resolve) => {
+    let settled = false
     const settle = (ok: boolean | undefined) => {
+      settled = true
       to.announcing.delete(end)
       clock.clearTimeout(timer)
       resolve(ok)
@@ -53,6 +83,7 @@ export async function publish(to: Publisher, id: Id | undefined, message: Cohere
       to.announcing.add(end)
     }
     const failed = (error: unknown) => {
+      if (settled) return // ended or timed out already: told nothing more
       if (events.all.size > 0) emitSafely(events, 'error', { table: name, id, error })
       settle(false)
     }
@@ -67,7 +98,16 @@ export async function publish(to: Publisher, id: Id | undefined, message: Cohere
   return published === true
 }
 
-/** Ends every announcement of `to` still in progress (see {@link Publisher.announcing}): called by the owner as it stops. */
-export function endAnnouncements(to: Publisher): void {
-  for (const end of [...to.announcing]) end()
+/**
+ * An announcement made after its table's owner stopped (a lease holder's write-back that outlived
+ * it): other processes' waiters still need it, so it goes to the bus, with no bound, counted
+ * nowhere and told to no one.
+ */
+function publishUnbounded(bus: Bus, message: CoherenceMessage): false {
+  try {
+    bus.publish(message).then(undefined, () => {})
+  } catch {
+    // a bus that throws at once: nothing to tell, the table is closed
+  }
+  return false
 }

@@ -1,4 +1,4 @@
-import { badNumber, describe } from './errors.js'
+import { badNumber, describe, reasonOf } from './errors.js'
 /** The longest delay a Node timer honours (2^31 − 1 ms, about 24.8 days); longer ones fire after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647
 
@@ -64,7 +64,7 @@ export function unfitClock(clock: unknown): string | undefined {
   try {
     reading = clock.now()
   } catch (error) {
-    return `must have a now() that reads a finite number of ms ≥ 0 (it threw: ${error instanceof Error ? error.message : describe(error)})`
+    return `must have a now() that reads a finite number of ms ≥ 0 (it threw: ${reasonOf(error)})`
   }
   return typeof reading === 'number' && Number.isFinite(reading) && reading >= 0 ? undefined : `must have a now() that reads a finite number of ms ≥ 0 (it read ${describe(reading)})`
 }

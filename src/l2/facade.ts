@@ -3,7 +3,7 @@ import { type L2Op, traceL2 } from '../core/channels.js'
 import type { Clock } from '../core/clock.js'
 import type { OwnerCounterName } from '../core/counters.js'
 import { type TableEvents, emitSafely } from '../core/events.js'
-import { L2CorruptEntryError, L2TimeoutError, L2UnfitValueError, TableClosedError, describe } from '../core/errors.js'
+import { L2CorruptEntryError, L2TimeoutError, L2UnfitValueError, TableClosedError, describe, reasonOf } from '../core/errors.js'
 import { MAX_VERSION, isVersion } from '../core/versions.js'
 import { MAX_TTL } from '../table/options.js'
 import type { Id } from '../core/id.js'
@@ -519,6 +519,6 @@ function wrongIn(bad: (answer: unknown) => string | undefined, answer: unknown):
   try {
     return bad(answer)
   } catch (error) {
-    return `an answer that could not be read (${error instanceof Error ? error.message : describe(error)})`
+    return `an answer that could not be read (${reasonOf(error)})`
   }
 }

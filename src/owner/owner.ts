@@ -20,7 +20,7 @@ import { L2Facade } from '../l2/facade.js'
 import type { ResolvedOptions } from '../table/options.js'
 import { Sweeper } from './sweep-timer.js'
 import { BatchWindow } from '../runner/batch-window.js'
-import { type Publisher, endAnnouncements, publish } from '../bus/publish.js'
+import { Announcements, type Publisher, publish } from '../bus/publish.js'
 import { type TableEvents, emitSafely } from '../core/events.js'
 import { type Expiry, jitterSpread } from '../rows/expiry.js'
 import type { Origin } from './loader.js'
@@ -84,7 +84,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
   const mailbox = new Mailbox<V, Message<V>>((messages) => deliver(messages), state)
   const post = (message: Message<V>): void => mailbox.post(message)
   const send = (message: Message<V>): void => mailbox.send(message)
-  const publisher: Publisher = { name, bus: options.bus, clock, events, count: (counter) => post(msg.count(counter)), space: options.space, announcing: new Set() }
+  const publisher: Publisher = { name, bus: options.bus, clock, events, count: (counter) => post(msg.count(counter)), space: options.space, announcing: new Announcements() }
   const l2 = options.l2 && new L2Facade(options.l2, name, clock, (counter) => post(msg.count(counter)), events, state.tags)
   const runner: RunnerDeps<V> = {
     table: name,
@@ -140,7 +140,7 @@ export function startOwner<V>(options: ResolvedOptions, { origin, events, expiry
         emitSafely(events, 'error', { table: options.name, id: undefined, error })
       }
       l2?.stop()
-      endAnnouncements(publisher)
+      publisher.announcing.end()
       resolve()
     }
     actor.subscribe({ complete: stop, error: stop })

@@ -18,7 +18,7 @@
  * answered a graced value, who only make sure a flight runs).
  */
 import { C } from '../core/counters.js'
-import { FetchTimeoutError, LoadTimeoutError, abortReason, badArgument, describe, showId } from '../core/errors.js'
+import { FetchTimeoutError, LoadTimeoutError, abortReason, badArgument, reasonOf, showId } from '../core/errors.js'
 import { emitSafely } from '../core/events.js'
 import { type FetchTrace, runTraced, tracedJoin, tracedStart } from '../core/fetch-trace.js'
 import { type Id, callerIdOf } from '../core/id.js'
@@ -199,7 +199,7 @@ export function onWaiterLeft<V>(turn: Turn<V>, waiter: Waiter<V>, leaving: Waite
         ? abortReason(waiter.signal!)
         : badArgument(
             TypeError,
-            `the read of ${showId(callerIdOf(flight!.id))}: its option "signal" could not be listened to (${leaving.refused instanceof Error ? leaving.refused.message : describe(leaving.refused)}); pass an AbortSignal (AbortController's, or AbortSignal.timeout(ms))`,
+            `the read of ${showId(callerIdOf(flight!.id))}: its option "signal" could not be listened to (${reasonOf(leaving.refused)}); pass an AbortSignal (AbortController's, or AbortSignal.timeout(ms))`,
             { cause: leaving.refused },
           )
   if (!waiter.reject(error)) return

@@ -200,7 +200,7 @@ export function validateConnection(adapter: string, options: RedisConnectionOpti
     const rule = 'must be a redis:// or rediss:// URL (redis://[user:password@]host:port[/db]), or a non-empty array of them'
     const urls = typeof url === 'string' ? [url] : url
     if (!Array.isArray(urls) || urls.length === 0) throw badArgument(TypeError, `${adapter}: the option \`url\` ${rule}, got ${showUrl(url)}`)
-    const bad = urls.findIndex((u) => typeof u !== 'string' || !/^rediss?:\/\/./.test(u) || !URL.canParse(u))
+    const bad = urls.findIndex((u) => typeof u !== 'string' || !/^rediss?:\/\/./.test(u) || !parses(u))
     if (bad >= 0) {
       const which = typeof url === 'string' ? '`url`' : `\`url\` (its entry ${bad})`
       throw badArgument(TypeError, `${adapter}: the option ${which} ${rule}, got ${showUrl(urls[bad])}`)
@@ -259,6 +259,16 @@ class Outages implements OutageReport {
 const nodeKey = (options: { host?: string; port?: number }): string => `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`
 
 /** `host:port` and the connection options one url carries. */
+/** True when `url` parses as {@link parseUrl} reads it: a URL whose user name and password decode (a stray `%` does not). */
+function parses(url: string): boolean {
+  try {
+    parseUrl(url)
+    return true
+  } catch {
+    return false
+  }
+}
+
 function parseUrl(url: string): { host: string; port: number; options: RedisOptions } {
   const parsed = new URL(url)
   const options: RedisOptions = {}

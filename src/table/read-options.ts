@@ -1,4 +1,4 @@
-import { badArgument, describe } from '../core/errors.js'
+import { badArgument, describe, reasonOf } from '../core/errors.js'
 
 /**
  * Reads an untrusted options object once, into a plain record of the `known` keys it holds. An
@@ -27,7 +27,7 @@ export function readOptions<K extends string>(options: unknown, known: readonly 
   } catch (error) {
     if ((error as { code?: unknown } | null)?.code === 'ECHOSTORE_BAD_ARGUMENT') throw error
     const what = key === '(its keys)' ? 'its keys' : `option "${key}"`
-    throw badArgument(TypeError, `${call}: ${what} could not be read (${error instanceof Error ? error.message : describe(error)})`, { cause: error })
+    throw badArgument(TypeError, `${call}: ${what} could not be read (${reasonOf(error)})`, { cause: error })
   }
   return copy
 }

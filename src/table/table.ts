@@ -1,7 +1,7 @@
 import { randomUUID } from '../core/random-uuid.js'
 import { setMaxListeners } from 'node:events'
 import type { Emitter } from 'mitt'
-import { type ClosedCall, SelfFetchError, TableClosedError, abortReason, badArgument, badId, badNumber, describe, showId } from '../core/errors.js'
+import { type ClosedCall, SelfFetchError, TableClosedError, abortReason, badArgument, badId, badNumber, describe, reasonOf, showId } from '../core/errors.js'
 import { type TableEvents, createEmitter } from '../core/events.js'
 import { type ChangeOptions, type ChangeResult, Changes, type ClearResult, type PutOptions } from './changes.js'
 import { fetchWatched } from '../core/channels.js'
@@ -386,7 +386,7 @@ export class Table<V, K extends Id = string> {
   async #readMany(op: 'fetchMany' | 'getMany', ids: readonly Id[], origin: Origin<V>, options: FetchOptions | undefined, trace: FetchTrace | undefined): Promise<Array<V | undefined>> {
     if (!Array.isArray(ids)) throw badArgument(TypeError, `${op}(ids) takes an array of ids, got ${describe(ids)}`)
     const bad = ids.findIndex((id) => badCallerId(op, id) !== undefined)
-    if (bad >= 0) throw badCallerId(`${op}(ids): ids[${bad}]`, ids[bad])!
+    if (bad >= 0) throw badCallerId(`${op}: ids[${bad}]`, ids[bad])!
     if (this.#viewClosed) throw this.#viewClosedError(op, undefined)
     if (this.#owner.closed) throw new TableClosedError(this.name, undefined, op)
     // The options are read and checked once, for every id: a refusal refuses the whole call before any id is read.
@@ -560,8 +560,7 @@ function abortedWith(call: string, signal: AbortSignal): { reason: unknown } | u
     signal.removeEventListener('abort', IGNORE)
     return undefined
   } catch (error) {
-    const what = error instanceof Error ? error.message : describe(error)
-    throw badArgument(TypeError, `${call} option "signal" could not be used (${what})`, { cause: error })
+    throw badArgument(TypeError, `${call} option "signal" could not be used (${reasonOf(error)})`, { cause: error })
   }
 }
 
