@@ -23,17 +23,10 @@
  */
 import { createTable } from 'echostore'
 import { manualClock } from 'echostore/testing'
+import { manualTime } from './support/manual-time.js'
 
 const clock = manualClock(0)
-/** Lets promise jobs and the turn's deferred work run: the manual clock moves only when told. */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
-/** Moves the clock `ms` forward, 1 ms at a time, letting what came due run after each step. */
-async function advance(ms: number): Promise<void> {
-  for (let i = 0; i < ms; i++) {
-    clock.advance(1)
-    await turn()
-  }
-}
+const { turn, settled } = manualTime(clock)
 /** Resolves once `ms` of clock time passed, or rejects with the signal's reason once it aborts. */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -57,15 +50,6 @@ const outcome = (start: number, read: Promise<{ version: number }>) =>
     (value) => `value v${value.version} at ${clock.now() - start} ms`,
     (error: Error) => `${error.name} at ${clock.now() - start} ms`,
   )
-/** Moves the clock until `reads` have settled (at most 10 s of clock time), and answers what they settled to. */
-async function settled<T>(reads: Promise<T>): Promise<T> {
-  let done = false
-  void reads.finally(() => (done = true))
-  await turn()
-  for (let waited = 0; !done && waited < 10_000; waited++) await advance(1)
-  return reads
-}
-
 // 1. Three callers of one flight, each with its own deadline.
 const users = createTable<{ id: string; version: number }>({ name: 'users', clock })
 let start = clock.now()

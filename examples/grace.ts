@@ -22,17 +22,10 @@
  */
 import { createTable, type Table } from 'echostore'
 import { manualClock } from 'echostore/testing'
+import { manualTime } from './support/manual-time.js'
 
 const clock = manualClock(0)
-/** Lets promise jobs and the turn's deferred work run: the manual clock moves only when told. */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
-async function advance(ms: number): Promise<void> {
-  for (let i = 0; i < ms; i++) {
-    clock.advance(1)
-    await turn()
-  }
-}
-
+const { advance, settled: settle } = manualTime(clock)
 /** The price origin: answers after `latency` ms of clock time, or fails while `down`. */
 const origin = { price: 100, latency: 20, down: false, calls: 0 }
 const loadPrice = (_sku: string) =>
@@ -55,15 +48,6 @@ const reasons = (table: Table<number>) => {
 /** `n` concurrent reads of one sku, settled; each answer as a price or the error's message. */
 const read = (table: Table<number>, n: number) => Promise.allSettled(Array.from({ length: n }, () => table.fetch('drill-18v', loadPrice)))
 const show = (answers: PromiseSettledResult<number>[]) => [...new Set(answers.map((a) => (a.status === 'fulfilled' ? `${a.value}` : `error (${(a.reason as Error).message})`)))].join(', ')
-
-/** Moves the clock 1 ms at a time until `reads` have settled (at most 10 s of clock time), and answers what they settled to. */
-async function settle<T>(reads: Promise<T>): Promise<T> {
-  let settled = false
-  void reads.finally(() => (settled = true))
-  await turn()
-  for (let waited = 0; !settled && waited < 10_000; waited++) await advance(1)
-  return reads
-}
 
 // 1. The fail-safe.
 origin.latency = 20

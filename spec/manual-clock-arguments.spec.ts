@@ -6,15 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { manualClock } from '../src/testing.js'
-
-const refusal = (call: () => unknown): unknown => {
-  try {
-    call()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a refusal')
-}
+import { refusal } from './support/refusal.js'
 
 describe('manualClock refuses a bad time, naming the call and the value', () => {
   it('a start of the wrong type is a TypeError that shows it', () => {

@@ -7,13 +7,12 @@
  * `exception` event.
  */
 import { SpanStatusCode, type Tracer } from '@opentelemetry/api'
-import type { ReadableSpan } from '@opentelemetry/sdk-trace'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { FetchTimeoutError, createTable, memoryL2 } from '../src/index.js'
 import { type Instrumentation, instrument } from '../src/otel.js'
 import { manualClock } from '../src/testing.js'
 import { advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
-import { telemetry } from './support/otel.js'
+import { byId, named, parentOf, request as inRequest, telemetry } from './support/otel.js'
 
 let sdk: ReturnType<typeof telemetry>
 let installed: Instrumentation
@@ -29,12 +28,8 @@ afterEach(async () => {
   await sdk.shutdown()
 })
 
-function request<T>(name: string, work: () => Promise<T>): Promise<T> {
-  return tracer.startActiveSpan(name, (span) => work().finally(() => span.end()))
-}
-const named = (spans: ReadableSpan[], name: string) => spans.filter((s) => s.name === name)
-const byId = (spans: ReadableSpan[], id: string | undefined) => spans.find((s) => s.spanContext().spanId === id)
-const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
+/** Runs `work` as a request of the application: inside a new active span named `name`. */
+const request = <T>(name: string, work: () => Promise<T>): Promise<T> => inRequest(tracer, name, work)
 
 describe('a stale-while-revalidate refresh', () => {
   it('has no flight span (the stale caller has its own, outcome stale); its load is a child of the span active where the stale read handed it to the owner', async () => {

@@ -6,7 +6,6 @@
  */
 import { channel, tracingChannel } from 'node:diagnostics_channel'
 import { DiagLogLevel, type Tracer, SpanKind, SpanStatusCode, diag, trace } from '@opentelemetry/api'
-import type { ReadableSpan } from '@opentelemetry/sdk-trace'
 import { Redis } from 'ioredis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { EchoStoreError, type Id, MissingPeerDependencyError, createTable, localBus, memoryL2 } from '../src/index.js'
@@ -16,7 +15,7 @@ import { chaosL2, manualClock } from '../src/testing.js'
 import { fetchChannel, l2Channel, loadChannel, observed } from '../src/core/channels.js'
 import { requireOtelApi } from '../src/otel/require-api.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
-import { type Point, telemetry } from './support/otel.js'
+import { type Point, byId, named, parentOf, request as inRequest, telemetry } from './support/otel.js'
 import { REDIS_URL, cleanPrefix, describeRedis, testPrefix } from './support/redis.js'
 
 let sdk: ReturnType<typeof telemetry>
@@ -33,14 +32,8 @@ afterEach(async () => {
   await sdk.shutdown()
 })
 
-/** Runs `work` inside a new active span named `name`, ending it when `work` settles. */
-function request<T>(name: string, work: () => Promise<T>): Promise<T> {
-  return tracer.startActiveSpan(name, (span) => work().finally(() => span.end()))
-}
-
-const named = (spans: ReadableSpan[], name: string) => spans.filter((s) => s.name === name)
-const byId = (spans: ReadableSpan[], id: string | undefined) => spans.find((s) => s.spanContext().spanId === id)
-const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
+/** Runs `work` as a request of the application: inside a new active span named `name`. */
+const request = <T>(name: string, work: () => Promise<T>): Promise<T> => inRequest(tracer, name, work)
 /** A counter's points as `{ <attribute value>: value }` for one attribute. */
 function by(points: Point[], attribute: string): Record<string, unknown> {
   return Object.fromEntries(points.map((p) => [String(p.attributes[attribute]), p.value]))

@@ -9,15 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { createTable } from '../src/index.js'
 import { registerTableMetrics } from '../src/prometheus.js'
 import { manualClock } from '../src/testing.js'
-
-const refusal = (call: () => unknown): unknown => {
-  try {
-    call()
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a refusal')
-}
+import { refusal } from './support/refusal.js'
 
 describe('registerTableMetrics refusals', () => {
   const table = createTable<string>({ name: 'm', clock: manualClock() })

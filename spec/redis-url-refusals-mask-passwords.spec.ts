@@ -6,17 +6,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { redisBus, redisL2 } from '../src/redis.js'
+import { refusal } from './support/refusal.js'
 
 const RULE = 'must be a redis:// or rediss:// URL (redis://[user:password@]host:port[/db]), or a non-empty array of them'
-
-const refusal = (call: () => unknown): Error & { code?: string; input?: unknown } => {
-  try {
-    call()
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected a refusal')
-}
 
 describe('a refused url', () => {
   it('is shown with its password masked, by redisL2 and redisBus', () => {

@@ -3,7 +3,7 @@
  * in-memory exporter, a meter provider read on demand into an in-memory metric exporter, and the
  * async-hooks context manager (so a span started in a request is the parent of what the request does).
  */
-import { context } from '@opentelemetry/api'
+import { type Tracer, context } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics'
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace'
@@ -44,3 +44,15 @@ export function telemetry() {
     },
   }
 }
+
+/** Runs `work` inside a new active span of `tracer` named `name`, ending it when `work` settles: a request of the application. */
+export function request<T>(tracer: Tracer, name: string, work: () => Promise<T>): Promise<T> {
+  return tracer.startActiveSpan(name, (span) => work().finally(() => span.end()))
+}
+
+/** The spans of `spans` named `name`. */
+export const named = (spans: ReadableSpan[], name: string): ReadableSpan[] => spans.filter((s) => s.name === name)
+/** The span of `spans` whose span id is `id`. */
+export const byId = (spans: ReadableSpan[], id: string | undefined): ReadableSpan | undefined => spans.find((s) => s.spanContext().spanId === id)
+/** The span id of `span`'s parent, if it has one. */
+export const parentOf = (span: ReadableSpan): string | undefined => span.parentSpanContext?.spanId
