@@ -33,15 +33,27 @@ const page = (n: number) => Array.from({ length: 24 }, (_, i) => n * 12 + i) // 
 
 // Three pages rendered at once: their misses go to the database together.
 const first = await Promise.all([0, 1, 2].map((n) => products.getMany(page(n))))
-console.log(`pages 0-2: ${first.flat().length} products shown, ${queries.length} origin call for ${queries[0]!.length} ids`)
+const shown = new Set(
+  first
+    .flat()
+    .filter((product) => product !== undefined)
+    .map((product) => product.id),
+)
+console.log(`pages 0-2: ${shown.size} distinct products shown (id 13 is absent), ${queries.length} origin call for ${queries[0]!.length} ids`)
 
 // The next three overlap the first: only the ids not cached yet are asked for.
-await Promise.all([2, 3, 4].map((n) => products.getMany(page(n)).catch((error: Error) => error)))
-console.log(`pages 2-4: ${queries.length - 1} more origin call for ${queries.at(-1)!.length} ids (the rest were hits)`)
+const next = await Promise.allSettled([2, 3, 4].map((n) => products.getMany(page(n))))
+const failedPages = next.filter((outcome) => outcome.status === 'rejected').length
+console.log(`pages 2-4: ${queries.length - 1} more origin call for ${queries.at(-1)!.length} ids (the rest were hits); ${failedPages} page failed: page 4 holds product 66, whose row is broken`)
 
 // A missing product answers undefined; a broken one fails alone, so read a page of them with allSettled.
+// (A failure is not cached: 66 is asked of the database again, in one more call.)
+const beforeSingles = queries.length
 const settled = await Promise.allSettled([12, 13, 66].map((id) => products.get(id)))
-console.log(`ids 12, 13, 66: ${settled.map((s) => (s.status === 'fulfilled' ? (s.value?.name ?? 'absent') : `failed (${(s.reason as Error).message})`)).join('; ')}`)
+const retried = queries.slice(beforeSingles).flat()
+console.log(
+  `ids 12, 13, 66: ${settled.map((s) => (s.status === 'fulfilled' ? (s.value?.name ?? 'absent') : `failed (${(s.reason as Error).message})`)).join('; ')} (${queries.length - beforeSingles} more origin call, for ${retried.join(', ')}: a failure is not cached)`,
+)
 
 // GraphQL-style resolvers: each awaits something first (0, 2 and 4 promise hops), then reads.
 const resolve = async (id: number, hops: number) => {

@@ -155,6 +155,16 @@ export interface Stats extends Readonly<Record<CounterName, number>> {
   readonly lease_waited: number
   /** Flights that waited for another process's lease, got no fill in time (its holder died or stalled, or an invalidate voided the lease), and loaded themselves. */
   readonly lease_lost: number
+  /** Batch loader calls. */
+  readonly batch_loads: number
+  /** Ids asked in batch loader calls (each also in `loads`). */
+  readonly batch_ids: number
+  /** Bus messages of another key space (another L2 `prefix`, or another bus `namespace`, on the same channel), ignored. */
+  readonly coh_foreign: number
+  /** Tags invalidated: this instance's `invalidateTags` (one per tag), a namespace's `clear()` (one), and those heard on the bus. */
+  readonly tag_invalidations: number
+  /** Reads that found a row, or an L2 entry, older than one of its tags (never answered: a miss, or an L2 miss). */
+  readonly tag_stale: number
   /** Rows held now (expired rows and tombstones count until swept or replaced). */
   readonly size: number
   /** The weight the rows hold now, in the units of `sizeOf` (graced rows count until swept or replaced); 0 without `maxSize`. */
