@@ -64,7 +64,9 @@ await readShop('south')
 console.log(`supplier:bosch invalidated for the south only: ${loads.length - beforeScoped} reload (${loads.slice(beforeScoped).join(', ')})`)
 
 const stats = prices.stats()
-console.log(`one table for both shops: size ${stats.size}, loads ${stats.loads}, hits ${stats.hits}, tag_invalidations ${stats.tag_invalidations}, tag_stale ${stats.tag_stale}`)
+console.log(
+  `one table for both shops: size ${stats.size}, loads ${stats.loads}, hits ${stats.hits}, tag_invalidations ${stats.tag_invalidations}, tag_stale ${stats.tag_stale} (each stale L1 row and its L2 entry count once each: ${loads.length - before} reloads, each found stale in both layers)`,
+)
 const result = { loads: loads.length, size: stats.size, tagInvalidations: stats.tag_invalidations, sameAsShop: shop('north').stats().loads === stats.loads }
 await prices.close()
 await l2.close()
