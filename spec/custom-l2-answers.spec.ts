@@ -193,3 +193,18 @@ describe('a custom L2 store whose leases.acquire answers a non-boolean', () => {
     await inner.close()
   })
 })
+
+describe('a custom L2 store whose getMany answers fewer entries than ids', () => {
+  it('is a counted L2 failure told with an EchoStore error, and the batch loader answers', async () => {
+    const clock = manualClock(0)
+    const store: L2Store = { ...storeAnswering(async () => undefined), getMany: async () => [] }
+    const table = createTable<Row>({ clock, l2: store, batchLoader: (ids) => ids.map((id) => ({ v: `loaded ${id}` })) })
+    const errors: TableEvents['l2_error'][] = []
+    table.events.on('l2_error', (event) => errors.push(event))
+    expect(await table.getMany(['a', 'b'])).toEqual([{ v: 'loaded a' }, { v: 'loaded b' }])
+    expect(table.stats().l2_errors).toBeGreaterThanOrEqual(1)
+    expect(errors.length).toBeGreaterThanOrEqual(1)
+    expect(String((errors[0]!.error as Error).message)).toMatch(/^echostore: L2 getMany answered .* for 2 ids: an array of one entry \(or undefined\) per id, in order/)
+    await table.close()
+  })
+})

@@ -102,7 +102,7 @@ export class L2Facade {
         async () => {
           const answer = await many.call(this.store, this.table, group)
           if (!Array.isArray(answer) || answer.length !== group.length)
-            throw new TypeError(`L2 getMany answered ${describe(answer)} for ${group.length} ids: an array of one entry (or undefined) per id, in order`)
+            throw new TypeError(`echostore: L2 getMany answered ${describe(answer)} for ${group.length} ids: an array of one entry (or undefined) per id, in order`)
           const wrong = answer.map(badEntry).find((reason) => reason !== undefined)
           if (wrong !== undefined) throw new TypeError(`echostore: L2 getMany answered ${wrong}`)
           return answer

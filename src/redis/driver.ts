@@ -125,7 +125,7 @@ export interface Driver {
 /** The error of a call made while its connection is not ready: it is never queued. */
 export class NotConnectedError extends Error {
   constructor(where: string) {
-    super(`the connection to ${where} is not ready`)
+    super(`echostore: the connection to ${where} is not ready (a call is never queued while it is not: it fails at once)`)
     this.name = 'NotConnectedError'
   }
 }

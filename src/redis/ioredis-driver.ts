@@ -125,7 +125,7 @@ export function ioredisDriver(client: IoredisClient, { opened = false }: { opene
             answers = indices.map(() => [error as Error, undefined])
           }
           indices.forEach((i, at) => {
-            const [error, reply] = answers[at] ?? [new Error('redisL2: a pipeline answered fewer replies than it had commands'), undefined]
+            const [error, reply] = answers[at] ?? [new Error('echostore: redisL2: a pipeline answered fewer replies than it had commands'), undefined]
             replies[i] = error !== null ? { error } : { reply }
           })
         }),

@@ -280,7 +280,9 @@ export function redisL2(given: RedisL2Options): RedisL2 {
   }
 
   function movedTooOften(op: string, table: string, id: Id): Error {
-    return new Error(`redisL2.${op}: the bucket of id ${describe(id)} of table ${describe(table)} was cleared ${MOST_MOVES + 1} times while the call asked; it failed as one that did not answer`)
+    return new Error(
+      `echostore: redisL2.${op}: the bucket of id ${describe(id)} of table ${describe(table)} was cleared ${MOST_MOVES + 1} times while the call asked; it failed as one that did not answer`,
+    )
   }
 
   /** The call `get` makes for an entry key of generation `generation`: {@link GET_LUA}, the entry's bytes as a Buffer. */
