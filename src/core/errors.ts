@@ -148,8 +148,9 @@ export type ClosedCall = 'fetch' | 'fetchMany' | 'get' | 'getMany' | 'peek' | 'h
 export class TableClosedError extends TableError {
   readonly code = 'ECHOSTORE_TABLE_CLOSED'
   /** `closed`: what was closed, when it is a namespace view of the table (`namespace "acme" of table "users"`), not the table itself. */
-  constructor(table: string, id: Id | undefined, op: ClosedCall = 'fetch', closed = `table "${table}"`) {
-    super(table, id, `${closed} is closed; ${op}(${id === undefined ? '' : showId(id)}) was refused`)
+  constructor(table: string, id: Id | undefined, op: ClosedCall = 'fetch', closed?: string) {
+    const fix = closed === undefined ? 'a closed table stays closed: make a new one with createTable()' : 'a closed view stays closed: table.namespace(name) makes a new one'
+    super(table, id, `${closed ?? `table "${table}"`} is closed; ${op}(${id === undefined ? '' : showId(id)}) was refused (${fix})`)
   }
 }
 
