@@ -258,7 +258,6 @@ class Outages implements OutageReport {
 
 const nodeKey = (options: { host?: string; port?: number }): string => `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`
 
-/** `host:port` and the connection options one url carries. */
 /** True when `url` parses as {@link parseUrl} reads it: a URL whose user name and password decode (a stray `%` does not). */
 function parses(url: string): boolean {
   try {
@@ -269,6 +268,7 @@ function parses(url: string): boolean {
   }
 }
 
+/** `host:port` and the connection options one url carries. */
 function parseUrl(url: string): { host: string; port: number; options: RedisOptions } {
   const parsed = new URL(url)
   const options: RedisOptions = {}

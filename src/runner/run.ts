@@ -410,8 +410,8 @@ export async function writeBack<V>(
   if (l2 === undefined || !flight.running || flight.fenced || (result.version <= run.version && deps.putting(flight.id))) return result
   // An answer not to be cached (`negativeTtl` 0, `setTtl(0)`) writes nothing, but where it replaces
   // an entry: a forced refresh's live one, or the graced one this run read (the fail-safe would
-  // answer it again, here or in another process). That entry gives way to a tombstone, as a put's
-  // with a `ttl` of 0 does.
+  // answer it again, here or in a process that reads it from L2). That entry gives way to a
+  // tombstone, as a put's with a `ttl` of 0 does.
   if (expiresAt === undefined && !flight.forced && run.fallback === undefined) return result
   const release = run.lease !== undefined && l2.releasesWithSet ? run.lease : undefined
   const entry =
