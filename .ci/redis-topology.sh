@@ -8,8 +8,8 @@
 #   - a Valkey server on 7120, when `valkey-server` is installed.
 # Usage: .ci/redis-topology.sh start|stop|status. `start` is idempotent (a topology already up is
 # left as it is), starts afresh a cluster whose servers are all gone (a machine restarted under a
-# run, say), and waits until the cluster is ok and the sentinels know the master. `stop` stops a
-# server only while its pid is still that server's.
+# run, say), and waits until the cluster is ok, the sentinels know the master and every replica is in
+# sync. `stop` stops a server only while its pid is still that server's.
 # Settings (the specs of this script use them to run a topology of their own): ECHOSTORE_TOPOLOGY_DIR,
 # ECHOSTORE_TOPOLOGY_SETS ("cluster-port sentinel-port master-name", several separated by commas),
 # ECHOSTORE_TOPOLOGY_VALKEY_PORT (empty: no Valkey server).
@@ -41,14 +41,15 @@ server() { # binary, port, extra args...
   local dir="$BASE/$port"
   mkdir -p "$dir"
   if ping "$port"; then return 0; fi
-  "$bin" --port "$port" --bind 127.0.0.1 --daemonize yes --save "" --appendonly no \
+  # A replica syncs as soon as it connects (the default waits 5 s for more replicas to share the transfer).
+  "$bin" --port "$port" --bind 127.0.0.1 --daemonize yes --save "" --appendonly no --repl-diskless-sync-delay 0 \
     --dir "$dir" --pidfile "$dir/pid" --logfile "$dir/log" "$@" 9>&-
 }
 
 cluster_ok() { redis-cli -h 127.0.0.1 -p "${CLUSTER_PORTS[0]}" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; }
 cluster_full() { [ "$(redis-cli -h 127.0.0.1 -p "${CLUSTER_PORTS[0]}" cluster nodes 2>/dev/null | grep -c connected)" = 6 ]; }
-replicas_synced() {
-  for port in "${CLUSTER_PORTS[@]}"; do
+replicas_synced() { # ports
+  for port in "$@"; do
     local info; info="$(redis-cli -h 127.0.0.1 -p "$port" info replication 2>/dev/null)"
     if grep -q 'role:slave' <<<"$info" && ! grep -q 'master_link_status:up' <<<"$info"; then return 1; fi
   done
@@ -83,7 +84,7 @@ start_cluster() {
   fi
   wait_for "cluster_state:ok" cluster_ok
   wait_for "six cluster nodes" cluster_full
-  wait_for "replicas in sync" replicas_synced
+  wait_for "replicas in sync" replicas_synced "${CLUSTER_PORTS[@]}"
 }
 
 sentinels_know_master() {
@@ -131,6 +132,7 @@ EOF
     redis-server "$dir/sentinel.conf" --sentinel 9>&-
   done
   wait_for "sentinels knowing $MASTER_NAME and each other" sentinels_know_master
+  wait_for "the $MASTER_NAME replica in sync" replicas_synced "${SENTINEL_DATA_PORTS[@]}"
 }
 
 start_valkey() {

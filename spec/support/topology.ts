@@ -60,6 +60,44 @@ export function pidOf(port: number): number {
   return Number(readFileSync(join(BASE, String(port), 'pid'), 'utf8').trim())
 }
 
+/** The fields of an `INFO replication` answer. */
+async function replication(client: Redis): Promise<Map<string, string>> {
+  const text = await client.info('replication')
+  return new Map(text.split('\r\n').flatMap((line) => (line.includes(':') ? [line.split(':', 2) as [string, string]] : [])))
+}
+
+/**
+ * Resolves once every replica of the master on `port` holds every write the master had taken when
+ * called: each replica is asked its own offset, one round trip after another, until it reaches the
+ * master's. A crash after that loses nothing to asynchronous replication (a replica still in its first
+ * sync, say), so what a test wrote before it is there after the promotion. The caller's own timeout
+ * bounds a replica that never catches up.
+ */
+export async function replicasHoldAll(port: number): Promise<void> {
+  const master = new Redis(port, '127.0.0.1')
+  try {
+    const info = await replication(master)
+    const offset = Number(info.get('master_repl_offset'))
+    const replicas = [...info].filter(([field]) => /^slave\d+$/.test(field)).map(([, value]) => Number(/port=(\d+)/.exec(value)![1]))
+    if (replicas.length === 0) throw new Error(`the master on ${port} has no replica`)
+    await Promise.all(
+      replicas.map(async (replicaPort) => {
+        const replica = new Redis(replicaPort, '127.0.0.1')
+        try {
+          for (;;) {
+            const at = await replication(replica)
+            if (at.get('master_link_status') === 'up' && Number(at.get('slave_repl_offset')) >= offset) return
+          }
+        } finally {
+          replica.disconnect()
+        }
+      }),
+    )
+  } finally {
+    master.disconnect()
+  }
+}
+
 /** Kills the server on `port` at once (SIGKILL, by its pid), as a crash would. */
 export function crash(port: number): void {
   process.kill(pidOf(port), 'SIGKILL')
@@ -104,6 +142,30 @@ export async function sentinelMaster(sentinels = SENTINELS, name = SENTINEL_NAME
   } finally {
     sentinel.disconnect()
   }
+}
+
+/**
+ * The port of the master every sentinel of the set names, once none names `killed` any more. A
+ * sentinel that did not lead the failover learns the new master from the others' hello messages (one
+ * every 2 s), so right after a failover they may disagree; each is asked again, one round trip after
+ * another, until it names another master. The caller's own timeout bounds a failover that never ends.
+ */
+export async function sentinelsAgreeAfter(killed: number, sentinels = SENTINELS, name = SENTINEL_NAME): Promise<number> {
+  const named = await Promise.all(
+    sentinels.map(async (address) => {
+      const sentinel = new Redis(address)
+      try {
+        for (;;) {
+          const [, port] = (await sentinel.call('SENTINEL', 'get-master-addr-by-name', name)) as [string, string]
+          if (Number(port) !== killed) return Number(port)
+        }
+      } finally {
+        sentinel.disconnect()
+      }
+    }),
+  )
+  if (new Set(named).size !== 1) throw new Error(`the sentinels name different masters after the failover: ${named.join(', ')}`)
+  return named[0]!
 }
 
 /**
