@@ -4,6 +4,7 @@ import { chaosL2, type ChaosL2 } from '../src/l2/chaos.js'
 import { memoryL2 } from '../src/l2/memory.js'
 import { L2CorruptEntryError } from '../src/core/errors.js'
 import type { L2Write } from '../src/l2/store.js'
+import { refusal } from './support/refusal.js'
 
 const entry = (value: unknown, version = 1): L2Write => ({ kind: 'value', value, version, ttl: 60_000 })
 
@@ -132,5 +133,21 @@ describe('chaosL2', () => {
     expect(() => chaos.fail('put' as never, { kind: 'throw' })).toThrow(TypeError)
     expect(() => chaos.fail('get', { kind: 'stall', ms: -1 })).toThrow(RangeError)
     expect(() => chaos.fail('get', { kind: 'throw' }, { times: 0 })).toThrow(RangeError)
+  })
+
+  it('refuses at once what it cannot wrap, naming what was given and what a store is', () => {
+    for (const notAStore of [5, null, undefined, {}, { get() {}, set() {} }, 'redis://127.0.0.1']) {
+      const error = refusal(() => chaosL2(notAStore as never))
+      expect(error).toBeInstanceOf(TypeError)
+      expect(error.code).toBe('ECHOSTORE_BAD_ARGUMENT')
+      expect(error.message).toMatch(/^echostore: chaosL2: the store to wrap must be an L2Store \(get, set, nextVersion, clear, close\), such as memoryL2\(\) or redisL2\(\{ url \}\), got /)
+    }
+    expect(refusal(() => chaosL2(5 as never)).message).toMatch(/got 5$/)
+    const unfitClock = refusal(() => chaosL2(memoryL2(), { now: () => 0 } as never))
+    expect(unfitClock).toBeInstanceOf(TypeError)
+    expect(unfitClock.message).toContain('chaosL2: the clock must be an object with now(), setTimeout(fn, ms) and clearTimeout(handle)')
+    const clockBehind = refusal(() => chaosL2(memoryL2(), { now: () => -1, setTimeout, clearTimeout } as never))
+    expect(clockBehind).toBeInstanceOf(RangeError)
+    expect(clockBehind.message).toContain('chaosL2: the clock must have a now() that reads a finite number of ms ≥ 0 (it read -1)')
   })
 })

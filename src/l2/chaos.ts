@@ -1,8 +1,8 @@
-import { systemClock, type Clock, type TimerHandle } from '../core/clock.js'
+import { systemClock, isClock, unfitClock, type Clock, type TimerHandle } from '../core/clock.js'
 import { ChaosError, L2CorruptEntryError, badArgument, badNumber, describe } from '../core/errors.js'
 import type { Id } from '../core/id.js'
 import { l2Key } from './keys.js'
-import type { L2Entry, L2Store, L2Write } from './store.js'
+import { L2_STORE_RULE, isL2Store, type L2Entry, type L2Store, type L2Write } from './store.js'
 
 /** The store calls a fault can target (`get`: `getMany` too; `lease`: every call of the store's leases). `close` always passes through. */
 export type ChaosOp = 'get' | 'set' | 'nextVersion' | 'clear' | 'lease'
@@ -51,6 +51,9 @@ interface Stall {
  * calls ends with `heal()` so that nothing is left pending.
  */
 export function chaosL2(store: L2Store, clock: Clock = systemClock): ChaosL2 {
+  if (!isL2Store(store)) throw badArgument(TypeError, `chaosL2: the store to wrap ${L2_STORE_RULE}, got ${describe(store)}`)
+  const unfit = clock === systemClock ? undefined : unfitClock(clock)
+  if (unfit !== undefined) throw badArgument(isClock(clock) ? RangeError : TypeError, `chaosL2: the clock ${unfit}, got ${describe(clock)}`)
   const faults = new Map<ChaosOp, Armed>()
   const calls: Record<ChaosOp, number> = { get: 0, set: 0, nextVersion: 0, clear: 0, lease: 0 }
   const stalls = new Set<Stall>()

@@ -1,3 +1,4 @@
+import { hasMethods } from '../core/has-methods.js'
 import type { Id } from '../core/id.js'
 
 /**
@@ -163,6 +164,17 @@ export interface L2Leases {
 
 /** The default bound on one L2 call: 50 ms. A slow or dead L2 costs a miss at most this much. */
 export const DEFAULT_L2_TIMEOUT = 50
+
+/** The methods every {@link L2Store} has (the others are optional). */
+export const L2_STORE_METHODS = ['get', 'set', 'nextVersion', 'clear', 'close'] as const
+
+/** What a value that is not an L2 store is refused with, after the name of what was given: the methods wanted and how to make one. */
+export const L2_STORE_RULE = `must be an L2Store (${L2_STORE_METHODS.join(', ')}), such as memoryL2() or redisL2({ url })`
+
+/** True when `value` has every method of an {@link L2Store} (its shape only: it is not called). */
+export function isL2Store(value: unknown): value is L2Store {
+  return hasMethods(value, L2_STORE_METHODS)
+}
 
 /** What {@link L2Leases.readOrAcquire} answers: the entry read, and what became of the lease (`unasked`: the entry is a fill). */
 export interface LeaseRead {

@@ -3,7 +3,8 @@ import { MAX_TABLE_LENGTH } from '../bus/message.js'
 import { type Clock, MAX_TIMER_MS, isClock, systemClock, unfitClock } from '../core/clock.js'
 import { badArgument, badNumber, describe, reasonOf } from '../core/errors.js'
 import { readOptions } from './read-options.js'
-import { DEFAULT_L2_TIMEOUT, type L2Store } from '../l2/store.js'
+import { DEFAULT_L2_TIMEOUT, L2_STORE_RULE, type L2Store, isL2Store } from '../l2/store.js'
+import { hasMethods } from '../core/has-methods.js'
 import type { Id } from '../core/id.js'
 import type { OwnerInspector } from '../owner/inspector.js'
 import type { BatchLoader, Loader } from '../core/loader.js'
@@ -174,15 +175,6 @@ const KNOWN = [
   'maxBatchSize',
 ] as const satisfies readonly (keyof TableOptions)[]
 
-/** True when `value` is an object with every one of `methods` (false, too, when reading them throws). */
-function hasMethods(value: unknown, methods: string[]): boolean {
-  try {
-    return value !== null && typeof value === 'object' && methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
-  } catch {
-    return false
-  }
-}
-
 function fail(Kind: typeof TypeError | typeof RangeError, option: string, rule: string, got: unknown): never {
   throw badArgument(Kind, `option "${option}" ${rule}, got ${describe(got)}`)
 }
@@ -260,9 +252,7 @@ export function resolveOptions(options: TableOptions = {}): ResolvedOptions {
   checkRandom(random)
   const { l2, bus, inspect } = o
   if (l2 !== undefined) {
-    if (!hasMethods(l2, ['get', 'set', 'nextVersion', 'clear', 'close'])) {
-      fail(TypeError, 'l2', 'must be an L2Store (get, set, nextVersion, clear, close), such as memoryL2() or redisL2({ url })', l2)
-    }
+    if (!isL2Store(l2)) fail(TypeError, 'l2', L2_STORE_RULE, l2)
     if (l2.timeout !== undefined) number('l2.timeout', l2.timeout, (n) => n >= 1 && n <= MAX_TIMER_MS, `must be a number of ms in [1, ${MAX_TIMER_MS}]`)
     if (l2.keySpace !== undefined && (typeof l2.keySpace !== 'string' || l2.keySpace.length > MAX_TABLE_LENGTH)) {
       fail(TypeError, 'l2.keySpace', `must be a string of at most ${MAX_TABLE_LENGTH} code units (it travels on the bus)`, l2.keySpace)
