@@ -50,6 +50,7 @@ console.log('— a load that fails')
 await table.fetch('broken', () => Promise.reject(new Error('origin down'))).catch(() => {})
 
 const stats = table.stats()
+console.log('— close (the owner is told once, then stops)')
+await table.close()
 console.log(`— ${batches} batches, ${messages} messages; hits ${stats.hits}, misses ${stats.misses}, coalesced ${stats.coalesced}, loads ${stats.loads}, load_errors ${stats.load_errors}`)
 console.log(`RESULT ${JSON.stringify({ batches, messages, hits: stats.hits, misses: stats.misses, coalesced: stats.coalesced, loads: stats.loads, load_errors: stats.load_errors })}`)
-await table.close()
