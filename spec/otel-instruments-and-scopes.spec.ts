@@ -1,50 +1,15 @@
-/**
- * `echostore/otel`'s names, as observability.md's tables give them: the tracer and the meter are
- * both `echostore`; the five instruments carry their documented names, kinds and units; a failed
- * load's duration carries `error.type`; a lease call that fails counts `failed`, and a batch's one
- * lease call counts each of its ids.
- */
-import { context } from '@opentelemetry/api'
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
-import { AggregationTemporality, DataPointType, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics'
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { DataPointType } from '@opentelemetry/sdk-metrics'
+import { describe, expect, it } from 'vitest'
 import { type Id, createTable, localBus, memoryL2 } from '../src/index.js'
-import { type Instrumentation, instrument } from '../src/otel.js'
 import { chaosL2, manualClock } from '../src/testing.js'
 import { latchedBatchLoader, latchedLoader, settle } from './support/latch.js'
+import { instrumentEachTest } from './support/otel.js'
 
-let spans: InMemorySpanExporter
-let metricExporter: InMemoryMetricExporter
-let reader: PeriodicExportingMetricReader
-let tracerProvider: TracerProvider
-let meterProvider: MeterProvider
-let installed: Instrumentation
-
-beforeEach(() => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
-  spans = new InMemorySpanExporter()
-  tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] })
-  metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE)
-  reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 })
-  meterProvider = new MeterProvider({ readers: [reader] })
-  installed = instrument({ tracerProvider, meterProvider })
-})
-afterEach(async () => {
-  installed.uninstall()
-  await Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()])
-  context.disable()
-})
-
-async function scopes() {
-  metricExporter.reset()
-  await reader.forceFlush()
-  return metricExporter.getMetrics().flatMap((r) => r.scopeMetrics)
-}
+const otel = instrumentEachTest()
 
 /** `{ <outcome>: count }` of `echostore.leases`. */
 async function leaseOutcomes(): Promise<Record<string, number>> {
-  const metric = (await scopes()).flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'echostore.leases')
+  const metric = (await otel.sdk.scopes()).flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'echostore.leases')
   return Object.fromEntries((metric?.dataPoints ?? []).map((p) => [String(p.attributes['echostore.lease.outcome']), p.value as number]))
 }
 
@@ -59,12 +24,11 @@ describe('the names echostore/otel records under', () => {
     await settle()
     await settle()
 
-    await tracerProvider.forceFlush()
-    const finished = spans.getFinishedSpans()
+    const finished = await otel.sdk.spans()
     expect(finished.length).toBeGreaterThan(0)
     expect(new Set(finished.map((s) => s.instrumentationScope.name))).toEqual(new Set(['echostore']))
 
-    const recorded = await scopes()
+    const recorded = await otel.sdk.scopes()
     expect(recorded.map((s) => s.scope.name)).toEqual(['echostore'])
     const descriptors = Object.fromEntries(recorded[0]!.metrics.map((m) => [m.descriptor.name, { type: m.dataPointType, unit: m.descriptor.unit }]))
     expect(descriptors).toMatchObject({
@@ -81,7 +45,7 @@ describe('the names echostore/otel records under', () => {
     const table = createTable<string>({ name: 'loads' })
     await table.fetch('good', () => 'ok')
     await expect(table.fetch('bad', () => Promise.reject(new RangeError('origin down')))).rejects.toThrow('origin down')
-    const metric = (await scopes()).flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'echostore.load.duration')!
+    const metric = (await otel.sdk.scopes()).flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'echostore.load.duration')!
     const attributes = metric.dataPoints.map((p) => ({ ...p.attributes }))
     expect(attributes).toHaveLength(2)
     expect(attributes).toContainEqual({ 'echostore.table': 'loads' })

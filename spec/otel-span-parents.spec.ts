@@ -6,43 +6,27 @@
  * flight; `echostore.waiters` counts a caller that left by its timeout; a failed fetch carries an
  * `exception` event.
  */
-import { SpanStatusCode, type Tracer } from '@opentelemetry/api'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { SpanStatusCode } from '@opentelemetry/api'
+import { describe, expect, it } from 'vitest'
 import { FetchTimeoutError, createTable, memoryL2 } from '../src/index.js'
-import { type Instrumentation, instrument } from '../src/otel.js'
 import { manualClock } from '../src/testing.js'
 import { advanceSettled, latchedLoader, outcome, settle } from './support/latch.js'
-import { byId, named, parentOf, request as inRequest, telemetry } from './support/otel.js'
+import { byId, named, parentOf, instrumentEachTest } from './support/otel.js'
 
-let sdk: ReturnType<typeof telemetry>
-let installed: Instrumentation
-let tracer: Tracer
-
-beforeEach(() => {
-  sdk = telemetry()
-  installed = instrument({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider })
-  tracer = sdk.tracerProvider.getTracer('app')
-})
-afterEach(async () => {
-  installed.uninstall()
-  await sdk.shutdown()
-})
-
-/** Runs `work` as a request of the application: inside a new active span named `name`. */
-const request = <T>(name: string, work: () => Promise<T>): Promise<T> => inRequest(tracer, name, work)
+const otel = instrumentEachTest()
 
 describe('a stale-while-revalidate refresh', () => {
   it('has no flight span (the stale caller has its own, outcome stale); its load is a child of the span active where the stale read handed it to the owner', async () => {
     const clock = manualClock(0)
     const table = createTable<string>({ name: 'swr', clock, ttl: 1_000, jitter: 0, grace: 10_000, staleWhileRevalidate: true, sweepInterval: 1e9 })
-    await request('warm', () => table.fetch('a', () => 'old'))
+    await otel.request('warm', () => table.fetch('a', () => 'old'))
     clock.advance(1_500)
     const origin = latchedLoader<string>()
-    expect(await request('stale read', () => table.fetch('a', origin.loader))).toBe('old')
+    expect(await otel.request('stale read', () => table.fetch('a', origin.loader))).toBe('old')
     await settle()
     origin.only().resolve('new')
     for (let i = 0; i < 3; i++) await settle()
-    const spans = await sdk.spans()
+    const spans = await otel.sdk.spans()
     const stale = spans.find((s) => s.name === 'stale read')!
     const inTrace = spans.filter((s) => s.spanContext().traceId === stale.spanContext().traceId)
     // The stale caller's own fetch span (outcome stale), and no flight span for the refresh.
@@ -57,11 +41,11 @@ describe('a stale-while-revalidate refresh', () => {
 describe("the L2 calls of a change are children of the caller's span", () => {
   it('put, invalidate, clear and invalidateTags', async () => {
     const table = createTable<string>({ name: 'changes', l2: memoryL2() })
-    await request('put', () => table.put('a', 'A'))
-    await request('invalidate', () => table.invalidate('a'))
-    await request('invalidateTags', () => table.invalidateTags(['t']))
-    await request('clear', () => table.clear())
-    const spans = await sdk.spans()
+    await otel.request('put', () => table.put('a', 'A'))
+    await otel.request('invalidate', () => table.invalidate('a'))
+    await otel.request('invalidateTags', () => table.invalidateTags(['t']))
+    await otel.request('clear', () => table.clear())
+    const spans = await otel.sdk.spans()
     const l2 = named(spans, 'echostore.l2')
     for (const caller of ['put', 'invalidate', 'invalidateTags', 'clear']) {
       const ops = l2.filter((s) => byId(spans, parentOf(s))?.name === caller).map((s) => s.attributes['echostore.l2.op'])
@@ -79,17 +63,17 @@ describe('what a loader does itself', () => {
     const table = createTable<string>({ name: 'users' })
     let answer!: (value: string) => void
     const loader = () => {
-      const own = tracer.startSpan('db query') // parented on the active context where the loader runs
+      const own = otel.tracer.startSpan('db query') // parented on the active context where the loader runs
       return new Promise<string>((resolve) => (answer = resolve)).finally(() => own.end())
     }
-    const first = outcome(request('request 1', () => table.fetch('ada', loader)))
+    const first = outcome(otel.request('request 1', () => table.fetch('ada', loader)))
     await settle()
-    const second = outcome(request('request 2', () => table.fetch('ada', loader)))
+    const second = outcome(otel.request('request 2', () => table.fetch('ada', loader)))
     await settle()
     answer('Ada')
     for (let i = 0; i < 3; i++) await settle()
     expect([first.value, second.value]).toEqual(['Ada', 'Ada'])
-    const spans = await sdk.spans()
+    const spans = await otel.sdk.spans()
     const [db] = named(spans, 'db query')
     const starter = spans.find((s) => s.name === 'request 1')!
     expect(db!.spanContext().traceId).toBe(starter.spanContext().traceId)
@@ -103,15 +87,15 @@ describe('the flight span', () => {
     const clock = manualClock(0)
     const table = createTable<string>({ name: 'waiters', clock, sweepInterval: 1e9 })
     const origin = latchedLoader<string>()
-    const starter = outcome(request('starter', () => table.fetch('a', origin.loader)))
-    const impatient = outcome(request('impatient', () => table.fetch('a', origin.loader, { timeout: 10 })))
+    const starter = outcome(otel.request('starter', () => table.fetch('a', origin.loader)))
+    const impatient = outcome(otel.request('impatient', () => table.fetch('a', origin.loader, { timeout: 10 })))
     await settle()
     await advanceSettled(clock, 10)
     expect(impatient.error).toBeInstanceOf(FetchTimeoutError)
     origin.only().resolve('A')
     for (let i = 0; i < 3; i++) await settle()
     expect(starter.value).toBe('A')
-    const spans = await sdk.spans()
+    const spans = await otel.sdk.spans()
     const flight = named(spans, 'echostore.fetch').find((s) => s.attributes['echostore.outcome'] === 'miss')!
     expect(flight.attributes['echostore.waiters']).toBe(2)
     await table.close()
@@ -119,8 +103,8 @@ describe('the flight span', () => {
 
   it('of a failed fetch has an error status, error.type and an exception event', async () => {
     const table = createTable<string>({ name: 'failing' })
-    await expect(request('r', () => table.fetch('a', () => Promise.reject(new TypeError('bad'))))).rejects.toThrow('bad')
-    const [fetch] = named(await sdk.spans(), 'echostore.fetch')
+    await expect(otel.request('r', () => table.fetch('a', () => Promise.reject(new TypeError('bad'))))).rejects.toThrow('bad')
+    const [fetch] = named(await otel.sdk.spans(), 'echostore.fetch')
     expect(fetch!.status.code).toBe(SpanStatusCode.ERROR)
     expect(fetch!.attributes['error.type']).toBe('TypeError')
     expect(fetch!.events.map((e) => e.name)).toEqual(['exception'])

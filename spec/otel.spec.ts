@@ -5,35 +5,20 @@
  * metrics without ids; `uninstall()` leaves no subscriber behind.
  */
 import { channel, tracingChannel } from 'node:diagnostics_channel'
-import { DiagLogLevel, type Tracer, SpanKind, SpanStatusCode, diag, trace } from '@opentelemetry/api'
+import { DiagLogLevel, SpanKind, SpanStatusCode, diag, trace } from '@opentelemetry/api'
 import { Redis } from 'ioredis'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { EchoStoreError, type Id, MissingPeerDependencyError, createTable, localBus, memoryL2 } from '../src/index.js'
-import { type Instrumentation, METRIC_NAMES, instrument } from '../src/otel.js'
+import { METRIC_NAMES, instrument } from '../src/otel.js'
 import { redisL2 } from '../src/redis.js'
 import { chaosL2, manualClock } from '../src/testing.js'
 import { fetchChannel, l2Channel, loadChannel, observed } from '../src/core/channels.js'
 import { requireOtelApi } from '../src/otel/require-api.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
-import { type Point, byId, named, parentOf, request as inRequest, telemetry } from './support/otel.js'
+import { type Point, byId, named, parentOf, instrumentEachTest } from './support/otel.js'
 import { REDIS_URL, cleanPrefix, describeRedis, testPrefix } from './support/redis.js'
 
-let sdk: ReturnType<typeof telemetry>
-let installed: Instrumentation
-let tracer: Tracer
-
-beforeEach(() => {
-  sdk = telemetry()
-  installed = instrument({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider })
-  tracer = sdk.tracerProvider.getTracer('app')
-})
-afterEach(async () => {
-  installed.uninstall()
-  await sdk.shutdown()
-})
-
-/** Runs `work` as a request of the application: inside a new active span named `name`. */
-const request = <T>(name: string, work: () => Promise<T>): Promise<T> => inRequest(tracer, name, work)
+const otel = instrumentEachTest()
 /** A counter's points as `{ <attribute value>: value }` for one attribute. */
 function by(points: Point[], attribute: string): Record<string, unknown> {
   return Object.fromEntries(points.map((p) => [String(p.attributes[attribute]), p.value]))
@@ -43,13 +28,13 @@ describe('the span tree of a herd', () => {
   it('one flight span (the caller that started it: outcome miss, waiters N) holding the one load and the L2 calls; the others coalesced, each in its own request, linked to it', async () => {
     const users = createTable<{ name: string }>({ name: 'users', l2: memoryL2() })
     const origin = latchedLoader<{ name: string }>()
-    const herd = Array.from({ length: 5 }, (_, i) => outcome(request(`request ${i}`, () => users.fetch('ada', origin.loader))))
+    const herd = Array.from({ length: 5 }, (_, i) => outcome(otel.request(`request ${i}`, () => users.fetch('ada', origin.loader))))
     await settle()
     origin.only().resolve({ name: 'Ada' })
     for (let i = 0; i < 3; i++) await settle()
     expect(herd.every((caller) => caller.state === 'fulfilled')).toBe(true)
 
-    const spans = await sdk.spans()
+    const spans = await otel.sdk.spans()
     const fetches = named(spans, 'echostore.fetch')
     expect(named(spans, 'echostore.load')).toHaveLength(1)
     expect(fetches.map((s) => s.attributes['echostore.outcome']).sort()).toEqual(['coalesced', 'coalesced', 'coalesced', 'coalesced', 'miss'])
@@ -69,8 +54,8 @@ describe('the span tree of a herd', () => {
     // Every span of the herd belongs to the trace of the request it served.
     expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(5)
 
-    expect(by(await sdk.points(METRIC_NAMES.fetches), 'echostore.outcome')).toEqual({ miss: 1, coalesced: 4 })
-    const [loads] = await sdk.points(METRIC_NAMES.loadDuration)
+    expect(by(await otel.sdk.points(METRIC_NAMES.fetches), 'echostore.outcome')).toEqual({ miss: 1, coalesced: 4 })
+    const [loads] = await otel.sdk.points(METRIC_NAMES.loadDuration)
     expect(loads).toMatchObject({ attributes: { 'echostore.table': 'users' }, value: { count: 1 } })
     await users.close()
   })
@@ -79,9 +64,9 @@ describe('the span tree of a herd', () => {
     const users = createTable<string>({ name: 'users' })
     await users.put('ada', 'Ada')
     await users.put('nobody', undefined as never)
-    await request('hits', async () => [await users.fetch('ada', () => 'x'), await users.fetch('nobody', () => 'x')])
-    expect((await sdk.spans()).map((s) => s.name)).toEqual(['hits'])
-    expect(by(await sdk.points(METRIC_NAMES.fetches), 'echostore.outcome')).toEqual({ hit: 1, negative: 1 })
+    await otel.request('hits', async () => [await users.fetch('ada', () => 'x'), await users.fetch('nobody', () => 'x')])
+    expect((await otel.sdk.spans()).map((s) => s.name)).toEqual(['hits'])
+    expect(by(await otel.sdk.points(METRIC_NAMES.fetches), 'echostore.outcome')).toEqual({ hit: 1, negative: 1 })
     await users.close()
   })
 
@@ -94,7 +79,7 @@ describe('the span tree of a herd', () => {
     await table.getMany(['c', 'z']) // one graced answer and a miss
     await settle()
     expect(table.stats().stale_hits).toBe(3)
-    expect(by(await sdk.points(METRIC_NAMES.staleAnswers), 'echostore.table')).toEqual({ sa: 3 })
+    expect(by(await otel.sdk.points(METRIC_NAMES.staleAnswers), 'echostore.table')).toEqual({ sa: 3 })
     await table.close()
   })
 
@@ -110,7 +95,7 @@ describe('the span tree of a herd', () => {
     await expect(read).rejects.toThrow('origin down')
     await settle()
     expect(table.stats()).toMatchObject({ stale_hits: 1, failsafe: 1 })
-    expect(by(await sdk.points(METRIC_NAMES.staleAnswers), 'echostore.table')).toEqual({ sf: 1 })
+    expect(by(await otel.sdk.points(METRIC_NAMES.staleAnswers), 'echostore.table')).toEqual({ sf: 1 })
     await table.close()
   })
 
@@ -118,27 +103,27 @@ describe('the span tree of a herd', () => {
     const users = createTable<string>({ name: 'users', batchLoader: (ids) => ids.map(String) })
     expect(await users.getMany([])).toEqual([])
     expect(await users.fetchMany([], (ids) => ids.map(String))).toEqual([])
-    expect(await sdk.spans()).toEqual([])
-    expect(by(await sdk.points(METRIC_NAMES.fetches), 'echostore.outcome')).toEqual({ hit: 2 })
+    expect(await otel.sdk.spans()).toEqual([])
+    expect(by(await otel.sdk.points(METRIC_NAMES.fetches), 'echostore.outcome')).toEqual({ hit: 2 })
     await users.close()
   })
 
   it('a subscriber that reads the table as it hears of a fetch loses no span of it', async () => {
     // The application's own subscriber, heard before the instrumentation: it reads a live row (a traced fetch of its own).
-    installed.uninstall()
+    otel.installed.uninstall()
     const users = createTable<string>({ name: 'users', clock: manualClock() })
     await users.put('warm', 'w')
     const mine = { asyncStart: (context: { id?: unknown }) => void (context.id === 'ada' && users.fetch('warm', () => 'x')) }
     tracingChannel('echostore:fetch').subscribe(mine as never)
     try {
-      installed = instrument({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider })
+      otel.installed = instrument({ tracerProvider: otel.sdk.tracerProvider, meterProvider: otel.sdk.meterProvider })
       const origin = latchedLoader<string>()
       const read = users.fetch('ada', origin.loader)
       await settle()
       origin.only().resolve('Ada')
       expect(await read).toBe('Ada')
       await settle()
-      const spans = await sdk.spans()
+      const spans = await otel.sdk.spans()
       expect(spans.map((span) => `${span.name}(${span.attributes['echostore.outcome'] ?? ''})`).sort()).toEqual(['echostore.fetch(miss)', 'echostore.load()'])
       expect(parentOf(named(spans, 'echostore.load')[0]!)).toBe(named(spans, 'echostore.fetch')[0]!.spanContext().spanId)
     } finally {
@@ -150,8 +135,8 @@ describe('the span tree of a herd', () => {
   it('a fetch made by a loader is a child of that loader span', async () => {
     const teams = createTable<string>({ name: 'teams' })
     const users = createTable<string>({ name: 'users' })
-    await request('page', () => users.fetch('ada', async () => `Ada of ${await teams.fetch('red', () => 'Red')}`))
-    const spans = await sdk.spans()
+    await otel.request('page', () => users.fetch('ada', async () => `Ada of ${await teams.fetch('red', () => 'Red')}`))
+    const spans = await otel.sdk.spans()
     const inner = named(spans, 'echostore.fetch').find((s) => s.attributes['echostore.table'] === 'teams')!
     const load = named(spans, 'echostore.load').find((s) => s.attributes['echostore.table'] === 'users')!
     expect(parentOf(inner)).toBe(load.spanContext().spanId)
@@ -164,13 +149,13 @@ describe('a batch read', () => {
     const users = createTable<string>({ name: 'users' })
     let answer: ((values: string[]) => void) | undefined
     const batchLoader = () => new Promise<string[]>((resolve) => (answer = resolve)) // one call, answered by the test
-    const batch = outcome(request('page', () => users.fetchMany(['ada', 'bob'], batchLoader)))
-    const single = outcome(request('widget', () => users.fetch('bob', () => 'never')))
+    const batch = outcome(otel.request('page', () => users.fetchMany(['ada', 'bob'], batchLoader)))
+    const single = outcome(otel.request('widget', () => users.fetch('bob', () => 'never')))
     await settle()
     answer!(['Ada', 'Bob'])
     for (let i = 0; i < 3; i++) await settle()
     expect([batch.value, single.value]).toEqual([['Ada', 'Bob'], 'Bob'])
-    const spans = await sdk.spans()
+    const spans = await otel.sdk.spans()
     const [many, joined] = ['page', 'widget'].map((name) => named(spans, 'echostore.fetch').find((s) => byId(spans, parentOf(s))!.name === name)!)
     expect(many!.attributes['echostore.outcome']).toBe('miss')
     expect(joined!.attributes['echostore.outcome']).toBe('coalesced')
@@ -187,9 +172,9 @@ describe('an L2 failure', () => {
     const l2 = chaosL2(memoryL2())
     const users = createTable<string>({ name: 'users', l2 })
     l2.fail('get', { kind: 'throw' }, { times: 1 })
-    expect(await request('request', () => users.fetch('ada', () => 'Ada'))).toBe('Ada')
+    expect(await otel.request('request', () => users.fetch('ada', () => 'Ada'))).toBe('Ada')
     await settle()
-    const spans = await sdk.spans()
+    const spans = await otel.sdk.spans()
     const [flight] = named(spans, 'echostore.fetch')
     const [get, set] = named(spans, 'echostore.l2')
     expect(get!.attributes).toMatchObject({ 'echostore.l2.op': 'get', 'error.type': 'ECHOSTORE_CHAOS' })
@@ -200,7 +185,7 @@ describe('an L2 failure', () => {
     expect(flight!.attributes['echostore.outcome']).toBe('miss')
     expect(flight!.status.code).toBe(SpanStatusCode.UNSET)
     expect(named(spans, 'echostore.load')).toHaveLength(1)
-    const durations = await sdk.points(METRIC_NAMES.l2Duration)
+    const durations = await otel.sdk.points(METRIC_NAMES.l2Duration)
     expect(durations.map((p) => p.attributes).sort((a, b) => String(a['echostore.l2.op']).localeCompare(String(b['echostore.l2.op'])))).toEqual([
       { 'echostore.table': 'users', 'echostore.l2.op': 'get', 'error.type': 'ECHOSTORE_CHAOS' },
       { 'echostore.table': 'users', 'echostore.l2.op': 'set' },
@@ -210,8 +195,8 @@ describe('an L2 failure', () => {
 
   it('a loader error ends the flight span and the load span with an error status', async () => {
     const users = createTable<string>({ name: 'users' })
-    await expect(request('request', () => users.fetch('ada', () => Promise.reject(new RangeError('bad row'))))).rejects.toThrow('bad row')
-    const spans = await sdk.spans()
+    await expect(otel.request('request', () => users.fetch('ada', () => Promise.reject(new RangeError('bad row'))))).rejects.toThrow('bad row')
+    const spans = await otel.sdk.spans()
     for (const span of [...named(spans, 'echostore.fetch'), ...named(spans, 'echostore.load')]) {
       expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'bad row' })
       expect(span.attributes['error.type']).toBe('RangeError')
@@ -230,16 +215,16 @@ describe('a lease wait', () => {
     const holder = createTable<string>(options)
     const waiter = createTable<string>(options)
     const origin = latchedLoader<string>()
-    const first = outcome(request('holder request', () => holder.fetch('hot', origin.loader)))
+    const first = outcome(otel.request('holder request', () => holder.fetch('hot', origin.loader)))
     await settle()
     await settle()
-    const second = outcome(request('waiter request', () => waiter.fetch('hot', origin.loader)))
+    const second = outcome(otel.request('waiter request', () => waiter.fetch('hot', origin.loader)))
     await settle()
     origin.only().resolve('filled once')
     for (let i = 0; i < 5; i++) await settle()
     expect([first.value, second.value]).toEqual(['filled once', 'filled once'])
 
-    const spans = await sdk.spans()
+    const spans = await otel.sdk.spans()
     const root = spans.find((s) => s.name === 'waiter request')!
     const inTrace = spans.filter((s) => s.spanContext().traceId === root.spanContext().traceId)
     const [flight] = named(inTrace, 'echostore.fetch')
@@ -248,27 +233,27 @@ describe('a lease wait', () => {
     const ops = named(inTrace, 'echostore.l2').map((s) => s.attributes['echostore.l2.op'])
     expect(ops).toEqual(['leases.readOrAcquire', 'leases.readOrAcquire']) // the read with the lease (busy), then the look that finds the fill (no lease asked)
     expect(named(inTrace, 'echostore.l2').every((s) => parentOf(s) === flight!.spanContext().spanId)).toBe(true)
-    expect(by(await sdk.points(METRIC_NAMES.leases), 'echostore.lease.outcome')).toEqual({ acquired: 1, busy: 1 })
+    expect(by(await otel.sdk.points(METRIC_NAMES.leases), 'echostore.lease.outcome')).toEqual({ acquired: 1, busy: 1 })
     await Promise.all([holder.close(), waiter.close()])
   })
 })
 
 describe('ids', () => {
   it('go on spans only with recordIds: true, and never on metrics', async () => {
-    installed.uninstall()
-    installed = instrument({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider, recordIds: true })
+    otel.installed.uninstall()
+    otel.installed = instrument({ tracerProvider: otel.sdk.tracerProvider, meterProvider: otel.sdk.meterProvider, recordIds: true })
     const users = createTable<string, Id>({ name: 'users' })
     await users.fetch('ada', () => 'Ada')
     await users.fetchMany(['ada', 7, 'cy'], (ids) => ids.map(String))
     await expect(users.fetchMany('nope' as never, () => [])).rejects.toThrow(TypeError) // what was passed, as it was
-    installed.uninstall()
-    installed = instrument({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider })
+    otel.installed.uninstall()
+    otel.installed = instrument({ tracerProvider: otel.sdk.tracerProvider, meterProvider: otel.sdk.meterProvider })
     await users.fetch(42, () => 'Bob')
-    const spans = await sdk.spans()
+    const spans = await otel.sdk.spans()
     expect(named(spans, 'echostore.fetch').map((s) => s.attributes['echostore.id'] ?? s.attributes['echostore.ids'])).toEqual(['ada', ['ada', '7', 'cy'], 'nope', undefined])
     expect(named(spans, 'echostore.load').map((s) => s.attributes['echostore.id'] ?? s.attributes['echostore.ids'])).toEqual(['ada', ['7', 'cy'], undefined])
     for (const name of Object.values(METRIC_NAMES)) {
-      for (const point of await sdk.points(name)) expect(Object.keys(point.attributes).filter((key) => key.includes('id'))).toEqual([])
+      for (const point of await otel.sdk.points(name)) expect(Object.keys(point.attributes).filter((key) => key.includes('id'))).toEqual([])
     }
     await users.close()
   })
@@ -279,9 +264,9 @@ describeRedis('Redis spans', () => {
     const prefix = testPrefix('otel')
     const l2 = redisL2({ url: REDIS_URL, prefix })
     const users = createTable<string>({ name: 'users', l2 })
-    await request('request', () => users.fetch('ada', () => 'Ada'))
+    await otel.request('request', () => users.fetch('ada', () => 'Ada'))
     const { hostname, port } = new URL(REDIS_URL)
-    const [get] = named(await sdk.spans(), 'echostore.l2')
+    const [get] = named(await otel.sdk.spans(), 'echostore.l2')
     expect(get!.kind).toBe(SpanKind.CLIENT)
     expect(get!.attributes).toEqual({
       'echostore.table': 'users',
@@ -303,8 +288,8 @@ describe('instrument() and uninstall()', () => {
   it('uninstall() leaves no subscriber behind on any channel, and is idempotent', async () => {
     const parts = [fetchChannel, loadChannel, l2Channel].flatMap((c) => [c.start, c.end, c.asyncStart, c.asyncEnd, c.error])
     expect(observed(fetchChannel) && observed(loadChannel) && observed(l2Channel)).toBe(true)
-    const second = instrument({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider })
-    installed.uninstall()
+    const second = instrument({ tracerProvider: otel.sdk.tracerProvider, meterProvider: otel.sdk.meterProvider })
+    otel.installed.uninstall()
     expect(observed(fetchChannel)).toBe(true) // the second one still listens
     second.uninstall()
     second.uninstall()
@@ -312,23 +297,23 @@ describe('instrument() and uninstall()', () => {
     expect(channel('echostore:bus').hasSubscribers).toBe(false)
     const users = createTable<string>({ name: 'users' })
     await users.fetch('ada', () => 'Ada')
-    expect(await sdk.spans()).toEqual([])
+    expect(await otel.sdk.spans()).toEqual([])
     await users.close()
   })
 
   it('uses the global providers by default', async () => {
-    installed.uninstall()
-    trace.setGlobalTracerProvider(sdk.tracerProvider)
-    installed = instrument()
+    otel.installed.uninstall()
+    trace.setGlobalTracerProvider(otel.sdk.tracerProvider)
+    otel.installed = instrument()
     const users = createTable<string>({ name: 'users' })
     await users.fetch('ada', () => 'Ada')
-    expect(named(await sdk.spans(), 'echostore.fetch')).toHaveLength(1)
+    expect(named(await otel.sdk.spans(), 'echostore.fetch')).toHaveLength(1)
     trace.disable()
     await users.close()
   })
 
   it("a tracer that throws never reaches the table: the fetch answers, and OpenTelemetry's diag logger hears of it", async () => {
-    installed.uninstall()
+    otel.installed.uninstall()
     const broken = {
       getTracer: () => ({
         startSpan: () => {
@@ -341,7 +326,7 @@ describe('instrument() and uninstall()', () => {
     }
     const heard: unknown[] = []
     diag.setLogger({ error: (...args: unknown[]) => heard.push(args), warn: () => {}, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.ERROR)
-    installed = instrument({ tracerProvider: broken as never, meterProvider: sdk.meterProvider, recordIds: true })
+    otel.installed = instrument({ tracerProvider: broken as never, meterProvider: otel.sdk.meterProvider, recordIds: true })
     const users = createTable<string>({ name: 'users' })
     expect(await users.fetch('ada', () => 'Ada')).toBe('Ada')
     await expect(users.fetchMany('not an array' as never, () => [])).rejects.toThrow(TypeError)
