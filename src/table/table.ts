@@ -135,7 +135,9 @@ export class Table<V, K extends Id = string> {
   fetch(id: K, loader: Loader<V, K>, options?: FetchOptions): Promise<V> {
     // The table calls a loader only with the id it was fetched with: a Loader<V, K> serves as a loader of any id.
     // A row holds `undefined` only when a loader (or put) answered it, which the types allow only when V admits it.
-    return this.#fetch('fetch', id, loader as unknown as RunLoader<V>, options) as Promise<V>
+    const origin = loader as unknown as RunLoader<V>
+    if (this.#scope === ROOT_SCOPE && options === undefined && typeof origin === 'function' && !fetchWatched.hasSubscribers) return this.#plain('fetch', id, origin) as Promise<V>
+    return this.#dispatch('fetch', id, origin, options) as Promise<V>
   }
 
   /**
@@ -171,7 +173,9 @@ export class Table<V, K extends Id = string> {
   get(id: K, options?: FetchOptions): Promise<V> {
     const origin = this.#origin
     if (origin === undefined) return Promise.reject(noOrigin('get'))
-    return this.#fetch('get', id, origin, options) as Promise<V>
+    // The table's own origin was checked when it was made: a plain read skips the loader check.
+    if (this.#scope === ROOT_SCOPE && options === undefined && !fetchWatched.hasSubscribers) return this.#plain('get', id, origin) as Promise<V>
+    return this.#dispatch('get', id, origin, options) as Promise<V>
   }
 
   /** Reads many ids through the table's own `loader` or `batchLoader`, as {@link fetchMany} does with a batch loader. Rejects with a `TypeError` on a table with neither. */
@@ -320,34 +324,39 @@ export class Table<V, K extends Id = string> {
   }
 
   /**
-   * The one read dispatch of `fetch` and `get`: the caller's `id` read with `origin`. A plain read
-   * of the base table (no options, a loader that is a function or a batch), while nobody watches
-   * `echostore:fetch`, first tries the herd's shortcut: a read of the id of this turn's last plain
-   * miss takes that miss's promise, counted a miss, with no other check and no lookup (see
-   * `Mailbox.repeat` for why none is needed: that id has no row this turn and is a valid id of the
-   * base table, a closed table has no last miss, and no loader of the id is inside its synchronous
-   * part); then, for a valid id of an open table, straight to {@link #read} (no allocation on the way
-   * to a hit). In a namespace view (or for an id no caller may give, which rejects) the id is checked
-   * and read under its key, its loader asked with the caller's id (see {@link #fetchInScope}); a
-   * traced read goes through {@link #traced}, any other through {@link #readChecked}. The view's way
-   * is a method of its own, so this one, run by every read, stays small enough for the compiler to
-   * inline it with {@link #read}: a hit, or a herd's waiter, runs only these two.
+   * A plain read of the base table (`fetch` and `get` call it for a read with no options, while
+   * nobody watches `echostore:fetch`, once they know their loader is one).
+   * First the herd's shortcut: a read of the id of this turn's last plain miss takes that miss's
+   * promise, counted a miss, with no other check and no lookup (see `Mailbox.repeat` for why none is
+   * needed: that id has no row this turn and is a valid id of the base table, a closed table has no
+   * last miss, and no loader of the id is inside its synchronous part); then, for an id a caller may
+   * give on an open table, straight to {@link #read} (no allocation on the way to a hit); else
+   * {@link #dispatch}. Kept small, so the compiler inlines it and {@link #read} into the public
+   * read that calls it: a hit, or a herd's waiter, runs only these.
    */
-  #fetch(op: 'fetch' | 'get', id: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
-    if (this.#scope === ROOT_SCOPE && options === undefined && (typeof origin === 'function' || origin instanceof Batch) && !fetchWatched.hasSubscribers) {
-      const repeat = this.#owner.repeat(id)
-      if (repeat !== undefined) {
-        this.#reads[R.misses]++
-        return repeat
-      }
-      if (!isMarked(id) && !this.#owner.closed) return this.#read(id, origin, undefined, undefined, op)
+  #plain(op: 'fetch' | 'get', id: Id, origin: Origin<V>): Promise<V | undefined> {
+    const repeat = this.#owner.repeat(id)
+    if (repeat !== undefined) {
+      this.#reads[R.misses]++
+      return repeat
     }
+    if (!isMarked(id) && !this.#owner.closed) return this.#read(id, origin, undefined, undefined, op)
+    return this.#dispatch(op, id, origin, undefined)
+  }
+
+  /**
+   * Any read but a plain one of the base table: in a namespace view (or for an id no caller may
+   * give, which rejects) the id is checked and read under its key, its loader asked with the
+   * caller's id (see {@link #fetchInScope}); a traced read goes through {@link #traced}, any other
+   * through {@link #readChecked}.
+   */
+  #dispatch(op: 'fetch' | 'get', id: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
     if (this.#scope !== ROOT_SCOPE || isMarked(id)) return this.#fetchInScope(op, id, origin, options)
     if (fetchWatched.hasSubscribers) return this.#traced(op, id, id, origin, options)
     return this.#readChecked(op, id, origin, options)
   }
 
-  /** {@link #fetch} in a namespace view, or of a marked id: refused, or read under its key with the caller's id given to the loader. */
+  /** {@link #dispatch} in a namespace view, or of a marked id: refused, or read under its key with the caller's id given to the loader. */
   #fetchInScope(op: 'fetch' | 'get', id: Id, origin: Origin<V>, options: FetchOptions | undefined): Promise<V | undefined> {
     const refused = this.#refusedInScope(op, id, origin)
     if (refused !== undefined) return Promise.reject(refused)
