@@ -43,6 +43,14 @@ describe('W11 targets', () => {
     ])
   })
 
+  it('never hold a batched read to the floor of a read per id, which keeps no ttl or capacity', () => {
+    const rows = w11Rows({ W11: w11({ 'echostore get per id': [707, 31_000], 'floor: a promise per id': [500, 60_000], ...PEERS }) })
+    expect(rows.map((r) => [r.measured, r.verdict])).toEqual([
+      ['707 vs 707 (cachified createBatch)', 'pass'],
+      ['31,000 vs 20,000 pages/s (dataloader + lru-cache)', 'pass'],
+    ])
+  })
+
   it('say "not measured" without W11, or without EchoStore or any peer in it', () => {
     expect(w11Rows({}).map((t) => t.verdict)).toEqual(['not measured', 'not measured'])
     expect(w11Rows({ W11: w11({ 'dataloader + lru-cache': [820, 20_000] }) }).map((t) => t.verdict)).toEqual(['not measured', 'not measured'])

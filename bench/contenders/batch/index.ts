@@ -6,11 +6,12 @@ interface Entry {
   load: () => Promise<PageContender>
 }
 
-/** W11's contenders in table order: EchoStore's two batched reads (`getMany`, and `get` per id), its N+1 read, then the peers. */
+/** W11's contenders in table order: EchoStore's two batched reads (`getMany`, and `get` per id), its N+1 read, the floor of a read per id, then the peers. */
 const ENTRIES: readonly Entry[] = [
   { subject: true, load: async () => (await import('./echostore-get-many.js')).echostoreGetMany },
   { subject: true, load: async () => (await import('./echostore-get.js')).echostoreGet },
   { subject: true, load: async () => (await import('./echostore-fetch.js')).echostoreFetch },
+  { subject: false, load: async () => (await import('./floor-promise-per-id.js')).perIdFloor },
   { subject: false, load: async () => (await import('./dataloader.js')).dataloaderLru },
   { subject: false, load: async () => (await import('./cachified-batch.js')).cachifiedBatch },
 ]

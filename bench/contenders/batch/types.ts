@@ -27,8 +27,8 @@ export interface PageReader {
 export interface PageContender {
   /** Short name used in W11's tables and progress lines. */
   name: string
-  /** `subject`: EchoStore; `peer`: a published library. */
-  kind: 'subject' | 'peer'
+  /** `subject`: EchoStore; `peer`: a published library; `floor`: the least a kind of reader costs, written here. */
+  kind: 'subject' | 'peer' | 'floor'
   /** npm packages whose versions are reported. */
   pkgs: readonly string[]
   /** How the adapter configures the library, for the report. */
