@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { BusClosedError, L2ClosedError, TableClosedError, createTable, localBus, memoryL2 } from '../src/index.js'
 import type { Bus, L2Store } from '../src/store.js'
 import { manualClock } from '../src/testing.js'
-import { latchedLoader, settle } from './support/latch.js'
+import { latchedLoader, outcome, settle } from './support/latch.js'
 
 const message = { table: 't', id: 'a', version: 1, kind: 'invalidate', origin: 'elsewhere' } as const
 
@@ -83,6 +83,20 @@ describe('await using and closeStores', () => {
     const table = createTable<string>({ l2, bus, closeStores: true })
     await expect(table.close()).rejects.toBe(failure)
     await expect(bus.publish(message)).rejects.toBeInstanceOf(BusClosedError)
+  })
+
+  it("a store of the user's whose close never settles leaves close() pending until it does; the bus is closed meanwhile", async () => {
+    let finish!: () => void
+    const l2 = Object.assign(memoryL2(), { close: () => new Promise<void>((resolve) => (finish = resolve)) })
+    const bus = localBus()
+    const table = createTable<string>({ l2, bus, closeStores: true })
+    const closing = outcome(table.close())
+    await settle()
+    expect(closing.state).toBe('pending')
+    await expect(bus.publish(message)).rejects.toBeInstanceOf(BusClosedError)
+    finish()
+    await settle()
+    expect(closing.state).toBe('fulfilled')
   })
 
   it('closeStores must be a boolean, named in the error', () => {
