@@ -1,3 +1,9 @@
+/**
+ * `echostore/otel`'s names, as observability.md's tables give them: the tracer and the meter are
+ * both `echostore`; the five instruments carry their documented names, kinds and units; a failed
+ * load's duration carries `error.type`; a lease call that fails counts `failed`, and a batch's one
+ * lease call counts each of its ids.
+ */
 import { DataPointType } from '@opentelemetry/sdk-metrics'
 import { describe, expect, it } from 'vitest'
 import { type Id, createTable, localBus, memoryL2 } from '../src/index.js'

@@ -43,7 +43,7 @@ describe('W11 targets', () => {
     ])
   })
 
-  it('never hold a batched read to the floor of a read per id, which keeps no ttl or capacity', () => {
+  it('never hold a batched read to the origin calls of the floor of a read per id, a reference written for the bench', () => {
     const rows = w11Rows({ W11: w11({ 'echostore get per id': [707, 31_000], 'floor: a promise per id': [500, 60_000], ...PEERS }) })
     expect(rows.map((r) => [r.measured, r.verdict])).toEqual([
       ['707 vs 707 (cachified createBatch)', 'pass'],

@@ -25,6 +25,12 @@ export function telemetry() {
   const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE)
   const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 })
   const meterProvider = new MeterProvider({ readers: [reader] })
+  /** What the meter provider holds now, per instrumentation scope (each with its metrics). */
+  const scopes = async (): Promise<ScopeMetrics[]> => {
+    metricExporter.reset()
+    await reader.forceFlush()
+    return metricExporter.getMetrics().flatMap((r) => r.scopeMetrics)
+  }
   return {
     tracerProvider,
     meterProvider,
@@ -33,15 +39,10 @@ export function telemetry() {
       await tracerProvider.forceFlush()
       return spanExporter.getFinishedSpans()
     },
-    /** What the meter provider holds now, per instrumentation scope (each with its metrics). */
-    async scopes(): Promise<ScopeMetrics[]> {
-      metricExporter.reset()
-      await reader.forceFlush()
-      return metricExporter.getMetrics().flatMap((r) => r.scopeMetrics)
-    },
+    scopes,
     /** The data points of the metric `name` now (empty when it has none). */
     async points(name: string): Promise<Point[]> {
-      const metrics = (await this.scopes()).flatMap((s) => s.metrics)
+      const metrics = (await scopes()).flatMap((s) => s.metrics)
       return metrics.filter((m) => m.descriptor.name === name).flatMap((m) => m.dataPoints.map((p) => ({ attributes: { ...p.attributes }, value: p.value as Point['value'] })))
     },
     async shutdown(): Promise<void> {

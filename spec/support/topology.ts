@@ -21,6 +21,8 @@ export const SENTINELS = [7112, 7113, 7114].map((port) => ({ host: '127.0.0.1', 
 export const FAILOVER_CLUSTER_URLS = [7130, 7131, 7132, 7133, 7134, 7135].map((port) => `redis://127.0.0.1:${port}`)
 export const FAILOVER_SENTINEL_NAME = 'echostore-failover'
 export const FAILOVER_SENTINELS = [7142, 7143, 7144].map((port) => ({ host: '127.0.0.1', port }))
+/** The failover Sentinel set's two data servers: one is its master, the other its replica. */
+export const FAILOVER_SENTINEL_DATA_PORTS = [7140, 7141] as const
 /** The Valkey server's url, when `valkey-server` is installed. */
 export const VALKEY_URL = 'redis://127.0.0.1:7120'
 
@@ -63,7 +65,8 @@ export function pidOf(port: number): number {
 /** The fields of an `INFO replication` answer. */
 async function replication(client: Redis): Promise<Map<string, string>> {
   const text = await client.info('replication')
-  return new Map(text.split('\r\n').flatMap((line) => (line.includes(':') ? [line.split(':', 2) as [string, string]] : [])))
+  // A field's value may hold colons itself (an IPv6 replica's `ip=::1`): split at the first only.
+  return new Map(text.split('\r\n').flatMap((line) => (line.includes(':') ? [[line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)] as [string, string]] : [])))
 }
 
 /**
@@ -147,20 +150,30 @@ export async function sentinelMaster(sentinels = SENTINELS, name = SENTINEL_NAME
 /**
  * The port of the master every sentinel of the set names, once none names `killed` any more. A
  * sentinel that did not lead the failover learns the new master from the others' hello messages (one
- * every 2 s), so right after a failover they may disagree; each is asked again, one round trip after
- * another, until it names another master. The caller's own timeout bounds a failover that never ends.
+ * every 2 s), so right after a failover they may disagree. Each sentinel is listened to for its
+ * `+switch-master` event (which it publishes whether it led the failover or learned of it), then
+ * asked: one that names another master already is done, any other is awaited until its event names
+ * one. Nothing is polled; the caller's own timeout bounds a failover that never ends.
  */
 export async function sentinelsAgreeAfter(killed: number, sentinels = SENTINELS, name = SENTINEL_NAME): Promise<number> {
   const named = await Promise.all(
     sentinels.map(async (address) => {
-      const sentinel = new Redis(address)
+      const listener = new Redis(address)
+      const asker = new Redis(address)
       try {
-        for (;;) {
-          const [, port] = (await sentinel.call('SENTINEL', 'get-master-addr-by-name', name)) as [string, string]
-          if (Number(port) !== killed) return Number(port)
-        }
+        // `+switch-master` carries "<name> <old ip> <old port> <new ip> <new port>".
+        const switched = new Promise<number>((resolve) =>
+          listener.on('message', (_channel: string, text: string) => {
+            const [master, , , , port] = text.split(' ')
+            if (master === name && Number(port) !== killed) resolve(Number(port))
+          }),
+        )
+        await listener.subscribe('+switch-master')
+        const [, port] = (await asker.call('SENTINEL', 'get-master-addr-by-name', name)) as [string, string]
+        return Number(port) !== killed ? Number(port) : await switched
       } finally {
-        sentinel.disconnect()
+        listener.disconnect()
+        asker.disconnect()
       }
     }),
   )
