@@ -5,9 +5,9 @@
  * The caller waits past the soft timeout for its load.
  */
 import { describe, expect, it } from 'vitest'
-import { type Id, type LoaderContext, createTable, memoryL2 } from '../src/index.js'
-import type { L2Store } from '../src/store.js'
-import { manualClock } from '../src/testing.js'
+import { type Id, type Loader, type LoaderContext, createTable, memoryL2 } from '../src/index.js'
+import { type ManualClock, manualClock } from '../src/testing.js'
+import { failingTagInvalidations } from './support/failing-tag-invalidations.js'
 import { latchedLoader, outcome, settle } from './support/latch.js'
 
 const TTL = 1_000
@@ -16,23 +16,26 @@ const GRACE = 10_000
 function world(failTags: boolean) {
   const clock = manualClock(0)
   const inner = memoryL2({ clock })
-  const l2: L2Store = failTags
-    ? {
-        get: (table, id) => inner.get(table, id),
-        getMany: (table, ids) => inner.getMany!(table, ids),
-        set: (table, id, entry) => inner.set(table, id, entry),
-        nextVersion: (table, id, floor) => inner.nextVersion(table, id, floor),
-        clear: (table) => inner.clear(table),
-        tagVersions: (table, tags) => inner.tagVersions!(table, tags),
-        invalidateTags: () => Promise.reject(new Error('L2 is down for tag invalidations')),
-        close: () => inner.close(),
-      }
-    : inner
+  const l2 = failTags ? failingTagInvalidations(inner) : inner
   const options = { name: 'soft', ttl: TTL, jitter: 0, grace: GRACE, sweepInterval: 1e9, clock, l2 }
   return { clock, options, make: (extra: Record<string, unknown> = {}) => createTable<string, Id>({ ...options, ...extra }) }
 }
 
 const taggedValue = (value: string) => (_id: Id, context: LoaderContext) => (context.setTags(['t']), value)
+
+/** Reads with `read`, past the entry's lifetime: the read still waits once its 100 ms soft timeout has passed, and answers its own load's 'new'. */
+async function waitsPastSoftTimeoutForItsLoad(clock: ManualClock, read: (loader: Loader<string, Id>) => Promise<string>): Promise<void> {
+  clock.set(TTL + 500) // the entry is past its lifetime, within its grace in L2
+  const origin = latchedLoader<string>()
+  const answer = outcome(read(origin.loader))
+  await settle()
+  clock.advance(100)
+  await settle()
+  expect(answer.state).toBe('pending')
+  origin.only().resolve('new')
+  await settle()
+  expect(answer).toMatchObject({ state: 'fulfilled', value: 'new' })
+}
 
 describe('a soft timeout after a change', () => {
   for (const failTags of [false, true]) {
@@ -42,16 +45,7 @@ describe('a soft timeout after a change', () => {
       expect(await writer.fetch('k', taggedValue('old'))).toBe('old')
       const reader = make({ softTimeout: 100 })
       expect((await reader.invalidateTags(['t'])).l2).toBe(failTags ? 'failed' : 'written')
-      clock.set(TTL + 500) // the entry is past its lifetime, within its grace in L2
-      const origin = latchedLoader<string>()
-      const read = outcome(reader.fetch('k', origin.loader))
-      await settle()
-      clock.advance(100)
-      await settle()
-      expect(read.state).toBe('pending')
-      origin.only().resolve('new')
-      await settle()
-      expect(read).toMatchObject({ state: 'fulfilled', value: 'new' })
+      await waitsPastSoftTimeoutForItsLoad(clock, (loader) => reader.fetch('k', loader))
       expect(reader.stats().stale_hits).toBe(0)
       await Promise.all([writer.close(), reader.close()])
     })
@@ -63,16 +57,7 @@ describe('a soft timeout after a change', () => {
     expect(await writer.namespace('acme').fetch('k', () => 'old')).toBe('old')
     const reader = make({ softTimeout: 100 })
     await reader.namespace('acme').clear()
-    clock.set(TTL + 500)
-    const origin = latchedLoader<string>()
-    const read = outcome(reader.namespace('acme').fetch('k', origin.loader))
-    await settle()
-    clock.advance(100)
-    await settle()
-    expect(read.state).toBe('pending')
-    origin.only().resolve('new')
-    await settle()
-    expect(read).toMatchObject({ state: 'fulfilled', value: 'new' })
+    await waitsPastSoftTimeoutForItsLoad(clock, (loader) => reader.namespace('acme').fetch('k', loader))
     await Promise.all([writer.close(), reader.close()])
   })
 })

@@ -13,6 +13,7 @@ import type { L2Store, L2Write } from '../src/store.js'
 import { manualClock } from '../src/testing.js'
 import { MAX_ID_LENGTH } from '../src/core/id.js'
 import { advanceSettled, latchedBatchLoader, latchedLoader, outcome, settle } from './support/latch.js'
+import { failingTagInvalidations } from './support/failing-tag-invalidations.js'
 
 const TTL = 60_000
 
@@ -470,17 +471,7 @@ describe('a tag invalidation that L2 did not take (l2: failed)', () => {
   /** Two tables on one memoryL2 and one localBus whose store fails every tag invalidation (an error); a third table can be made cold. */
   function failingTags(options: Partial<TableOptions<string | undefined>> = {}) {
     const clock = manualClock(0)
-    const inner = memoryL2({ clock })
-    const l2: L2Store = {
-      get: (table, id) => inner.get(table, id),
-      getMany: (table, ids) => inner.getMany!(table, ids),
-      set: (table, id, entry) => inner.set(table, id, entry),
-      nextVersion: (table, id, floor) => inner.nextVersion(table, id, floor),
-      clear: (table) => inner.clear(table),
-      tagVersions: (table, tags) => inner.tagVersions!(table, tags),
-      invalidateTags: () => Promise.reject(new Error('L2 is down for tag invalidations')),
-      close: () => inner.close(),
-    }
+    const l2 = failingTagInvalidations(memoryL2({ clock }))
     const bus = localBus()
     const make = (): Table<string | undefined> => createTable<string | undefined>({ name: 'tags', ttl: TTL, jitter: 0, sweepInterval: 1e9, clock, l2, bus, ...options })
     return { clock, make, here: make(), there: make() }

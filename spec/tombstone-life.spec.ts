@@ -9,41 +9,29 @@ import { manualClock } from '../src/testing.js'
 
 const L2_TIMEOUT = 50 // DEFAULT_L2_TIMEOUT: memoryL2 names no timeout of its own
 
+/** Each case: the table's options beside the store (made in its test), and the life its tombstone must stand, to the ms. */
+const CASES = [
+  {
+    name: 'with lease: stands max(ttl, loadTimeout + wait + 5 L2 timeouts, 3 L2 timeouts), to the ms',
+    options: () => ({ ttl: 100, loadTimeout: 1_000, bus: localBus(), lease: { ttl: 1_000, wait: 5_000 } }),
+    life: 1_000 + 5_000 + 5 * L2_TIMEOUT,
+  },
+  { name: 'without lease and with a short ttl and loadTimeout: stands 3 L2 timeouts', options: () => ({ ttl: 10, loadTimeout: 20 }), life: 3 * L2_TIMEOUT },
+  { name: 'without lease and with a long ttl: stands ttl', options: () => ({ ttl: 40_000, loadTimeout: 1_000 }), life: 40_000 },
+]
+
 describe('an L2 tombstone', () => {
-  it('with lease: stands max(ttl, loadTimeout + wait + 5 L2 timeouts, 3 L2 timeouts), to the ms', async () => {
-    const clock = manualClock(0)
-    const l2 = memoryL2({ clock })
-    const table = createTable<string>({ name: 'tomb', clock, ttl: 100, jitter: 0, sweepInterval: 1e9, loadTimeout: 1_000, l2, bus: localBus(), lease: { ttl: 1_000, wait: 5_000 } })
-    await table.invalidate('a')
-    const life = 1_000 + 5_000 + 5 * L2_TIMEOUT
-    clock.advance(life - 1)
-    expect((await l2.get('tomb', 'a'))?.kind).toBe('tombstone')
-    clock.advance(1)
-    expect(await l2.get('tomb', 'a')).toBeUndefined()
-    await table.close()
-  })
-
-  it('without lease and with a short ttl and loadTimeout: stands 3 L2 timeouts', async () => {
-    const clock = manualClock(0)
-    const l2 = memoryL2({ clock })
-    const table = createTable<string>({ name: 'tomb', clock, ttl: 10, jitter: 0, sweepInterval: 1e9, loadTimeout: 20, l2 })
-    await table.invalidate('a')
-    clock.advance(3 * L2_TIMEOUT - 1)
-    expect((await l2.get('tomb', 'a'))?.kind).toBe('tombstone')
-    clock.advance(1)
-    expect(await l2.get('tomb', 'a')).toBeUndefined()
-    await table.close()
-  })
-
-  it('without lease and with a long ttl: stands ttl', async () => {
-    const clock = manualClock(0)
-    const l2 = memoryL2({ clock })
-    const table = createTable<string>({ name: 'tomb', clock, ttl: 40_000, jitter: 0, sweepInterval: 1e9, loadTimeout: 1_000, l2 })
-    await table.invalidate('a')
-    clock.advance(40_000 - 1)
-    expect((await l2.get('tomb', 'a'))?.kind).toBe('tombstone')
-    clock.advance(1)
-    expect(await l2.get('tomb', 'a')).toBeUndefined()
-    await table.close()
-  })
+  for (const { name, options, life } of CASES) {
+    it(name, async () => {
+      const clock = manualClock(0)
+      const l2 = memoryL2({ clock })
+      const table = createTable<string>({ name: 'tomb', clock, jitter: 0, sweepInterval: 1e9, l2, ...options() })
+      await table.invalidate('a')
+      clock.advance(life - 1)
+      expect((await l2.get('tomb', 'a'))?.kind).toBe('tombstone')
+      clock.advance(1)
+      expect(await l2.get('tomb', 'a')).toBeUndefined()
+      await table.close()
+    })
+  }
 })
